@@ -1,0 +1,14 @@
+"""Test settings: the real settings, with a fast password hasher and local email.
+
+The database, broker and cache stay real (PostgreSQL, Redis) when the environment names them;
+`make test` starts throwaway servers and sets DATABASE_URL, CELERY_BROKER_URL and REDIS_URL.
+"""
+
+import tempfile
+
+from .settings import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="mlperf-test-media-"))  # noqa: F405
+STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}  # noqa: F405

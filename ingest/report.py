@@ -1,0 +1,265 @@
+"""Typed results of parsing and checking a package. Plain Python: no ORM, no Django.
+
+The same objects are produced for the offline `check_package` command, the ingestion worker and
+`import_results`; `PackageReport.to_json()` is the `check_package --json` document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, NamedTuple
+
+ERROR = "error"
+WARNING = "warning"
+INFO = "info"
+SEVERITIES = (ERROR, WARNING, INFO)
+
+
+@dataclass(slots=True)
+class Finding:
+    """One problem (or note) found in a package. `file` is relative to the package root;
+    `line` is the 1-based physical line number in that file."""
+
+    severity: str
+    code: str
+    message: str
+    file: str = ""
+    line: int | None = None
+    key: str = ""
+    expected: str = ""
+    actual: str = ""
+    checker: str = ""
+    checker_version: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Record(NamedTuple):
+    """One MLPerf log event, whatever the line format it came from.
+
+    `time_ms` is milliseconds since the epoch (v0.5/v0.6 seconds and `time_s` are converted);
+    `line` is the 1-based physical line; `index` is the 0-based position among log-event lines,
+    which is the "line" the official tool prints.
+    """
+
+    key: str
+    value: Any
+    metadata: dict
+    time_ms: float
+    line: int
+    index: int
+
+
+@dataclass(slots=True)
+class EvalPoint:
+    epoch: float | None
+    samples: float | None
+    value: Any  # a number, or a dict for maskrcnn ({"BBOX": .., "SEGM": ..})
+    time_ms: float
+    line: int
+
+
+@dataclass(slots=True)
+class Seed:
+    value: Any
+    source: str  # metadata file:lineno of the logging call, or "" when absent
+    line: int
+
+
+@dataclass
+class RunLog:
+    """Everything known about one result_*.txt after one streaming pass."""
+
+    file: str
+    sha256: str = ""
+    size_bytes: int = 0
+    line_count: int = 0
+    event_count: int = 0
+    log_format: str = ""  # "mllog" (>= 0.7), "mll" (0.6), "mlp05" (0.5), or "" when no events
+    ruleset: str = ""  # the ruleset the rules were taken from, e.g. "1.0.0"
+    benchmark: str = ""  # submission_benchmark as logged
+    division: str = ""  # submission_division as logged
+    org: str = ""
+    platform: str = ""
+    status: str = ""  # submission_status as logged
+    init_start_ms: float | None = None
+    init_stop_ms: float | None = None
+    run_start_ms: float | None = None
+    run_stop_ms: float | None = None
+    run_start_line: int | None = None
+    run_stop_line: int | None = None
+    run_stop_status: str = ""
+    target_reached_ms: float | None = None  # time of the first eval that meets the quality target
+    target_reached_line: int | None = None
+    eval_curve: list[EvalPoint] = field(default_factory=list)
+    eval_curve_truncated: bool = False
+    hyperparameters: dict[str, Any] = field(default_factory=dict)
+    seeds: list[Seed] = field(default_factory=list)
+    global_batch_size: int | None = None
+    epochs_to_converge: float | None = None  # epoch_num of the last eval before run_stop
+    samples_to_converge: float | None = None
+    train_samples: float | None = None
+    compliant: bool = False  # the official per-run rules all passed
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def time_to_train_ms(self) -> float | None:
+        if self.run_start_ms is None or self.run_stop_ms is None:
+            return None
+        return self.run_stop_ms - self.run_start_ms
+
+    @property
+    def time_to_train_minutes(self) -> float | None:
+        ttt = self.time_to_train_ms
+        return None if ttt is None else ttt / 60000.0
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.severity == ERROR for f in self.findings)
+
+    @property
+    def converged(self) -> bool:
+        """Scored as a converged run: compliant, no error of ours, and run_stop status success."""
+        return self.compliant and not self.has_errors and self.run_stop_status == "success"
+
+
+@dataclass
+class RcpOutcome:
+    status: str = "not_applicable"  # one of results.constants.RcpStatus values
+    scaling_factor: float = 1.0
+    message: str = ""
+    submission_mean: float | None = None  # olympic mean of epochs/samples to converge
+    rcp_mean: float | None = None
+    rcp_min: float | None = None
+    rcp_batch_size: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class SystemReport:
+    system_id: str
+    file: str
+    description: dict[str, Any]  # every field as written (parsed JSON), {} when unreadable
+    normalized: dict[str, Any]  # derived fields matching results.models.System columns
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class RunScore:
+    file: str
+    scoring: str  # results.constants.RunStatus value
+    reason: str = ""
+
+
+@dataclass
+class BenchmarkResult:
+    system_id: str
+    benchmark: str
+    folder: str  # results/<system>/<benchmark>
+    division: str
+    runs: list[RunLog] = field(default_factory=list)
+    run_scores: list[RunScore] = field(default_factory=list)
+    score_minutes: float | None = None
+    mean_minutes: float | None = None
+    score_note: str = ""
+    dropped_runs: int = 0
+    rcp: RcpOutcome = field(default_factory=RcpOutcome)
+    global_batch_size: int | None = None
+    converge_mean: float | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class PackageReport:
+    root: str
+    ruleset: str
+    submitter: str  # the submitter folder name
+    systems: list[SystemReport] = field(default_factory=list)
+    results: list[BenchmarkResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # package-level (layout, cross-run)
+
+    def all_findings(self) -> list[Finding]:
+        out = list(self.findings)
+        for system in self.systems:
+            out.extend(system.findings)
+        for result in self.results:
+            out.extend(result.findings)
+            for run in result.runs:
+                out.extend(run.findings)
+        return out
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.severity == ERROR for f in self.all_findings())
+
+    def to_json(self) -> dict[str, Any]:
+        """The `check_package --json` document (a stable interface)."""
+
+        def finding(f: Finding) -> dict[str, Any]:
+            return {
+                "severity": f.severity,
+                "code": f.code,
+                "message": f.message,
+                "file": f.file,
+                "line": f.line,
+                "key": f.key,
+                "expected": f.expected,
+                "actual": f.actual,
+                "checker": f.checker,
+            }
+
+        scores = {}
+        for result in self.results:
+            scores[(result.system_id, result.benchmark)] = {s.file: s for s in result.run_scores}
+        return {
+            "ruleset": self.ruleset,
+            "submitter": self.submitter,
+            "systems": [
+                {
+                    "system": s.system_id,
+                    "file": s.file,
+                    **{k: v for k, v in s.normalized.items() if k != "description"},
+                    "findings": [finding(f) for f in s.findings],
+                }
+                for s in self.systems
+            ],
+            "results": [
+                {
+                    "system": r.system_id,
+                    "benchmark": r.benchmark,
+                    "division": r.division,
+                    "score_minutes": r.score_minutes,
+                    "mean_minutes": r.mean_minutes,
+                    "score_note": r.score_note,
+                    "dropped_runs": r.dropped_runs,
+                    "global_batch_size": r.global_batch_size,
+                    "rcp": {
+                        "status": r.rcp.status,
+                        "scaling_factor": r.rcp.scaling_factor,
+                        "message": r.rcp.message,
+                        "submission_mean": r.rcp.submission_mean,
+                        "rcp_mean": r.rcp.rcp_mean,
+                        "rcp_min": r.rcp.rcp_min,
+                    },
+                    "runs": [
+                        {
+                            "file": run.file,
+                            "status": run.run_stop_status,
+                            "compliant": run.compliant,
+                            "scoring": scores[(r.system_id, r.benchmark)].get(run.file).scoring
+                            if run.file in scores[(r.system_id, r.benchmark)]
+                            else "",
+                            "time_to_train_minutes": run.time_to_train_minutes,
+                            "findings": [finding(f) for f in run.findings],
+                        }
+                        for run in r.runs
+                    ],
+                    "findings": [finding(f) for f in r.findings],
+                }
+                for r in self.results
+            ],
+            "findings": [finding(f) for f in self.findings],
+        }

@@ -1,0 +1,70 @@
+from django.db import models
+
+
+class Suite(models.TextChoices):
+    TRAINING = "training", "Training"
+    INFERENCE = "inference", "Inference"
+
+
+class RoundState(models.TextChoices):
+    OPEN = "open", "Open for submissions"
+    REVIEW = "review", "In review"
+    PUBLISHED = "published", "Published"
+
+
+class Division(models.TextChoices):
+    CLOSED = "closed", "Closed"
+    OPEN = "open", "Open"
+
+
+class Availability(models.TextChoices):
+    """The category of a system (MLPerf calls it `status`)."""
+
+    AVAILABLE = "available", "Available"
+    PREVIEW = "preview", "Preview"
+    RESEARCH = "research", "Research, development, or internal"
+    UNKNOWN = "unknown", "Unknown"
+
+
+class Deployment(models.TextChoices):
+    ON_PREMISE = "onprem", "On-premise"
+    CLOUD = "cloud", "Cloud"
+    UNKNOWN = "unknown", "Unknown"
+
+
+class MetricDirection(models.TextChoices):
+    HIGHER = "higher", "Higher is better"
+    LOWER = "lower", "Lower is better"
+
+
+class Severity(models.TextChoices):
+    ERROR = "error", "Error"
+    WARNING = "warning", "Warning"
+    INFO = "info", "Info"
+
+
+class RcpStatus(models.TextChoices):
+    PASS = "pass", "Pass"
+    PASS_INTERPOLATED = "pass_interpolated", "Pass (interpolated)"
+    PASS_SMALLER_BATCH = "pass_smaller_batch", "Pass (slower than the smallest-batch RCP)"
+    FAIL = "fail", "Fail"
+    FAIL_INTERPOLATED = "fail_interpolated", "Fail (interpolated)"
+    MISSING = "missing", "Missing RCP"
+    NO_RCP = "no_rcp", "No RCPs for this benchmark"
+    INSUFFICIENT = "insufficient", "Insufficient convergence"
+    NOT_APPLICABLE = "not_applicable", "Not checked"
+    BYPASSED = "bypassed", "Bypassed by decision"
+
+
+class RunStatus(models.TextChoices):
+    """How scoring treated a run."""
+
+    COUNTED = "counted", "Counted"
+    DROPPED_FASTEST = "dropped_fastest", "Dropped (fastest)"
+    DROPPED_SLOWEST = "dropped_slowest", "Dropped (slowest)"
+    FAILED = "failed", "Failed (counts as a slowest drop)"
+
+
+class WaiverKind(models.TextChoices):
+    RCP_BYPASS = "rcp_bypass", "RCP check bypassed"
+    SEED_BYPASS = "seed_bypass", "Seed check bypassed"

@@ -1,0 +1,262 @@
+"""The results database.
+
+A Round holds Benchmarks. An Organization makes one Submission per round and version; every
+System, Result, Run and Finding hangs from the Submission version that produced it, so a new
+upload never overwrites an earlier version. Results keep a citable `result_id` (`1.0-0042`)
+that is reused whenever the same (organization, system, benchmark) is imported again.
+
+Writers live in results/services.py; read rules (visibility) in results/querysets.py.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from .constants import (
+    Availability,
+    Deployment,
+    Division,
+    MetricDirection,
+    RcpStatus,
+    RoundState,
+    RunStatus,
+    Severity,
+    Suite,
+    WaiverKind,
+)
+from .querysets import ResultQuerySet, RoundQuerySet, RunQuerySet, SubmissionQuerySet, SystemQuerySet
+
+
+class Round(models.Model):
+    suite = models.CharField(max_length=16, choices=Suite.choices, default=Suite.TRAINING)
+    version = models.CharField(max_length=16, help_text="Round version, e.g. 1.0")
+    ruleset_version = models.CharField(max_length=16, help_text="Compliance ruleset, e.g. 1.0.0")
+    submission_deadline = models.DateTimeField(null=True, blank=True)
+    publish_at = models.DateTimeField(null=True, blank=True)
+    state = models.CharField(max_length=16, choices=RoundState.choices, default=RoundState.OPEN)
+    next_result_number = models.PositiveIntegerField(default=1, editable=False)
+
+    objects = RoundQuerySet.as_manager()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["suite", "version"], name="round_unique_suite_version")]
+        ordering = ["suite", "-publish_at", "-version"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    @property
+    def slug(self) -> str:
+        return f"{self.suite}-v{self.version}"
+
+    @property
+    def is_published(self) -> bool:
+        return self.state == RoundState.PUBLISHED
+
+
+class Benchmark(models.Model):
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="benchmarks")
+    name = models.CharField(max_length=64, help_text="Benchmark id as logged, e.g. resnet")
+    area = models.CharField(max_length=64, blank=True)
+    model = models.CharField(max_length=128, blank=True)
+    dataset = models.CharField(max_length=128, blank=True)
+    quality_metric = models.CharField(max_length=128, blank=True)
+    metric_direction = models.CharField(
+        max_length=8, choices=MetricDirection.choices, default=MetricDirection.HIGHER
+    )
+    quality_target = models.FloatField(null=True, blank=True)
+    quality_targets = models.JSONField(default=dict, blank=True, help_text="Per-component targets, e.g. BBOX/SEGM")
+    quality_rule = models.TextField(blank=True, help_text="The official target predicate, as text")
+    required_runs = models.PositiveSmallIntegerField(default=5)
+    olympic_drop = models.PositiveSmallIntegerField(default=1, help_text="Runs dropped at each end")
+    closed_hyperparameter_rules = models.JSONField(default=list, blank=True)
+    init_time_limit_closed_s = models.FloatField(null=True, blank=True)
+    init_time_limit_open_s = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "name"], name="benchmark_unique_round_name")]
+        ordering = ["round", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.round.slug}/{self.name}"
+
+
+class Organization(models.Model):
+    name = models.CharField(max_length=128, unique=True, help_text="Display name, e.g. Dell EMC")
+    slug = models.SlugField(max_length=128, unique=True, help_text="Folder name in the results repository")
+    aliases = models.JSONField(default=list, blank=True, help_text="Other spellings seen in JSON and logs")
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="organizations")
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Submission(models.Model):
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="submissions")
+    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="submissions")
+    version = models.PositiveIntegerField(default=1)
+    sha256 = models.CharField(max_length=64, help_text="Digest of the package content")
+    size_bytes = models.BigIntegerField(default=0)
+    source = models.CharField(max_length=512, blank=True, help_text="Where the package came from")
+    ruleset_version = models.CharField(max_length=16, blank=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    is_current = models.BooleanField(default=True, help_text="The version that the round's tables show")
+    is_published = models.BooleanField(default=False)
+
+    objects = SubmissionQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["round", "organization", "version"], name="submission_unique_version")
+        ]
+        ordering = ["round", "organization", "-version"]
+
+    def __str__(self) -> str:
+        return f"{self.organization} {self.round.slug} v{self.version}"
+
+
+class System(models.Model):
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="systems")
+    system_id = models.CharField(max_length=255, help_text="File name under systems/ (and folder under results/)")
+    file = models.CharField(max_length=512, blank=True)
+    name = models.CharField(max_length=255, help_text="system_name from the JSON")
+    submitter = models.CharField(max_length=255, blank=True, help_text="submitter from the JSON")
+    division = models.CharField(max_length=8, choices=Division.choices, blank=True)
+    status_raw = models.CharField(max_length=128, blank=True, help_text="status as written")
+    availability = models.CharField(max_length=16, choices=Availability.choices, default=Availability.UNKNOWN)
+    deployment = models.CharField(max_length=16, choices=Deployment.choices, default=Deployment.UNKNOWN)
+    number_of_nodes = models.PositiveIntegerField(null=True, blank=True)
+    host_processor_model_name = models.CharField(max_length=255, blank=True)
+    host_processors_per_node = models.PositiveIntegerField(null=True, blank=True)
+    host_processors_count = models.PositiveIntegerField(null=True, blank=True)
+    accelerator_model_name = models.CharField(max_length=255, blank=True)
+    accelerators_per_node = models.PositiveIntegerField(null=True, blank=True)
+    accelerators_count = models.PositiveIntegerField(null=True, blank=True)
+    framework = models.CharField(max_length=255, blank=True)
+    notes = models.TextField(blank=True)
+    description = models.JSONField(default=dict, help_text="Every field of the system-description JSON")
+
+    objects = SystemQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["submission", "system_id"], name="system_unique_per_submission")
+        ]
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name or self.system_id
+
+
+class Result(models.Model):
+    """One system on one benchmark: the olympic score of its runs."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="results")
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="results")
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="results")
+    result_id = models.CharField(max_length=32, db_index=True, help_text="Citable id, e.g. 1.0-0042")
+    folder = models.CharField(max_length=512, help_text="results/<system>/<benchmark> in the package")
+    division = models.CharField(max_length=8, choices=Division.choices, blank=True)
+    score_minutes = models.FloatField(null=True, blank=True, help_text="Olympic mean x RCP factor")
+    mean_minutes = models.FloatField(null=True, blank=True, help_text="Olympic mean before the RCP factor")
+    scaling_factor = models.FloatField(default=1.0)
+    score_note = models.CharField(max_length=255, blank=True, help_text="Why there is no score")
+    dropped_runs = models.PositiveSmallIntegerField(default=0, help_text="Runs that failed compliance")
+    rcp_status = models.CharField(max_length=24, choices=RcpStatus.choices, default=RcpStatus.NOT_APPLICABLE)
+    rcp = models.JSONField(default=dict, blank=True, help_text="RCP record used, mean, min, message")
+    global_batch_size = models.PositiveIntegerField(null=True, blank=True)
+    converge_mean = models.FloatField(null=True, blank=True, help_text="Olympic mean of epochs/samples to target")
+
+    objects = ResultQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "system", "benchmark"], name="result_unique_per_submission"
+            )
+        ]
+        ordering = ["benchmark__name", "score_minutes"]
+
+    def __str__(self) -> str:
+        return self.result_id
+
+
+class Run(models.Model):
+    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="runs")
+    file = models.CharField(max_length=512, help_text="Path in the package")
+    sha256 = models.CharField(max_length=64)
+    log_name = models.CharField(max_length=255, blank=True, help_text="Content-addressed copy in storage")
+    time_to_train_minutes = models.FloatField(null=True, blank=True)
+    run_stop_status = models.CharField(max_length=64, blank=True)
+    compliant = models.BooleanField(default=False, help_text="Passed every per-run rule")
+    scoring = models.CharField(max_length=24, choices=RunStatus.choices, default=RunStatus.COUNTED)
+    scoring_reason = models.CharField(max_length=255, blank=True)
+    seed = models.BigIntegerField(null=True, blank=True)
+    global_batch_size = models.PositiveIntegerField(null=True, blank=True)
+    epochs_to_target = models.FloatField(null=True, blank=True)
+    samples_to_target = models.BigIntegerField(null=True, blank=True)
+    hyperparameters = models.JSONField(default=dict, blank=True)
+    eval_curve = models.JSONField(default=list, blank=True, help_text="[[epoch or samples, value, line], ...]")
+    run_start_line = models.PositiveIntegerField(null=True, blank=True)
+    run_stop_line = models.PositiveIntegerField(null=True, blank=True)
+
+    objects = RunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["result", "file"]
+
+    def __str__(self) -> str:
+        return self.file
+
+
+class Finding(models.Model):
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="findings")
+    result = models.ForeignKey(Result, null=True, blank=True, on_delete=models.CASCADE, related_name="findings")
+    run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.CASCADE, related_name="findings")
+    checker = models.CharField(max_length=64)
+    checker_version = models.PositiveSmallIntegerField(default=1)
+    severity = models.CharField(max_length=8, choices=Severity.choices)
+    code = models.CharField(max_length=64, db_index=True)
+    message = models.TextField()
+    file = models.CharField(max_length=512, blank=True)
+    line = models.PositiveIntegerField(null=True, blank=True)
+    key = models.CharField(max_length=128, blank=True)
+    expected = models.TextField(blank=True)
+    actual = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["submission", "file", "line", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.severity} {self.code}"
+
+
+class Waiver(models.Model):
+    """A recorded decision to bypass a check for one system and benchmark (never a file in the upload)."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="waivers")
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="waivers")
+    system_id = models.CharField(max_length=255)
+    benchmark = models.CharField(max_length=64)
+    kind = models.CharField(max_length=16, choices=WaiverKind.choices)
+    reason = models.TextField()
+    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["round", "organization", "system_id", "benchmark", "kind"], name="waiver_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.organization}/{self.system_id}/{self.benchmark}"

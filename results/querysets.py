@@ -1,0 +1,74 @@
+"""Read rules. One method decides what a user may see; every HTML view and API endpoint uses it.
+
+Public means: the round is published and the submission version is published. Members of the
+submitting organization see their own unpublished submissions; reviewers and chairs (staff or
+the `reviewers` / `chairs` groups) see everything.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+PRIVILEGED_GROUPS = ("reviewers", "chairs")
+
+
+def is_privileged(user) -> bool:
+    if user is None or not user.is_authenticated:
+        return False
+    if user.is_staff or user.is_superuser:
+        return True
+    return user.groups.filter(name__in=PRIVILEGED_GROUPS).exists()
+
+
+def submission_visibility(user, prefix: str = "") -> Q | None:
+    """A Q over Submission fields (reached through `prefix`), or None when the user sees everything."""
+    if is_privileged(user):
+        return None
+    public = Q(**{f"{prefix}is_published": True, f"{prefix}round__state": "published"})
+    if user is not None and user.is_authenticated:
+        return public | Q(**{f"{prefix}organization__members": user})
+    return public
+
+
+class RoundQuerySet(models.QuerySet):
+    def published(self):
+        return self.filter(state="published")
+
+    def visible_to(self, user):
+        if is_privileged(user):
+            return self
+        rule = Q(state="published")
+        if user is not None and user.is_authenticated:
+            rule |= Q(submissions__organization__members=user)
+        return self.filter(rule).distinct()
+
+
+class _SubmissionScoped(models.QuerySet):
+    submission_prefix = "submission__"
+
+    def visible_to(self, user):
+        rule = submission_visibility(user, self.submission_prefix)
+        qs = self if rule is None else self.filter(rule)
+        if user is not None and user.is_authenticated and rule is not None:
+            qs = qs.distinct()
+        return qs
+
+    def current(self):
+        return self.filter(**{f"{self.submission_prefix}is_current": True})
+
+
+class SubmissionQuerySet(_SubmissionScoped):
+    submission_prefix = ""
+
+
+class SystemQuerySet(_SubmissionScoped):
+    pass
+
+
+class ResultQuerySet(_SubmissionScoped):
+    pass
+
+
+class RunQuerySet(_SubmissionScoped):
+    submission_prefix = "result__submission__"

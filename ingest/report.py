@@ -9,6 +9,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
+# Only findings of these checkers decide whether a run counts as converged; the others describe
+# the package (for example a log whose org disagrees with its folder) without failing the run.
+RUN_VERDICT_CHECKERS = frozenset({"parser", "compliance", "timing"})
+
 ERROR = "error"
 WARNING = "warning"
 INFO = "info"
@@ -115,13 +119,14 @@ class RunLog:
         return None if ttt is None else ttt / 60000.0
 
     @property
-    def has_errors(self) -> bool:
-        return any(f.severity == ERROR for f in self.findings)
+    def has_verdict_errors(self) -> bool:
+        return any(f.severity == ERROR and f.checker in RUN_VERDICT_CHECKERS for f in self.findings)
 
     @property
     def converged(self) -> bool:
-        """Scored as a converged run: compliant, no error of ours, and run_stop status success."""
-        return self.compliant and not self.has_errors and self.run_stop_status == "success"
+        """Scored as a converged run: compliant, no error of our stricter per-run checks, and
+        run_stop status success."""
+        return self.compliant and not self.has_verdict_errors and self.run_stop_status == "success"
 
 
 @dataclass

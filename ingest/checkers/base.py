@@ -15,6 +15,7 @@ and the pipeline reports that as a system error (our bug), never as the submitte
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, ClassVar
 
 from ingest.report import ERROR, INFO, WARNING, Finding, Record, RunLog
@@ -47,6 +48,9 @@ class RunContext:
     system: SystemReport | None  # None when systems/<id>.json is missing
     submitter: str  # submitter folder name
     division: str  # from the system JSON ("" when unknown)
+    # Streams the file's records again from the start. Only for the rare case where a checker
+    # learns late that it must look at earlier records it did not keep (bounded memory).
+    reopen: Callable[[], Iterator[Record]] | None = None
 
 
 @dataclass

@@ -24,25 +24,26 @@ class UnknownRuleset(ValueError):
     pass
 
 
-# Submission deadlines of the training rounds (public MLCommons calendars). A log is attributed to
-# the earliest round whose deadline is not before its run_start; rounds past the newest listed
-# one fall back to the newest ruleset the package ships.
-ROUND_DEADLINES: dict[str, date] = {
-    "0.5": date(2018, 11, 9),
-    "0.6": date(2019, 5, 3),
-    "0.7": date(2020, 6, 26),
-    "1.0": date(2021, 5, 14),
-    "1.1": date(2021, 10, 29),
-    "2.0": date(2022, 5, 6),
-    "2.1": date(2022, 10, 14),
-    "3.0": date(2023, 5, 5),
-    "3.1": date(2023, 10, 13),
-    "4.0": date(2024, 5, 3),
-    "4.1": date(2024, 10, 11),
-    "5.0": date(2025, 5, 2),
-    "5.1": date(2025, 10, 10),
-    "6.0": date(2026, 5, 1),
-    "6.1": date(2026, 10, 9),
+# Publication dates of the training rounds (MLCommons press releases; the last two are
+# approximate). Every log of a round was written before its results were published, so a log is
+# attributed to the earliest round published on or after its run_start; logs newer than every
+# listed round fall back to the newest ruleset the package ships.
+ROUND_PUBLISHED: dict[str, date] = {
+    "0.5": date(2018, 12, 12),
+    "0.6": date(2019, 7, 10),
+    "0.7": date(2020, 7, 29),
+    "1.0": date(2021, 6, 30),
+    "1.1": date(2021, 12, 1),
+    "2.0": date(2022, 6, 29),
+    "2.1": date(2022, 11, 9),
+    "3.0": date(2023, 6, 27),
+    "3.1": date(2023, 11, 8),
+    "4.0": date(2024, 6, 12),
+    "4.1": date(2024, 11, 13),
+    "5.0": date(2025, 6, 4),
+    "5.1": date(2025, 11, 12),
+    "6.0": date(2026, 6, 3),
+    "6.1": date(2026, 11, 11),
 }
 
 # Display facts per benchmark id (the checker itself only compares numbers).
@@ -115,7 +116,7 @@ class RulesetSpec:
     round: str  # "1.0"
     log_format: str  # "mllog" | "mll" | "mlp05"
     benchmarks: dict[str, BenchmarkSpec]
-    submission_deadline: date | None
+    published: date | None
     config_dir: Path | None  # official compliance configs, None for 0.5
     rcp_dir: Path | None  # official RCP tables, None before 1.0
     init_limit_closed_s: float | None
@@ -190,10 +191,10 @@ def get_ruleset(text: str) -> RulesetSpec:
             f"unknown training ruleset {version}; known: {', '.join(known_rulesets())}"
         )
     round_ = ".".join(version.split(".")[:2])
-    deadline = ROUND_DEADLINES.get(round_)
+    published = ROUND_PUBLISHED.get(round_)
     if version == "0.5.0":
         benchmarks = {name: _spec(name, data["runs"], data) for name, data in V05_BENCHMARKS.items()}
-        return RulesetSpec(version, round_, "mlp05", benchmarks, deadline, None, None, None, None)
+        return RulesetSpec(version, round_, "mlp05", benchmarks, published, None, None, None, None)
     counts, allowed = _meta()
     names = allowed.get(round_, [])
     extras = V06_TARGETS if round_ == "0.6" else {}
@@ -211,7 +212,7 @@ def get_ruleset(text: str) -> RulesetSpec:
         round=round_,
         log_format="mll" if round_ == "0.6" else "mllog",
         benchmarks=benchmarks,
-        submission_deadline=deadline,
+        published=published,
         config_dir=COMPLIANCE_DIR / f"training_{version}",
         rcp_dir=rcp_dir if rcp_dir.is_dir() else None,
         init_limit_closed_s=limits[0],
@@ -220,13 +221,13 @@ def get_ruleset(text: str) -> RulesetSpec:
 
 
 def ruleset_for_timestamp(time_ms: float) -> str:
-    """The ruleset of the earliest round whose deadline is on or after the given log time."""
+    """The ruleset of the earliest round published on or after the given log time."""
     from datetime import UTC, datetime
 
     day = datetime.fromtimestamp(time_ms / 1000.0, UTC).date()
     available = set(known_rulesets())
-    candidates = [r for r, d in sorted(ROUND_DEADLINES.items(), key=lambda x: x[1]) if f"{r}.0" in available]
+    candidates = [r for r, d in sorted(ROUND_PUBLISHED.items(), key=lambda x: x[1]) if f"{r}.0" in available]
     for round_ in candidates:
-        if day <= ROUND_DEADLINES[round_]:
+        if day <= ROUND_PUBLISHED[round_]:
             return f"{round_}.0"
     return known_rulesets()[-1]

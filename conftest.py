@@ -19,3 +19,35 @@ def corpus() -> Path:
 @pytest.fixture
 def sample_data() -> Path:
     return SAMPLE
+
+
+# Fixed personas (healthchecks style): every page and endpoint gets an access test with them.
+@pytest.fixture
+def personas(db):
+    """owner and teammate belong to org Alpha; outsider submits for org Beta; reviewer and chair
+    are in the `reviewers` / `chairs` groups; anonymous is None."""
+    from django.contrib.auth.models import Group, User
+
+    from results.models import Organization
+
+    alpha = Organization.objects.create(name="Alpha Systems", slug="alpha")
+    beta = Organization.objects.create(name="Beta Compute", slug="beta")
+    owner = User.objects.create_user("owner", "owner@alpha.example", "password")
+    teammate = User.objects.create_user("teammate", "teammate@alpha.example", "password")
+    outsider = User.objects.create_user("outsider", "outsider@beta.example", "password")
+    reviewer = User.objects.create_user("reviewer", "reviewer@mlcommons.example", "password")
+    chair = User.objects.create_user("chair", "chair@mlcommons.example", "password")
+    alpha.members.add(owner, teammate)
+    beta.members.add(outsider)
+    reviewer.groups.add(Group.objects.get_or_create(name="reviewers")[0])
+    chair.groups.add(Group.objects.get_or_create(name="chairs")[0])
+    return {
+        "alpha": alpha,
+        "beta": beta,
+        "owner": owner,
+        "teammate": teammate,
+        "outsider": outsider,
+        "reviewer": reviewer,
+        "chair": chair,
+        "anonymous": None,
+    }

@@ -6,4 +6,5 @@ app_name = "results"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("rounds/<str:slug>/", views.round_detail, name="round"),
 ]

@@ -1,0 +1,12 @@
+# Production image: web, worker and beat all run from it (see docker-compose.yml).
+FROM python:3.11-slim-bookworm AS base
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY . .
+RUN DEBUG=false SECRET_KEY=build python manage.py collectstatic --noinput -v0 \
+    && useradd --system --uid 1000 --home /app app && mkdir -p /data/media && chown app /data/media
+USER app
+EXPOSE 8000
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]

@@ -1,0 +1,3 @@
+"""Submission upload API routes (filled in by the upload work)."""
+
+urlpatterns: list = []

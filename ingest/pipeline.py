@@ -1,0 +1,166 @@
+"""check_package(): one submitter folder (or an archive of one) in, a PackageReport out.
+
+Steps: discover the layout -> read the system descriptions -> stream every result file once
+through the run summary and the per-run checkers -> per result folder, the RCP outcome and the
+olympic score -> the package checkers -> route every finding to the system, result or package it
+concerns. Pure Python: no database, nothing written into the submission tree.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from ingest.checkers import checkers_of_scope
+from ingest.checkers.base import PackageContext, RunContext
+from ingest.package import Package, discover_package
+from ingest.parsing import ParseStats, iter_records
+from ingest.report import BenchmarkResult, Finding, PackageReport, RcpOutcome
+from ingest.rules.catalog import RulesetSpec, get_ruleset, ruleset_for_timestamp
+from ingest.rules.rcp import evaluate_rcp
+from ingest.runlog import analyze_run
+from ingest.safety import ArchiveLimits, extract_archive
+from ingest.scoring import olympic_score
+from ingest.systems import load_system
+
+# Records read from the first result file, at most, to find the ruleset when none is given.
+RULESET_PROBE_RECORDS = 2000
+FORMAT_RULESETS = {"mlp05": "0.5.0", "mll": "0.6.0"}
+
+
+class PackageError(Exception):
+    """The path cannot be checked at all (not a folder or archive, unsafe archive)."""
+
+
+def check_package(
+    path: Path | str,
+    *,
+    ruleset: str | None = None,
+    waivers: frozenset[tuple[str, str, str]] = frozenset(),
+    limits: ArchiveLimits | None = None,
+) -> PackageReport:
+    path = Path(path)
+    if path.is_file():
+        from ingest.safety import UnsafeArchive
+
+        with tempfile.TemporaryDirectory(prefix="mlperf-package-") as tmp:
+            try:
+                root = extract_archive(path, Path(tmp) / "package", limits or ArchiveLimits())
+            except UnsafeArchive as exc:
+                raise PackageError(f"{path.name}: {exc}") from exc
+            return check_folder(root, ruleset=ruleset, waivers=waivers)
+    if not path.is_dir():
+        raise PackageError(f"{path}: not a folder or an archive")
+    return check_folder(path, ruleset=ruleset, waivers=waivers)
+
+
+def check_folder(
+    root: Path, *, ruleset: str | None = None, waivers: frozenset[tuple[str, str, str]] = frozenset()
+) -> PackageReport:
+    package, discovery_findings = discover_package(root)
+    spec = get_ruleset(ruleset) if ruleset else get_ruleset(detect_ruleset(package))
+    report = PackageReport(root=str(root), ruleset=spec.version, submitter=package.submitter)
+    report.findings.extend(discovery_findings)
+
+    systems = {system_id: load_system(package, system_id) for system_id in sorted(package.system_files)}
+    report.systems = list(systems.values())
+
+    run_checkers = checkers_of_scope("run")
+    for bench_dir in package.benchmark_dirs:
+        system = systems.get(bench_dir.system_id)
+        division = system.normalized.get("division", "") if system else ""
+        result = BenchmarkResult(
+            system_id=bench_dir.system_id,
+            benchmark=bench_dir.benchmark,
+            folder=bench_dir.folder,
+            division=division,
+        )
+        for rel in bench_dir.result_files:
+            context = RunContext(
+                file=rel,
+                ruleset=spec,
+                system_id=bench_dir.system_id,
+                benchmark=bench_dir.benchmark,
+                system=system,
+                submitter=package.submitter,
+                division=division,
+            )
+            result.runs.append(analyze_run(_opener(package, rel), context, run_checkers))
+        if not result.division:
+            result.division = _division_from_logs(result)
+        _score(result, spec, waivers)
+        report.results.append(result)
+
+    context = PackageContext(package=package, ruleset=spec, report=report, waivers=waivers)
+    for checker_class in checkers_of_scope("package"):
+        if checker_class.applies_to(context):
+            _route(report, checker_class().run(context))
+    return report
+
+
+def detect_ruleset(package: Package) -> str:
+    """The ruleset of the round the logs were written for: their line format (v0.5 and v0.6 have
+    their own), else the date of their run_start (see catalog.ROUND_PUBLISHED)."""
+    for bench_dir in package.benchmark_dirs:
+        for rel in bench_dir.result_files:
+            stats = ParseStats()
+            with package.open(rel) as stream:
+                for count, record in enumerate(iter_records(stream, file=rel, findings=[], stats=stats)):
+                    if stats.log_format in FORMAT_RULESETS:
+                        return FORMAT_RULESETS[stats.log_format]
+                    if count >= RULESET_PROBE_RECORDS:
+                        break
+                    if record.key == "run_start" and record.time_ms > 0:
+                        return ruleset_for_timestamp(record.time_ms)
+    raise PackageError("cannot tell the ruleset: no result file logs a run_start; pass --ruleset")
+
+
+def _opener(package: Package, rel: str):
+    return lambda: package.open(rel)
+
+
+def _division_from_logs(result: BenchmarkResult) -> str:
+    divisions = {run.division.strip().lower() for run in result.runs if run.division}
+    return divisions.pop() if len(divisions) == 1 and divisions <= {"closed", "open"} else ""
+
+
+def _score(result: BenchmarkResult, spec: RulesetSpec, waivers: frozenset[tuple[str, str, str]]) -> None:
+    bench = spec.benchmark(result.benchmark)
+    if bench is None:
+        result.score_note = f"{result.benchmark!r} is not a benchmark of training {spec.version}"
+        result.rcp = RcpOutcome()
+        return
+    batch_sizes = {run.global_batch_size for run in result.runs if run.global_batch_size is not None}
+    result.global_batch_size = batch_sizes.pop() if len(batch_sizes) == 1 else None
+    result.rcp = evaluate_rcp(
+        result.runs,
+        ruleset=spec,
+        benchmark=result.benchmark,
+        division=result.division,
+        bypass=(result.system_id, result.benchmark, "rcp_bypass") in waivers,
+    )
+    result.converge_mean = result.rcp.submission_mean
+    outcome = olympic_score(result.runs, bench, result.rcp.scaling_factor)
+    result.score_minutes = outcome.score_minutes
+    result.mean_minutes = outcome.mean_minutes
+    result.score_note = outcome.note
+    result.dropped_runs = outcome.dropped_runs
+    result.run_scores = outcome.run_scores
+
+
+def _route(report: PackageReport, findings: list[Finding]) -> None:
+    """Attach each package-checker finding to the result folder or system file it names."""
+    by_folder = {result.folder: result for result in report.results}
+    by_file = {system.file: system for system in report.systems}
+    for finding in findings:
+        target = by_file.get(finding.file)
+        if target is not None:
+            target.findings.append(finding)
+            continue
+        folder = finding.file
+        while folder and folder not in by_folder:
+            folder = folder.rpartition("/")[0]
+        if folder:
+            by_folder[folder].findings.append(finding)
+        else:
+            report.findings.append(finding)

@@ -1,0 +1,3 @@
+"""Read-only public API routes (filled in by the dashboard work)."""
+
+urlpatterns: list = []

@@ -1,0 +1,323 @@
+"""The only writers of the results database.
+
+`import_report` turns a PackageReport (ingest/report.py) into rows for one organization's
+submission, in one transaction. It is idempotent: the same content imported twice changes
+nothing, changed content replaces the submission's rows in place, and citable result ids
+(`1.0-0042`) are kept for every (system, benchmark) seen before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from ingest.report import PackageReport, RunLog
+from ingest.rules.catalog import get_ruleset
+
+from .constants import MetricDirection, RoundState, Suite
+from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System
+
+# Log copies are stored content-addressed, so identical logs are stored once.
+LOG_STORAGE_PREFIX = "logs"
+ROUND_SLUG = re.compile(r"^(training|inference)-v?(\d+\.\d+)$")
+
+
+class RoundSlugError(ValueError):
+    pass
+
+
+@dataclass
+class ImportOutcome:
+    submission: Submission
+    status: str  # "created" | "updated" | "unchanged"
+    results: int = 0
+    runs: int = 0
+
+
+def parse_round_slug(slug: str) -> tuple[str, str]:
+    match = ROUND_SLUG.match(slug.strip())
+    if not match:
+        raise RoundSlugError(f"round must look like training-v1.0, got {slug!r}")
+    return match.group(1), match.group(2)
+
+
+def ensure_round(slug: str) -> Round:
+    """Get or create the round and its benchmarks from the ruleset catalog."""
+    suite, version = parse_round_slug(slug)
+    if suite != Suite.TRAINING:
+        raise RoundSlugError("only training rounds can be imported so far")
+    spec = get_ruleset(version)
+    with transaction.atomic():
+        round_, _ = Round.objects.get_or_create(
+            suite=suite, version=version, defaults={"ruleset_version": spec.version}
+        )
+        for bench in spec.benchmarks.values():
+            Benchmark.objects.update_or_create(
+                round=round_,
+                name=bench.name,
+                defaults={
+                    "area": bench.area,
+                    "model": bench.model,
+                    "dataset": bench.dataset,
+                    "quality_metric": bench.metric,
+                    "metric_direction": MetricDirection(bench.direction),
+                    "quality_target": bench.target,
+                    "quality_targets": bench.targets,
+                    "required_runs": bench.required_runs,
+                    "olympic_drop": bench.olympic_drop,
+                    "init_time_limit_closed_s": spec.init_limit_closed_s,
+                    "init_time_limit_open_s": spec.init_limit_open_s,
+                },
+            )
+    return round_
+
+
+def report_digest(report: PackageReport) -> str:
+    """A digest of what the import stores: the ruleset, every system file and every result file."""
+    digest = hashlib.sha256(report.ruleset.encode())
+    for system in sorted(report.systems, key=lambda s: s.system_id):
+        digest.update(f"\0system\0{system.system_id}\0".encode())
+        digest.update(repr(sorted(system.description.items(), key=lambda kv: kv[0])).encode())
+    for result in sorted(report.results, key=lambda r: r.folder):
+        for run in result.runs:
+            digest.update(f"\0run\0{run.file}\0{run.sha256}".encode())
+    findings = sorted((f.code, f.file, f.line or 0, f.message) for f in report.all_findings())
+    digest.update(repr(findings).encode())
+    return digest.hexdigest()
+
+
+def organization_for(report: PackageReport) -> Organization:
+    """The organization of a submitter folder, named as its system descriptions spell it."""
+    spelled = Counter(
+        str(s.normalized.get("submitter") or "").strip() for s in report.systems if s.normalized.get("submitter")
+    )
+    name = spelled.most_common(1)[0][0] if spelled else report.submitter
+    slug = slugify(report.submitter) or slugify(name) or "unknown"
+    org = Organization.objects.filter(slug=slug).first()
+    if org is None:
+        if Organization.objects.filter(name=name).exists():
+            name = f"{name} ({report.submitter})"
+        org = Organization.objects.create(name=name, slug=slug, aliases=sorted({report.submitter, *spelled}))
+    return org
+
+
+def import_report(
+    report: PackageReport,
+    *,
+    round_: Round,
+    source: str,
+    publish: bool = False,
+    store_logs=None,
+) -> ImportOutcome:
+    """Store one submitter's report as version 1 of its submission to `round_`.
+
+    `store_logs(run) -> bytes | None` returns a result file's content for the content-addressed
+    log copy (None skips it). One transaction; re-running with unchanged content is a no-op.
+    """
+    digest = report_digest(report)
+    with transaction.atomic():
+        org = organization_for(report)
+        submission = (
+            Submission.objects.select_for_update()
+            .filter(round=round_, organization=org, version=1)
+            .first()
+        )
+        if submission is not None and submission.sha256 == digest:
+            if publish and not submission.is_published:
+                submission.is_published = True
+                submission.save(update_fields=["is_published", "updated_at"])
+            return ImportOutcome(submission, "unchanged")
+        status = "updated" if submission else "created"
+        known_ids = {}
+        if submission is None:
+            submission = Submission(round=round_, organization=org, version=1)
+        else:
+            known_ids = {
+                (system_id, bench): result_id
+                for system_id, bench, result_id in Result.objects.filter(submission=submission).values_list(
+                    "system__system_id", "benchmark__name", "result_id"
+                )
+            }
+            submission.systems.all().delete()  # cascades to results, runs and findings
+            submission.findings.all().delete()
+        submission.sha256 = digest
+        submission.source = source
+        submission.ruleset_version = report.ruleset
+        submission.size_bytes = sum(run.size_bytes for r in report.results for run in r.runs)
+        submission.is_published = publish or submission.is_published
+        submission.save()
+        outcome = ImportOutcome(submission, status)
+        _write_rows(report, submission, known_ids, store_logs, outcome)
+    return outcome
+
+
+def _write_rows(report, submission, known_ids, store_logs, outcome: ImportOutcome) -> None:
+    round_ = submission.round
+    benchmarks = {b.name: b for b in round_.benchmarks.all()}
+    systems = {}
+    for system_report in report.systems:
+        n = system_report.normalized
+        systems[system_report.system_id] = System.objects.create(
+            submission=submission,
+            system_id=system_report.system_id,
+            file=system_report.file,
+            name=n.get("name") or system_report.system_id,
+            submitter=n.get("submitter") or "",
+            division=n.get("division") or "",
+            status_raw=n.get("status_raw") or "",
+            availability=n.get("availability") or "unknown",
+            deployment=n.get("deployment") or "unknown",
+            number_of_nodes=n.get("number_of_nodes"),
+            host_processor_model_name=n.get("host_processor_model_name") or "",
+            host_processors_per_node=n.get("host_processors_per_node"),
+            host_processors_count=n.get("host_processors_count"),
+            accelerator_model_name=n.get("accelerator_model_name") or "",
+            accelerators_per_node=n.get("accelerators_per_node"),
+            accelerators_count=n.get("accelerators_count"),
+            framework=n.get("framework") or "",
+            notes=n.get("notes") or "",
+            description=system_report.description,
+        )
+    findings = []
+    for system_report in report.systems:
+        findings.extend(_finding_rows(system_report.findings, submission))
+    findings.extend(_finding_rows(report.findings, submission))
+
+    for result_report in report.results:
+        system = systems.get(result_report.system_id)
+        benchmark = benchmarks.get(result_report.benchmark)
+        if system is None or benchmark is None:
+            # No system description or not a benchmark of the round: the findings say so, and
+            # there is no result row to hang a score on.
+            findings.extend(_finding_rows(result_report.findings, submission))
+            for run in result_report.runs:
+                findings.extend(_finding_rows(run.findings, submission))
+            continue
+        result_id = known_ids.get((result_report.system_id, result_report.benchmark)) or _next_result_id(round_)
+        result = Result.objects.create(
+            submission=submission,
+            system=system,
+            benchmark=benchmark,
+            result_id=result_id,
+            folder=result_report.folder,
+            division=result_report.division or system.division,
+            score_minutes=result_report.score_minutes,
+            mean_minutes=result_report.mean_minutes,
+            scaling_factor=result_report.rcp.scaling_factor,
+            score_note=result_report.score_note,
+            dropped_runs=result_report.dropped_runs,
+            rcp_status=result_report.rcp.status,
+            rcp=result_report.rcp.to_dict(),
+            global_batch_size=result_report.global_batch_size,
+            converge_mean=result_report.converge_mean,
+        )
+        outcome.results += 1
+        findings.extend(_finding_rows(result_report.findings, submission, result=result))
+        scoring = {s.file: s for s in result_report.run_scores}
+        for run_report in result_report.runs:
+            run = Run.objects.create(result=result, **_run_fields(run_report, scoring, store_logs))
+            outcome.runs += 1
+            findings.extend(_finding_rows(run_report.findings, submission, result=result, run=run))
+    Finding.objects.bulk_create(findings, batch_size=1000)
+
+
+def _run_fields(run: RunLog, scoring, store_logs) -> dict:
+    score = scoring.get(run.file)
+    log_name = ""
+    if store_logs is not None:
+        content = store_logs(run)
+        if content is not None:
+            log_name = store_log_copy(run.sha256, content)
+    seed = None
+    for candidate in run.seeds:
+        try:
+            seed = int(candidate.value)
+        except (TypeError, ValueError, OverflowError):
+            continue
+        if -(2**63) <= seed < 2**63:
+            break
+        seed = None
+    return {
+        "file": run.file,
+        "sha256": run.sha256,
+        "log_name": log_name,
+        "time_to_train_minutes": run.time_to_train_minutes,
+        "run_stop_status": run.run_stop_status[:64],
+        "compliant": run.compliant,
+        "scoring": score.scoring if score else "failed",
+        "scoring_reason": (score.reason if score else "")[:255],
+        "seed": seed,
+        "global_batch_size": run.global_batch_size if run.global_batch_size and run.global_batch_size > 0 else None,
+        "epochs_to_target": run.epochs_to_converge,
+        "samples_to_target": int(run.samples_to_converge) if run.samples_to_converge is not None else None,
+        "hyperparameters": _jsonable(run.hyperparameters),
+        "eval_curve": [
+            [p.epoch if p.epoch is not None else p.samples, _jsonable(p.value), p.line] for p in run.eval_curve
+        ],
+        "run_start_line": run.run_start_line,
+        "run_stop_line": run.run_stop_line,
+    }
+
+
+def _jsonable(value):
+    """Logs may hold NaN and Infinity, which PostgreSQL's JSON refuses: store them as strings."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    return value
+
+
+def _finding_rows(findings, submission, result=None, run=None) -> list[Finding]:
+    return [
+        Finding(
+            submission=submission,
+            result=result,
+            run=run,
+            checker=f.checker[:64],
+            checker_version=f.checker_version,
+            severity=f.severity,
+            code=f.code[:64],
+            message=f.message.replace("\x00", ""),
+            file=f.file[:512],
+            line=f.line,
+            key=(f.key or "")[:128],
+            expected=(f.expected or "").replace("\x00", ""),
+            actual=(f.actual or "").replace("\x00", ""),
+        )
+        for f in findings
+    ]
+
+
+def _next_result_id(round_: Round) -> str:
+    locked = Round.objects.select_for_update().get(pk=round_.pk)
+    number = locked.next_result_number
+    Round.objects.filter(pk=round_.pk).update(next_result_number=number + 1)
+    return f"{round_.version}-{number:04d}"
+
+
+def store_log_copy(sha256: str, content: bytes) -> str:
+    name = f"{LOG_STORAGE_PREFIX}/{sha256[:2]}/{sha256}.txt"
+    if not default_storage.exists(name):
+        default_storage.save(name, ContentFile(content))
+    return name
+
+
+def publish_round(round_: Round) -> None:
+    with transaction.atomic():
+        Submission.objects.filter(round=round_, is_current=True).update(is_published=True)
+        round_.state = RoundState.PUBLISHED
+        round_.publish_at = round_.publish_at or timezone.now()
+        round_.save(update_fields=["state", "publish_at"])

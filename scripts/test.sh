@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs the whole suite against real PostgreSQL and Redis. Where DATABASE_URL and
+# CELERY_BROKER_URL are not set, starts throwaway servers (own data directory and ports) and stops
+# them afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+started=0
+if [ -z "${DATABASE_URL:-}" ] || [ -z "${CELERY_BROKER_URL:-}" ]; then
+    export SERVICES_DIR=${SERVICES_DIR:-$(mktemp -d /tmp/mlperf-test-services.XXXXXX)}
+    export PG_PORT=${PG_PORT:-$((20000 + RANDOM % 20000))}
+    export REDIS_PORT=${REDIS_PORT:-$((PG_PORT + 1))}
+    scripts/services.sh start
+    started=1
+    trap 'scripts/services.sh stop' EXIT
+    eval "export $(scripts/services.sh env | tr '\n' ' ')"
+fi
+scripts/services.sh install  # chromium for the browser tests, when missing
+export TEST_DB_SUFFIX=${TEST_DB_SUFFIX:-$$}
+.venv/bin/pytest "$@"

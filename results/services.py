@@ -136,25 +136,40 @@ def import_report(
                 submission.save(update_fields=["is_published", "updated_at"])
             return ImportOutcome(submission, "unchanged")
         status = "updated" if submission else "created"
-        known_ids = {}
         if submission is None:
             submission = Submission(round=round_, organization=org, version=1)
-        else:
-            known_ids = {
-                (system_id, bench): result_id
-                for system_id, bench, result_id in Result.objects.filter(submission=submission).values_list(
-                    "system__system_id", "benchmark__name", "result_id"
-                )
-            }
-            submission.systems.all().delete()  # cascades to results, runs and findings
-            submission.findings.all().delete()
         submission.sha256 = digest
         submission.source = source
-        submission.ruleset_version = report.ruleset
         submission.size_bytes = sum(run.size_bytes for r in report.results for run in r.runs)
         submission.is_published = publish or submission.is_published
+        outcome = write_report(report, submission=submission, store_logs=store_logs)
+        outcome.status = status
+    return outcome
+
+
+def write_report(report: PackageReport, *, submission: Submission, store_logs=None) -> ImportOutcome:
+    """(Re)write the systems, results, runs and findings of one submission version from a report.
+
+    Result ids already given to the same organization's (system, benchmark) in this round, in
+    any version, are reused. Runs inside the caller's transaction, or opens one.
+    """
+    with transaction.atomic():
+        known_ids = {
+            (system_id, bench): result_id
+            for system_id, bench, result_id in Result.objects.filter(
+                submission__round=submission.round, submission__organization=submission.organization
+            )
+            .order_by("submission__version")
+            .values_list("system__system_id", "benchmark__name", "result_id")
+        }
+        if submission.pk:
+            submission.systems.all().delete()  # cascades to results, runs and their findings
+            submission.findings.all().delete()
+        submission.ruleset_version = report.ruleset
+        if not submission.size_bytes:
+            submission.size_bytes = sum(run.size_bytes for r in report.results for run in r.runs)
         submission.save()
-        outcome = ImportOutcome(submission, status)
+        outcome = ImportOutcome(submission, "created")
         _write_rows(report, submission, known_ids, store_logs, outcome)
     return outcome
 

@@ -135,6 +135,12 @@ class RulesetSpec:
     def rcp_checked(self) -> bool:
         return self.rcp_dir is not None
 
+    @property
+    def rcp_normalizes(self) -> bool:
+        """Scores faster than the RCP mean are scaled up to it from round 2.1 on (training_policies
+        PR 503, approved for v2.1). Earlier rounds published unscaled scores."""
+        return self.major_minor >= (2, 1)
+
     def benchmark(self, name: str) -> BenchmarkSpec | None:
         return self.benchmarks.get(name)
 

@@ -3,4 +3,5 @@
 from ingest.api_urls import urlpatterns as ingest_patterns
 from results.api.urls import urlpatterns as results_patterns
 
-urlpatterns = results_patterns + ingest_patterns
+# Upload routes first: they accept POST on paths the read-only API must not shadow.
+urlpatterns = ingest_patterns + results_patterns

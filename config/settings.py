@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "results",
     "ingest",
     "review",
@@ -154,6 +155,10 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "MLPerf results API",
     "DESCRIPTION": "Read-only access to published MLPerf results; submission upload for submitters.",
     "VERSION": "1.0.0",
+    # Swagger UI from the drf-spectacular-sidecar package, served by the app (no CDN).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 LOGGING = {
@@ -162,3 +167,61 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# Uploads and ingestion (issue 4)
+# Largest accepted upload; the body is streamed to a temporary file (ingest.uploads), never held
+# in memory, and the read stops as soon as this is passed.
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 5 * 1024**3)
+FILE_UPLOAD_MAX_MEMORY_SIZE = 0
+FILE_UPLOAD_TEMP_DIR = os.environ.get("FILE_UPLOAD_TEMP_DIR") or None
+# Per-organization upload rate (DRF ScopedRateThrottle scope "uploads"); counted in the cache,
+# so it holds across web processes only with REDIS_URL set.
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"uploads": os.environ.get("UPLOAD_RATE", "30/hour")}
+MAX_CONCURRENT_JOBS_PER_ORG = env_int("MAX_CONCURRENT_JOBS_PER_ORG", 3)
+# Overrides of ingest.safety.ArchiveLimits fields (its defaults are the sane ones), written as
+# ARCHIVE_LIMITS=max_members=100000,max_total_bytes=20000000000
+ARCHIVE_LIMITS = {
+    name.strip(): int(value)
+    for name, _, value in (item.partition("=") for item in os.environ.get("ARCHIVE_LIMITS", "").split(","))
+    if name.strip()
+}
+# Where workers unpack archives (one temporary directory per job, removed afterwards).
+INGEST_WORK_DIR = os.environ.get("INGEST_WORK_DIR", "")
+# Hard limit = 1.2 x soft, and both well under CELERY_VISIBILITY_TIMEOUT: Redis redelivers an
+# unacked task after the visibility timeout even while it still runs (RTD issue #12317).
+INGEST_SOFT_TIME_LIMIT_SECONDS = env_int("INGEST_SOFT_TIME_LIMIT_SECONDS", 1800)
+INGEST_HARD_TIME_LIMIT_SECONDS = int(INGEST_SOFT_TIME_LIMIT_SECONDS * 1.2)
+INGEST_MAX_RETRIES = env_int("INGEST_MAX_RETRIES", 8)
+INGEST_RETRY_BACKOFF_MAX_SECONDS = env_int("INGEST_RETRY_BACKOFF_MAX_SECONDS", 300)
+INGEST_MAX_ATTEMPTS = env_int("INGEST_MAX_ATTEMPTS", 5)
+# A worker refreshes its job's heartbeat this often; a job whose heartbeat is older than
+# INGEST_STALE_AFTER_SECONDS is presumed orphaned (worker killed) and may be taken over.
+INGEST_HEARTBEAT_SECONDS = float(os.environ.get("INGEST_HEARTBEAT_SECONDS", "10"))
+INGEST_STALE_AFTER_SECONDS = float(os.environ.get("INGEST_STALE_AFTER_SECONDS", "90"))
+# The sweep re-sends a `received` job whose message may have been lost after this long.
+INGEST_RESEND_AFTER_SECONDS = env_int("INGEST_RESEND_AFTER_SECONDS", 600)
+CELERY_BEAT_SCHEDULE = {
+    "ingest-sweep-pending": {
+        "task": "ingest.sweep_pending",
+        "schedule": float(os.environ.get("INGEST_SWEEP_SECONDS", "60")),
+        "options": {"queue": "ingest", "expires": 60},
+    },
+}
+# Uploaded tarballs: the "submissions" storage. Local files under MEDIA_ROOT unless
+# SUBMISSIONS_S3_BUCKET names a bucket of any S3-compatible store (django-storages; needs boto3).
+if os.environ.get("SUBMISSIONS_S3_BUCKET"):
+    STORAGES["submissions"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": os.environ["SUBMISSIONS_S3_BUCKET"],
+            "endpoint_url": os.environ.get("SUBMISSIONS_S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("SUBMISSIONS_S3_REGION") or None,
+            "access_key": env_secret("SUBMISSIONS_S3_ACCESS_KEY_ID") or None,
+            "secret_key": env_secret("SUBMISSIONS_S3_SECRET_ACCESS_KEY") or None,
+            "location": os.environ.get("SUBMISSIONS_S3_PREFIX", "submissions"),
+            "default_acl": "private",
+            "querystring_auth": True,
+        },
+    }
+else:
+    STORAGES["submissions"] = {"BACKEND": "django.core.files.storage.FileSystemStorage"}

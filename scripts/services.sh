@@ -43,6 +43,10 @@ start() {
         as_postgres "$PG_BIN/pg_ctl" -s -D "$SERVICES_DIR/pg" -l "$SERVICES_DIR/pg.log" -w \
             -o "-p $PG_PORT -k $SERVICES_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start
     fi
+    # The application database of `make services` (the test suite creates its own test database).
+    if ! as_postgres "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -tAc "select 1 from pg_database where datname='mlperf'" | grep -q 1; then
+        as_postgres "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres mlperf
+    fi
     if ! redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; then
         redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
             --daemonize yes --pidfile "$SERVICES_DIR/redis.pid" --logfile "$SERVICES_DIR/redis.log"

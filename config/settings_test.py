@@ -12,3 +12,5 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="mlperf-test-media-"))  # noqa: F405
 STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}  # noqa: F405
+STATIC_ROOT = Path(tempfile.mkdtemp(prefix="mlperf-test-static-"))  # noqa: F405  (WhiteNoise wants it to exist)
+WHITENOISE_USE_FINDERS = True

@@ -18,6 +18,7 @@ from ingest.pipeline import check_package
 
 pytestmark = pytest.mark.corpus
 
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 ROUNDS = {"v0.7": "0.7.0", "v1.0": "1.0.0"}
 V07_CONTEMPORARY_BENCHMARKS = ["bert", "dlrm", "gnmt", "maskrcnn", "minigo", "resnet", "ssd", "transformer"]
 
@@ -28,8 +29,6 @@ EXPECTED_DIFFERENCES: dict[tuple[str, str, str], tuple[float | None, str]] = {}
 
 @pytest.fixture(scope="module")
 def our_scores(request) -> dict[tuple[str, str, str], object]:
-    from conftest import CORPUS
-
     if not CORPUS.is_dir():
         pytest.skip(f"the MLPerf corpus is not at {CORPUS}; corpus-wide tests need ../shared/corpus")
     scores = {}

@@ -7,6 +7,7 @@ upgrade. Round 0.5 predates that package and is described here as data.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -108,6 +109,7 @@ class BenchmarkSpec:
     direction: str = "higher"
     target: float | None = None  # display target; the official predicate is what is checked
     targets: dict = field(default_factory=dict)
+    quality_rule: str = ""  # the quality target predicate as readable text, "" when none
 
 
 @dataclass(frozen=True)
@@ -171,6 +173,22 @@ def _spec(name: str, runs: int, extra: dict | None = None) -> BenchmarkSpec:
     )
 
 
+def _with_quality_targets(version: str, benchmarks: dict[str, BenchmarkSpec]) -> dict[str, BenchmarkSpec]:
+    """Display targets and the readable target rule, from the rule configs of the ruleset
+    (0.5 and 0.6 from V05_BENCHMARKS / V06_TARGETS, through ingest.rules.legacy)."""
+    # ingest.rules.official imports this module, so it is imported here.
+    from ingest.rules.official import quality_rule_text, quality_target
+
+    completed = {}
+    for name, spec in benchmarks.items():
+        target = quality_target(version, name)
+        changes: dict = {"quality_rule": quality_rule_text(version, name)}
+        if target is not None:
+            changes.update(target=target.target, targets=dict(target.targets))
+        completed[name] = dataclasses.replace(spec, **changes)
+    return completed
+
+
 def normalize_version(text: str) -> str:
     """'1.0', 'v1.0', '1.0.0', 'training-v1.0' -> '1.0.0'."""
     match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
@@ -200,11 +218,11 @@ def get_ruleset(text: str) -> RulesetSpec:
     published = ROUND_PUBLISHED.get(round_)
     if version == "0.5.0":
         benchmarks = {name: _spec(name, data["runs"], data) for name, data in V05_BENCHMARKS.items()}
+        benchmarks = _with_quality_targets(version, benchmarks)
         return RulesetSpec(version, round_, "mlp05", benchmarks, published, None, None, None, None)
     counts, allowed = _meta()
     names = allowed.get(round_, [])
-    extras = V06_TARGETS if round_ == "0.6" else {}
-    benchmarks = {name: _spec(name, counts[name], extras.get(name)) for name in names}
+    benchmarks = _with_quality_targets(version, {name: _spec(name, counts[name]) for name in names})
     rcp_dir = RCP_DIR / f"training_{version}"
     major_minor = tuple(int(p) for p in version.split(".")[:2])
     if major_minor <= (0, 7):

@@ -15,8 +15,8 @@ from ingest.checkers import checkers_of_scope
 from ingest.checkers.base import PackageContext, RunContext
 from ingest.package import Package, discover_package
 from ingest.parsing import ParseStats, iter_records
-from ingest.report import BenchmarkResult, Finding, PackageReport, RcpOutcome
-from ingest.rules.catalog import RulesetSpec, get_ruleset, ruleset_for_timestamp
+from ingest.report import ERROR, BenchmarkResult, Finding, PackageReport, RcpOutcome
+from ingest.rules.catalog import RulesetSpec, get_ruleset, known_rulesets, ruleset_for_timestamp
 from ingest.rules.rcp import evaluate_rcp
 from ingest.runlog import analyze_run
 from ingest.safety import ArchiveLimits, extract_archive
@@ -58,8 +58,25 @@ def check_folder(
     root: Path, *, ruleset: str | None = None, waivers: frozenset[tuple[str, str, str]] = frozenset()
 ) -> PackageReport:
     package, discovery_findings = discover_package(root)
-    spec = get_ruleset(ruleset) if ruleset else get_ruleset(detect_ruleset(package))
+    undetermined = None
+    if ruleset:
+        spec = get_ruleset(ruleset)
+    else:
+        detected = detect_ruleset(package)
+        if detected is None:
+            spec = get_ruleset(known_rulesets()[-1])
+            undetermined = Finding(
+                ERROR,
+                "RULESET_UNDETERMINED",
+                "no result file has a readable run_start, so the round cannot be told from the logs; "
+                f"checked against the newest ruleset, training {spec.version}: pass --ruleset",
+                checker="pipeline",
+            )
+        else:
+            spec = get_ruleset(detected)
     report = PackageReport(root=str(root), ruleset=spec.version, submitter=package.submitter)
+    if undetermined:
+        report.findings.append(undetermined)
     report.findings.extend(discovery_findings)
 
     systems = {system_id: load_system(package, system_id) for system_id in sorted(package.system_files)}
@@ -98,7 +115,7 @@ def check_folder(
     return report
 
 
-def detect_ruleset(package: Package) -> str:
+def detect_ruleset(package: Package) -> str | None:
     """The ruleset of the round the logs were written for: their line format (v0.5 and v0.6 have
     their own), else the date of their run_start (see catalog.ROUND_PUBLISHED)."""
     for bench_dir in package.benchmark_dirs:
@@ -112,7 +129,7 @@ def detect_ruleset(package: Package) -> str:
                         break
                     if record.key == "run_start" and record.time_ms > 0:
                         return ruleset_for_timestamp(record.time_ms)
-    raise PackageError("cannot tell the ruleset: no result file logs a run_start; pass --ruleset")
+    return None
 
 
 def _opener(package: Package, rel: str):

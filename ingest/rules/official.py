@@ -212,8 +212,9 @@ def load_config(name: str) -> ConfigRules:
         raise KeyError(f"no shipped compliance config {name!r}")
     ruleset, stem = CONFIG_NAME.fullmatch(name).groups()
     with open(COMPLIANCE_DIR / name, encoding="utf-8") as stream:
-        # BaseLoader, like the official engine: every scalar stays a string.
-        records = yaml.load(stream, Loader=yaml.BaseLoader) or []
+        # BaseLoader, like the official engine: every scalar stays a string. The libyaml build of
+        # the same loader is ten times faster and reads the same documents.
+        records = yaml.load(stream, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader)) or []
     return compile_config(name, overrides.apply(ruleset, f"{stem}.yaml", records))
 
 

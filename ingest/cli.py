@@ -1,0 +1,82 @@
+"""`manage.py check_package`: the offline check of one submitter folder or archive.
+
+manage.py runs this before Django starts: the check needs no settings, database or broker, and
+skipping the framework's start-up makes one call about three times cheaper (0.16 s instead of
+0.5 s), which is what a CI loop over many folders pays. The management command of the same name
+calls the same function, for call_command().
+
+Exit status: 0 no errors, 1 errors found, 2 bad usage (missing path, unknown ruleset, unreadable
+or unsafe archive).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+from ingest.pipeline import PackageError, check_package
+from ingest.report import ERROR, INFO, WARNING, PackageReport
+from ingest.rules.catalog import UnknownRuleset
+
+USAGE_ERROR = 2
+
+
+DESCRIPTION = "Check an MLPerf training submission folder (or .tar/.tar.gz/.tar.xz/.zip of one) offline."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="submitter folder or archive")
+    parser.add_argument("--ruleset", help="training ruleset, e.g. 1.0.0 (default: from the logs)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="manage.py check_package", description=DESCRIPTION)
+    add_arguments(parser)
+    return parser
+
+
+def main(argv: list[str], stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
+    args = build_parser().parse_args(argv)  # exits with 2 on bad usage
+    return run(args.path, ruleset=args.ruleset, as_json=args.json, stdout=stdout, stderr=stderr)
+
+
+def run(path: str, *, ruleset: str | None, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        report = check_package(path, ruleset=ruleset)
+    except (PackageError, UnknownRuleset) as exc:
+        stderr.write(f"check_package: {exc}\n")
+        return USAGE_ERROR
+    if as_json:
+        stdout.write(json.dumps(report.to_json(), indent=2, default=str) + "\n")
+    else:
+        stdout.write(format_report(report) + "\n")
+    return 1 if report.has_errors else 0
+
+
+def format_report(report: PackageReport) -> str:
+    lines = [f"{report.submitter}: training ruleset {report.ruleset}", ""]
+    findings = report.all_findings()
+    counts = {severity: sum(1 for f in findings if f.severity == severity) for severity in (ERROR, WARNING, INFO)}
+    for severity in (ERROR, WARNING, INFO):
+        group = [f for f in findings if f.severity == severity]
+        if not group:
+            continue
+        lines.append(f"{severity.upper()}S ({len(group)})")
+        for f in group:
+            where = f.file + (f":{f.line}" if f.line else "")
+            lines.append(f"  [{f.code}] {where}: {f.message}" if where else f"  [{f.code}] {f.message}")
+        lines.append("")
+    lines.append("SCORES (minutes)")
+    for result in report.results:
+        score = f"{result.score_minutes:.4f}" if result.score_minutes is not None else "-"
+        extra = f"  RCP {result.rcp.status}"
+        if result.rcp.scaling_factor != 1.0:
+            extra += f" x{result.rcp.scaling_factor:.6f}"
+        note = f"  ({result.score_note})" if result.score_note else ""
+        lines.append(f"  {result.system_id:40} {result.benchmark:16} {result.division:7} {score:>12}{extra}{note}")
+    lines.append("")
+    lines.append(f"{counts[ERROR]} errors, {counts[WARNING]} warnings, {counts[INFO]} notes")
+    return "\n".join(lines)

@@ -42,11 +42,27 @@ run: sample
 test: dev-venv
 	scripts/test.sh
 
+# PostgreSQL and Redis, plus (unless WORKERS=0) a Celery worker on the default and ingest queues
+# and celery beat, all in the background: the processes of docker-compose.yml without Docker.
+SERVICES_DIR ?= /tmp/mlperf-dashboard-services
+WORKERS ?= 1
 services:
 	scripts/services.sh start
 	@scripts/services.sh env
+	@if [ "$(WORKERS)" = 1 ]; then \
+		export $$(scripts/services.sh env | xargs); \
+		$(PY) manage.py migrate --noinput -v0 && \
+		$(VENV)/bin/celery -A config worker -Q default,ingest --concurrency 2 --loglevel INFO --detach \
+			--pidfile=$(SERVICES_DIR)/worker.pid --logfile=$(SERVICES_DIR)/worker.log && \
+		$(VENV)/bin/celery -A config beat --loglevel INFO --detach --schedule=$(SERVICES_DIR)/beat-schedule \
+			--pidfile=$(SERVICES_DIR)/beat.pid --logfile=$(SERVICES_DIR)/beat.log && \
+		echo "Celery worker and beat running (logs in $(SERVICES_DIR))"; \
+	fi
 
 services-stop:
+	@for name in worker beat; do \
+		[ -f $(SERVICES_DIR)/$$name.pid ] && kill $$(cat $(SERVICES_DIR)/$$name.pid) 2>/dev/null || true; \
+	done
 	scripts/services.sh stop
 
 lint: dev-venv

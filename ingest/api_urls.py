@@ -1,3 +1,11 @@
-"""Submission upload API routes (filled in by the upload work)."""
+"""Submission upload API routes, under /api/v1/."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from . import api
+
+urlpatterns = [
+    path("submissions/", api.SubmissionUploadView.as_view(), name="ingest-api-submissions"),
+    path("uploads/", api.UploadListView.as_view(), name="ingest-api-uploads"),
+    path("uploads/<int:pk>/", api.UploadStatusView.as_view(), name="ingest-api-upload"),
+]

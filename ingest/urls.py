@@ -1,4 +1,11 @@
-"""Submitter pages: upload and job status (filled in by the upload work)."""
+"""Submitter pages, under /submit/."""
+
+from django.urls import path
+
+from . import views
 
 app_name = "ingest"
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.upload_page, name="upload-page"),
+    path("uploads/<int:pk>/", views.upload_detail, name="upload"),
+]

@@ -67,8 +67,19 @@ class SystemQuerySet(_SubmissionScoped):
 
 
 class ResultQuerySet(_SubmissionScoped):
-    pass
+    """Besides visibility: joins and narrowing shared by the pages and the API (never widening)."""
+
+    def with_related(self):
+        return self.select_related("system", "benchmark", "submission__organization", "submission__round")
+
+    def for_round(self, round_):
+        return self.filter(submission__round=round_)
+
+    def citable(self, result_id: str):
+        """Every version of one citable id in this queryset, the current (then newest) one first."""
+        return self.filter(result_id=result_id).order_by("-submission__is_current", "-submission__version")
 
 
 class RunQuerySet(_SubmissionScoped):
     submission_prefix = "result__submission__"
+

@@ -1,27 +1,559 @@
-from django.http import Http404
+"""Public pages. Thin: every query starts from `visible_to(request.user)` (results/querysets.py),
+tables come from results/tables.py and figures from results/charts.py. Each page runs a fixed
+number of queries, whatever the size of the database."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from urllib.parse import quote
+
+from django.core.files.storage import default_storage
+from django.db.models import Count, Min, Q
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
+from . import charts
+from .caching import cache_public_page
+from .constants import RoundState, Severity, Suite
+from .exports import rows_to_csv as summary_csv
 from .exports import summary_rows
-from .models import Round
+from .models import Benchmark, Finding, Result, Round, Run, System
 from .services import RoundSlugError, parse_round_slug
+from .tables import (
+    CATEGORIES,
+    CATEGORY_LABELS,
+    CATEGORY_ORDER,
+    DIVISION_ORDER,
+    category_of,
+    round_table,
+    rows_to_csv,
+)
+
+FIXED_SCALE = 8  # accelerators; the round-over-round speedup compares the best entries at this scale
+MAX_LOG_BYTES = 20 * 1024 * 1024
+SEARCH_LIMIT = 200
 
 
-def home(request):
-    rounds = Round.objects.visible_to(request.user).order_by("suite", "-version")
-    return render(request, "results/home.html", {"rounds": rounds})
+# --- helpers ----------------------------------------------------------------------------------
 
 
-def round_detail(request, slug: str):
+def _round_or_404(user, slug: str) -> Round:
     try:
         suite, version = parse_round_slug(slug)
     except RoundSlugError as exc:
         raise Http404(str(exc)) from exc
-    round_ = Round.objects.visible_to(request.user).filter(suite=suite, version=version).first()
+    round_ = Round.objects.visible_to(user).filter(suite=suite, version=version).first()
     if round_ is None:
         raise Http404("no such round")
-    columns, rows = summary_rows(round_, user=request.user)
-    benchmarks = list(round_.benchmarks.order_by("name").values_list("name", flat=True))
-    for row in rows:
-        row["cells"] = [{"score": row[name], "result_id": row[f"{name}_result_id"]} for name in benchmarks]
-    context = {"round": round_, "rows": rows, "benchmarks": benchmarks, "colspan": 6 + len(benchmarks)}
+    return round_
+
+
+def _csv_response(columns: list[str], rows: list[dict], filename: str) -> HttpResponse:
+    response = HttpResponse(rows_to_csv(columns, rows), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _chart_response(chart: charts.Chart, fmt: str, stem: str) -> HttpResponse:
+    if fmt == "csv":
+        return _csv_response(chart.columns, chart.rows, f"{stem}-{chart.name}.csv")
+    return JsonResponse({"name": chart.name, "columns": chart.columns, "rows": chart.rows, "figure": chart.figure})
+
+
+def _point(result: Result) -> dict:
+    """A result as the chart builders and ranked tables take it."""
+    system = result.system
+    return {
+        "result_id": result.result_id,
+        "division": result.division or system.division,
+        "category": CATEGORY_LABELS[category_of(system.availability, system.deployment)],
+        "category_key": category_of(system.availability, system.deployment),
+        "submitter": system.submitter or result.submission.organization.name,
+        "organization": result.submission.organization.slug,
+        "system": system.name,
+        "system_id": system.system_id,
+        "accelerator": system.accelerator_model_name,
+        "accelerators": system.accelerators_count,
+        "framework": system.framework,
+        "minutes": result.score_minutes,
+        "note": result.score_note,
+        "batch_size": result.global_batch_size,
+        "converge": result.converge_mean,
+        "rcp_status": result.get_rcp_status_display(),
+    }
+
+
+# --- home, round, benchmark -------------------------------------------------------------------
+
+
+@cache_public_page
+def home(request):
+    rounds = list(Round.objects.visible_to(request.user))
+    counts = {
+        row["submission__round"]: row
+        for row in Result.objects.visible_to(request.user).current()
+        .values("submission__round")
+        .annotate(results=Count("pk", distinct=True), systems=Count("system", distinct=True),
+                  submitters=Count("submission__organization", distinct=True))
+        .order_by()
+    }
+    benchmarks = dict(
+        Benchmark.objects.filter(round__in=[r.pk for r in rounds]).values("round")
+        .annotate(n=Count("pk")).order_by().values_list("round", "n")
+    )
+    suites = []
+    for suite in Suite:
+        mine = [r for r in rounds if r.suite == suite.value]
+        # Latest published first; rounds still in review (visible to their submitters) after them.
+        mine.sort(key=lambda r: (r.state != RoundState.PUBLISHED, tuple(-p for p in charts.version_key(r.version))))
+        for round_ in mine:
+            round_.counts = counts.get(round_.pk, {"results": 0, "systems": 0, "submitters": 0})
+            round_.benchmark_count = benchmarks.get(round_.pk, 0)
+        if mine:
+            suites.append({"label": suite.label, "value": suite.value, "rounds": mine})
+    return render(request, "results/home.html", {"suites": suites})
+
+
+@cache_public_page
+def round_detail(request, slug: str):
+    round_ = _round_or_404(request.user, slug)
+    table = round_table(round_, request.user, request.GET)
+    # Built with string formatting rather than {% url %} per cell: 500 rows x 10 cells add up.
+    result_url = reverse("results:result", args=["RID"])
+    system_url = reverse("results:system", args=["ORG", "SID"])
+    for row in table.rows:
+        row["url"] = system_url.replace("ORG", quote(row["organization"])).replace("SID", quote(row["system_id"]))
+        for cell in row["cell_list"]:
+            if cell:
+                cell["url"] = result_url.replace("RID", quote(cell["result_id"]))
+    query = request.GET.copy()
+    query.pop("sort", None)
+    context = {
+        "round": round_,
+        "table": table,
+        "groups": table.groups(),
+        "colspan": 7 + len(table.benchmarks),
+        "sort_base": query.urlencode(),
+        "export_query": request.GET.urlencode(),
+        "benchmark_rows": round_.benchmarks.order_by("name"),
+    }
     return render(request, "results/round.html", context)
+
+
+@cache_public_page
+def round_export(request, slug: str, fmt: str):
+    round_ = _round_or_404(request.user, slug)
+    table = round_table(round_, request.user, request.GET)
+    if fmt == "csv":
+        return _csv_response(table.columns, table.export_rows(), f"{round_.slug}-results.csv")
+    return JsonResponse({"round": round_.slug, "columns": table.columns, "rows": table.export_rows()})
+
+
+@cache_public_page
+def round_summary(request, slug: str):
+    """The official-style summary (results/exports.py), visible results only."""
+    round_ = _round_or_404(request.user, slug)
+    columns, rows = summary_rows(round_, user=request.user)
+    response = HttpResponse(summary_csv(columns, rows), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{round_.slug}-summary.csv"'
+    return response
+
+
+def _benchmark_or_404(request, slug: str, name: str) -> tuple[Round, Benchmark]:
+    round_ = _round_or_404(request.user, slug)
+    benchmark = round_.benchmarks.filter(name=name).first()
+    if benchmark is None:
+        raise Http404("no such benchmark in this round")
+    return round_, benchmark
+
+
+def _benchmark_points(user, round_: Round, benchmark: Benchmark) -> list[dict]:
+    results = (
+        Result.objects.visible_to(user).current().for_round(round_).filter(benchmark=benchmark)
+        .select_related("system", "submission__organization")
+    )
+    return [_point(result) for result in results]
+
+
+def _benchmark_charts(points: list[dict], benchmark: Benchmark, colour_by: str) -> list[charts.Chart]:
+    unit = "epochs" if any((p["converge"] or 0) < 10_000 for p in points if p["converge"]) else "samples"
+    return [
+        charts.time_to_train(points, benchmark.name, category_order=[label for _, label in CATEGORIES]),
+        charts.scaling(points, benchmark.name, colour_by=colour_by),
+        charts.batch_size(points, benchmark.name, unit=unit),
+    ]
+
+
+@cache_public_page
+def benchmark_detail(request, slug: str, name: str):
+    round_, benchmark = _benchmark_or_404(request, slug, name)
+    points = _benchmark_points(request.user, round_, benchmark)
+    colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
+    ranked = sorted(
+        points,
+        key=lambda p: (DIVISION_ORDER.get(p["division"], 9), CATEGORY_ORDER[p["category_key"]],
+                       p["minutes"] is None, p["minutes"] or 0),
+    )
+    groups: list[dict] = []
+    for point in ranked:
+        key = (point["division"], point["category"])
+        if not groups or groups[-1]["key"] != key:
+            groups.append({"key": key, "division": point["division"], "category": point["category"], "rows": []})
+        rows = groups[-1]["rows"]
+        # Ranked rows come first in each group, so the rank is the row's position.
+        point["rank"] = len(rows) + 1 if point["minutes"] is not None else None
+        rows.append(point)
+    built = _benchmark_charts(points, benchmark, colour_by)
+    scaling_families = [p for p in built[1].rows if p["speedup"] is not None]
+    context = {
+        "round": round_,
+        "benchmark": benchmark,
+        "groups": groups,
+        "charts": built,
+        "colour_by": colour_by,
+        "scaling_families": sorted(scaling_families, key=lambda p: (p["submitter"], p["accelerator"],
+                                                                    p["accelerators"])),
+        "targets": benchmark.quality_targets,
+    }
+    return render(request, "results/benchmark.html", context)
+
+
+@cache_public_page
+def benchmark_chart(request, slug: str, name: str, chart: str, fmt: str):
+    round_, benchmark = _benchmark_or_404(request, slug, name)
+    colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
+    for built in _benchmark_charts(_benchmark_points(request.user, round_, benchmark), benchmark, colour_by):
+        if built.name == chart:
+            return _chart_response(built, fmt, f"{round_.slug}-{benchmark.name}")
+    raise Http404("no such chart")
+
+
+# --- round over round -------------------------------------------------------------------------
+
+
+def _progress_charts(user, suite: str) -> list[charts.Chart]:
+    rounds = Round.objects.visible_to(user).filter(suite=suite)
+    entries = [
+        {"round": row["submission__round__version"], "benchmark": row["benchmark__name"],
+         "minutes": row["score_minutes"], "accelerators": row["system__accelerators_count"],
+         "system": row["system__name"], "submitter": row["submission__organization__name"],
+         "result_id": row["result_id"]}
+        for row in Result.objects.visible_to(user).current()
+        .filter(submission__round__suite=suite, division="closed", score_minutes__isnull=False)
+        .values("submission__round__version", "benchmark__name", "score_minutes", "system__accelerators_count",
+                "system__name", "submission__organization__name", "result_id")
+    ]
+    targets = [
+        {"round": b["round__version"], "benchmark": b["name"], "target": b["quality_target"]}
+        for b in Benchmark.objects.filter(round__in=rounds).values("round__version", "name", "quality_target")
+    ]
+    return charts.round_over_round(entries, targets, FIXED_SCALE)
+
+
+@cache_public_page
+def progress(request, suite: str = Suite.TRAINING):
+    if suite not in Suite.values:
+        raise Http404("no such suite")
+    return render(request, "results/progress.html", {
+        "suite": Suite(suite), "charts": _progress_charts(request.user, suite), "fixed_scale": FIXED_SCALE,
+    })
+
+
+@cache_public_page
+def progress_chart(request, suite: str, chart: str, fmt: str):
+    if suite not in Suite.values:
+        raise Http404("no such suite")
+    for built in _progress_charts(request.user, suite):
+        if built.name == chart:
+            return _chart_response(built, fmt, f"{suite}-progress")
+    raise Http404("no such chart")
+
+
+# --- result, runs, logs -----------------------------------------------------------------------
+
+
+def _result_or_404(user, result_id: str) -> Result:
+    result = Result.objects.visible_to(user).citable(result_id).with_related().first()
+    if result is None:
+        raise Http404("no such result")
+    return result
+
+
+def _run_label(run: Run) -> str:
+    return run.file.rsplit("/", 1)[-1]
+
+
+def _result_charts(result: Result, runs: list[Run]) -> list[charts.Chart]:
+    benchmark = result.benchmark
+    targets = dict(benchmark.quality_targets) if benchmark.quality_targets else {"": benchmark.quality_target}
+    run_values = [{"run": _run_label(r), "scoring": r.scoring, "curve": r.eval_curve or [],
+                   "minutes": r.time_to_train_minutes, "reason": r.scoring_reason} for r in runs]
+    return [
+        charts.convergence(run_values, metric=benchmark.quality_metric, targets=targets,
+                           higher_is_better=benchmark.metric_direction == "higher"),
+        charts.run_times(run_values),
+    ]
+
+
+def _hyperparameter_rows(runs: list[Run]) -> list[dict]:
+    keys = sorted({key for run in runs for key in (run.hyperparameters or {})})
+    rows = []
+    for key in keys:
+        values = [(run.hyperparameters or {}).get(key) for run in runs]
+        shown = [json.dumps(v) if isinstance(v, dict | list) else ("" if v is None else str(v)) for v in values]
+        rows.append({"key": key, "values": shown, "same": len(set(shown)) == 1})
+    return rows
+
+
+@cache_public_page
+def result_detail(request, result_id: str):
+    result = _result_or_404(request.user, result_id)
+    runs = list(result.runs.order_by("file"))
+    findings = list(Finding.objects.filter(result=result).order_by("file", "line", "pk"))
+    log_of_file = {run.file: run for run in runs if run.log_name}
+    for finding in findings:
+        run = log_of_file.get(finding.file)
+        finding.log_url = (f"{reverse('results:log', args=[run.sha256])}#L{finding.line}"
+                           if run and finding.line else "")
+    by_severity = [
+        {"severity": label, "key": value, "findings": [f for f in findings if f.severity == value]}
+        for value, label in Severity.choices
+    ]
+    versions = list(
+        Result.objects.visible_to(request.user).filter(result_id=result.result_id)
+        .values_list("submission__version", flat=True).order_by("submission__version")
+    )
+    context = {
+        "result": result,
+        "system": result.system,
+        "round": result.submission.round,
+        "benchmark": result.benchmark,
+        "runs": runs,
+        "findings": by_severity,
+        "finding_count": len(findings),
+        "hyperparameters": _hyperparameter_rows(runs),
+        "run_labels": [_run_label(r) for r in runs],
+        "charts": _result_charts(result, runs),
+        "versions": versions,
+        "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
+    }
+    return render(request, "results/result.html", context)
+
+
+@cache_public_page
+def result_chart(request, result_id: str, chart: str, fmt: str):
+    result = _result_or_404(request.user, result_id)
+    for built in _result_charts(result, list(result.runs.order_by("file"))):
+        if built.name == chart:
+            return _chart_response(built, fmt, result.result_id)
+    raise Http404("no such chart")
+
+
+@cache_public_page
+def run_log(request, sha256: str):
+    """A stored log copy as HTML, one anchor per line (#L123). Visible only with a visible run."""
+    run = (
+        Run.objects.visible_to(request.user).filter(sha256=sha256).exclude(log_name="")
+        .select_related("result__benchmark", "result__submission__round")
+        .order_by("-result__submission__is_current", "-result__submission__version")
+        .first()
+    )
+    if run is None or not default_storage.exists(run.log_name):
+        raise Http404("no such log")
+    with default_storage.open(run.log_name, "rb") as handle:
+        content = handle.read(MAX_LOG_BYTES + 1)
+    truncated = len(content) > MAX_LOG_BYTES
+    lines = content[:MAX_LOG_BYTES].decode("utf-8", errors="replace").splitlines()
+    body = "".join(
+        f'<a class="ln" id="L{n}" href="#L{n}">{n}</a><span class="code">{escape(line)}</span>\n'
+        for n, line in enumerate(lines, start=1)
+    )
+    return render(request, "results/log.html", {
+        "run": run, "result": run.result, "body": mark_safe(body), "truncated": truncated, "line_count": len(lines),
+    })
+
+
+# --- systems, compare, search -----------------------------------------------------------------
+
+
+def _system_results(user, organization: str, system_id: str):
+    return (
+        Result.objects.visible_to(user).current()
+        .filter(submission__organization__slug=organization, system__system_id=system_id)
+        .with_related()
+        .order_by("-submission__round__version", "benchmark__name")
+    )
+
+
+@cache_public_page
+def system_detail(request, organization: str, system_id: str):
+    results = list(_system_results(request.user, organization, system_id))
+    system = (
+        System.objects.visible_to(request.user)
+        .filter(submission__organization__slug=organization, system_id=system_id)
+        .select_related("submission__round", "submission__organization")
+        .order_by("-submission__round__version", "-submission__is_current", "-submission__version")
+        .first()
+    )
+    if system is None:
+        raise Http404("no such system")
+    description = sorted(system.description.items()) if isinstance(system.description, dict) else []
+    return render(request, "results/system.html", {
+        "system": system,
+        "organization": system.submission.organization,
+        "description": [(key, json.dumps(value) if isinstance(value, dict | list) else value)
+                        for key, value in description],
+        "results": results,
+        "category": CATEGORY_LABELS[category_of(system.availability, system.deployment)],
+    })
+
+
+SYSTEM_FIELDS = [
+    ("submitter", "Submitter"), ("name", "System"), ("division", "Division"), ("availability", "Availability"),
+    ("deployment", "Deployment"), ("number_of_nodes", "Nodes"), ("host_processor_model_name", "Host processor"),
+    ("host_processors_count", "Host processors"), ("accelerator_model_name", "Accelerator"),
+    ("accelerators_count", "Accelerators"), ("framework", "Framework"), ("notes", "Notes"),
+]
+
+
+def _compare_rows(sections: list[tuple[str, list[tuple[str, list]]]]) -> list[dict]:
+    out = []
+    for section, rows in sections:
+        out.append({"section": section})
+        for label, values in rows:
+            shown = ["" if v is None else str(v) for v in values]
+            out.append({"label": label, "values": shown, "differs": len(set(shown)) > 1})
+    return out
+
+
+@cache_public_page
+def compare(request):
+    result_ids = [r for r in request.GET.getlist("result") if r.strip()][:8]
+    system_keys = [s for s in request.GET.getlist("system") if "/" in s][:8]
+    columns: list[dict] = []
+    sections: list[tuple[str, list]] = []
+    if result_ids:
+        found = {}
+        candidates = (
+            Result.objects.visible_to(request.user).filter(result_id__in=result_ids).with_related()
+            .order_by("-submission__is_current", "-submission__version")
+        )
+        for result in candidates:
+            found.setdefault(result.result_id, result)
+        results = [found[r] for r in result_ids if r in found]
+        first_runs: dict[int, Run] = {}
+        for run in Run.objects.filter(result__in=results).order_by("result", "file"):
+            first_runs.setdefault(run.result_id, run)
+        columns = [{"label": r.result_id, "url": reverse("results:result", args=[r.result_id]),
+                    "sub": f"{r.system.name} · {r.benchmark.name}"} for r in results]
+        hyper_keys = sorted({k for run in first_runs.values() for k in (run.hyperparameters or {})})
+        sections = [
+            ("Score", [
+                ("Round", [r.submission.round.slug for r in results]),
+                ("Benchmark", [r.benchmark.name for r in results]),
+                ("Time to train (min)", [f"{r.score_minutes:.2f}" if r.score_minutes else r.score_note
+                                         for r in results]),
+                ("Olympic mean before RCP factor", [f"{r.mean_minutes:.2f}" if r.mean_minutes else ""
+                                                    for r in results]),
+                ("RCP status", [r.get_rcp_status_display() for r in results]),
+                ("Global batch size", [r.global_batch_size for r in results]),
+                ("Epochs/samples to converge", [r.converge_mean for r in results]),
+            ]),
+            ("System", [(label, [getattr(r.system, key) for r in results]) for key, label in SYSTEM_FIELDS]),
+            ("Hyperparameters (first run)", [
+                (key, [(first_runs[r.pk].hyperparameters or {}).get(key) if r.pk in first_runs else None
+                       for r in results]) for key in hyper_keys
+            ]),
+        ]
+    elif system_keys:
+        wanted = [tuple(key.split("/", 1)) for key in system_keys]
+        rule = Q()
+        for org, system_id in wanted:
+            rule |= Q(submission__organization__slug=org, system_id=system_id)
+        found = {}
+        for system in (System.objects.visible_to(request.user).filter(rule)
+                       .select_related("submission__organization", "submission__round")
+                       .order_by("-submission__round__version", "-submission__version")):
+            found.setdefault((system.submission.organization.slug, system.system_id), system)
+        systems = [found[key] for key in wanted if key in found]
+        columns = [{"label": s.name, "sub": f"{s.submission.organization.name} · {s.submission.round.slug}",
+                    "url": reverse("results:system", args=[s.submission.organization.slug, s.system_id])}
+                   for s in systems]
+        description_keys = sorted({k for s in systems for k in (s.description or {})})
+        sections = [
+            ("System", [(label, [getattr(s, key) for s in systems]) for key, label in SYSTEM_FIELDS]),
+            ("System description (as submitted)", [
+                (key, [(s.description or {}).get(key) for s in systems]) for key in description_keys
+            ]),
+        ]
+    return render(request, "results/compare.html", {
+        "columns": columns, "rows": _compare_rows(sections),
+        "result_ids": " ".join(result_ids), "system_keys": " ".join(system_keys),
+    })
+
+
+@cache_public_page
+def search(request):
+    query = request.GET.get("q", "").strip()
+    systems, submitters, accelerators = [], [], []
+    if query:
+        visible = System.objects.visible_to(request.user).current()
+        matching = visible.filter(
+            Q(name__icontains=query) | Q(system_id__icontains=query) | Q(submitter__icontains=query)
+            | Q(submission__organization__name__icontains=query) | Q(accelerator_model_name__icontains=query)
+            | Q(host_processor_model_name__icontains=query) | Q(framework__icontains=query)
+        )
+        systems = list(
+            matching.values("submission__organization__slug", "submission__organization__name", "system_id")
+            .annotate(rounds=Count("submission__round", distinct=True), first_round=Min("submission__round__version"),
+                      results=Count("results", distinct=True))
+            .order_by("submission__organization__name", "system_id")[:SEARCH_LIMIT]
+        )
+        names = dict(matching.values_list("system_id", "name"))
+        for row in systems:
+            row["name"] = names.get(row["system_id"], row["system_id"])
+        submitters = list(
+            visible.filter(Q(submitter__icontains=query) | Q(submission__organization__name__icontains=query))
+            .values("submission__organization__slug", "submission__organization__name")
+            .annotate(systems=Count("system_id", distinct=True), rounds=Count("submission__round", distinct=True))
+            .order_by("submission__organization__name")[:SEARCH_LIMIT]
+        )
+        accelerators = list(
+            visible.filter(accelerator_model_name__icontains=query)
+            .values("accelerator_model_name")
+            .annotate(systems=Count("pk", distinct=True), rounds=Count("submission__round", distinct=True))
+            .order_by("accelerator_model_name")[:SEARCH_LIMIT]
+        )
+    return render(request, "results/search.html", {
+        "query": query, "systems": systems, "submitters": submitters, "accelerators": accelerators,
+    })
+
+
+# --- sitemap ----------------------------------------------------------------------------------
+
+
+@cache_public_page
+def sitemap(request):
+    """Public pages only: built for an anonymous visitor whoever asks."""
+    base = request.build_absolute_uri("/").rstrip("/")
+    urls = [reverse("results:home"), reverse("results:progress", args=["training"])]
+    rounds = Round.objects.visible_to(None)
+    for round_ in rounds:
+        urls.append(reverse("results:round", args=[round_.slug]))
+    for version, suite, name in Benchmark.objects.filter(round__in=rounds).values_list(
+        "round__version", "round__suite", "name"
+    ):
+        urls.append(reverse("results:benchmark", args=[f"{suite}-v{version}", name]))
+    public = Result.objects.visible_to(None).current()
+    urls += [reverse("results:result", args=[rid]) for rid in public.values_list("result_id", flat=True).distinct()]
+    systems = defaultdict(set)
+    for org, system_id in public.values_list("submission__organization__slug", "system__system_id").distinct():
+        systems[org].add(system_id)
+    urls += [reverse("results:system", args=[org, sid]) for org, ids in sorted(systems.items()) for sid in sorted(ids)]
+    body = "".join(f"<url><loc>{escape(base + url)}</loc></url>" for url in urls)
+    xml = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>'
+    return HttpResponse(xml, content_type="application/xml")

@@ -14,8 +14,8 @@ and the pipeline reports that as a system error (our bug), never as the submitte
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from ingest.report import ERROR, INFO, WARNING, Finding, Record, RunLog

@@ -1,0 +1,211 @@
+"""Web load benchmark: gunicorn on PostgreSQL, concurrent clients, p50/p95 and queries per request.
+
+    scripts/services.sh start            # throwaway PostgreSQL (and Redis)
+    .venv/bin/python bench/web.py        # seeds 20000 results / 200000 runs unless --skip-seed
+
+Steps: create the `mlperf_bench` database next to the one in DATABASE_URL (from
+`scripts/services.sh env` when unset), migrate, `seed_synthetic --clear`, start gunicorn (DEBUG
+off), count the queries of each URL once in-process, then load each URL with `wrk` when it is
+installed, else with a Python keep-alive client loop, and print one line per URL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON = str(REPO / ".venv" / "bin" / "python")
+
+
+def service_env() -> dict[str, str]:
+    env = dict(os.environ)
+    if "DATABASE_URL" not in env:
+        out = subprocess.run([str(REPO / "scripts" / "services.sh"), "env"], capture_output=True, text=True, check=True)
+        env.update(line.split("=", 1) for line in out.stdout.split() if "=" in line)
+    url = urlparse(env["DATABASE_URL"])
+    if not url.scheme.startswith("postgres"):
+        sys.exit("bench/web.py needs DATABASE_URL to point at PostgreSQL")
+    env["BENCH_ADMIN_URL"] = env["DATABASE_URL"]
+    env["DATABASE_URL"] = url._replace(path="/mlperf_bench").geturl()
+    env["DEBUG"] = "false"
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    env.pop("CELERY_BROKER_URL", None)
+    return env
+
+
+def create_database(env: dict[str, str]) -> None:
+    import psycopg2
+
+    url = urlparse(env["BENCH_ADMIN_URL"])
+    connection = psycopg2.connect(host=url.hostname, port=url.port, user=url.username, password=url.password,
+                                  dbname="postgres")
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_database WHERE datname = 'mlperf_bench'")
+        if cursor.fetchone() is None:
+            cursor.execute("CREATE DATABASE mlperf_bench")
+    connection.close()
+
+
+def manage(env, *args: str) -> None:
+    subprocess.run([PYTHON, "manage.py", *args], cwd=REPO, env=env, check=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def pick_urls(env) -> list[tuple[str, str]]:
+    code = (
+        "import django; django.setup()\n"
+        "from results.models import Result, Round\n"
+        "r = Result.objects.filter(submission__round__version='1.0').order_by('result_id')[5]\n"
+        "print(r.submission.round.slug, r.result_id, r.benchmark.name)\n"
+    )
+    slug, result_id, benchmark = subprocess.run(
+        [PYTHON, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return [
+        ("round page", f"/rounds/{slug}/"),
+        ("result page", f"/results/{result_id}/"),
+        ("chart data (scaling JSON)", f"/rounds/{slug}/{benchmark}/charts/scaling.json"),
+        ("benchmark page", f"/rounds/{slug}/{benchmark}/"),
+        ("API results page", f"/api/v1/results/?round={slug}"),
+    ]
+
+
+def count_queries(env, urls: list[tuple[str, str]]) -> dict[str, int]:
+    code = (
+        "import sys, django; django.setup()\n"
+        "from django.db import connection\n"
+        "from django.test import Client\n"
+        "from django.test.utils import CaptureQueriesContext\n"
+        "client = Client()\n"
+        "for url in sys.argv[1:]:\n"
+        "    with CaptureQueriesContext(connection) as ctx:\n"
+        "        status = client.get(url, HTTP_HOST='127.0.0.1').status_code\n"
+        "    print(url, status, len(ctx.captured_queries))\n"
+    )
+    out = subprocess.run([PYTHON, "-c", code, *[u for _, u in urls]], cwd=REPO, env=env, capture_output=True,
+                         text=True, check=True).stdout
+    counts = {}
+    for line in out.splitlines():
+        url, status, queries = line.rsplit(" ", 2)
+        if status != "200":
+            sys.exit(f"{url} answered {status}")
+        counts[url] = int(queries)
+    return counts
+
+
+def python_load(port: int, path: str, clients: int, seconds: float) -> list[float]:
+    latencies: list[float] = []
+    lock = threading.Lock()
+    deadline = time.perf_counter() + seconds
+
+    def client() -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        mine = []
+        while time.perf_counter() < deadline:
+            start = time.perf_counter()
+            connection.request("GET", path)
+            response = connection.getresponse()
+            response.read()
+            mine.append(time.perf_counter() - start)
+            if response.status != 200:
+                raise RuntimeError(f"{path}: {response.status}")
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return latencies
+
+
+def wrk_load(port: int, path: str, clients: int, seconds: float) -> tuple[float, float, float]:
+    out = subprocess.run(
+        ["wrk", "-t", "2", "-c", str(clients), "-d", f"{int(seconds)}s", "--latency", f"http://127.0.0.1:{port}{path}"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    def ms(label: str) -> float:
+        value, unit = re.search(rf"{label}\s+([\d.]+)(us|ms|s)", out).groups()
+        return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    if "Non-2xx" in out:
+        raise RuntimeError(f"{path}: non-2xx answers\n{out}")
+    # wrk prints 50/75/90/99; p95 is read between 90 and 99 by linear interpolation of the two.
+    p90, p99 = ms("90%"), ms("99%")
+    return ms("50%"), p90 + (p99 - p90) * 5 / 9, rps
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--results", type=int, default=20000)
+    parser.add_argument("--runs", type=int, default=200000)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--skip-seed", action="store_true")
+    parser.add_argument("--python-client", action="store_true", help="Use the Python client even with wrk")
+    options = parser.parse_args()
+
+    env = service_env()
+    create_database(env)
+    manage(env, "migrate", "--noinput", "-v0")
+    if not options.skip_seed:
+        started = time.perf_counter()
+        manage(env, "seed_synthetic", "--clear", "--results", str(options.results), "--runs", str(options.runs))
+        print(f"seeded in {time.perf_counter() - started:.1f} s")
+    urls = pick_urls(env)
+    queries = count_queries(env, urls)
+    port = free_port()
+    server = subprocess.Popen(
+        [str(REPO / ".venv" / "bin" / "gunicorn"), "config.wsgi:application", "-b", f"127.0.0.1:{port}",
+         "-w", str(options.workers), "--log-level", "warning"],
+        cwd=REPO, env=env,
+    )
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        use_wrk = shutil.which("wrk") and not options.python_client
+        client = "wrk" if use_wrk else "python threads"
+        print(f"gunicorn -w {options.workers}, {options.clients} concurrent clients ({client}), "
+              f"{options.seconds:.0f} s per URL, {os.cpu_count()} CPUs")
+        print(f"{'page':28} {'p50 ms':>8} {'p95 ms':>8} {'req/s':>8} {'queries':>8}  url")
+        for label, path in urls:
+            python_load(port, path, 2, 1.0)  # warm the workers' connections and caches
+            if use_wrk:
+                p50, p95, rps = wrk_load(port, path, options.clients, options.seconds)
+            else:
+                latencies = sorted(python_load(port, path, options.clients, options.seconds))
+                p50 = statistics.median(latencies) * 1000
+                p95 = latencies[int(len(latencies) * 0.95) - 1] * 1000
+                rps = len(latencies) / options.seconds
+            print(f"{label:28} {p50:8.1f} {p95:8.1f} {rps:8.1f} {queries[path]:8d}  {path}")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,305 @@
+"""Upload API: POST /api/v1/submissions/ (round, file) -> receipt; GET /api/v1/uploads/[<id>/] ->
+job status, findings and scores. Session or token auth. Thin: parse, check access, call a service."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db.models import Count
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from results.models import Finding, Result, Round
+from results.services import RoundSlugError, parse_round_slug
+
+from .models import Upload
+from .services import UploadRefused, accept_upload
+from .uploads import HashingUploadHandler
+
+# The job page shows at most this many findings of each severity; the counts are always whole.
+FINDINGS_PER_SEVERITY = 500
+
+
+class OrganizationUploadThrottle(ScopedRateThrottle):
+    """ScopedRateThrottle counted per organization, not per user: teammates share one budget."""
+
+    def get_rate(self):
+        # Read at request time so a settings override (tests, reload) takes effect.
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_cache_key(self, request, view):
+        if not request.user.is_authenticated:
+            return None
+        org_ids = sorted(request.user.organizations.values_list("pk", flat=True))
+        ident = "org-" + "-".join(map(str, org_ids)) if org_ids else f"user-{request.user.pk}"
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+class UploadRequestSerializer(serializers.Serializer):
+    round = serializers.CharField(help_text="Round slug, e.g. training-v1.0")
+    file = serializers.FileField(help_text="One submitter folder as .tar, .tar.gz/.tgz, .tar.xz or .zip")
+    organization = serializers.SlugField(
+        required=False, help_text="Organization slug; needed only when you belong to several"
+    )
+
+
+class ReceiptSerializer(serializers.ModelSerializer):
+    submission = serializers.IntegerField(source="submission_id")
+    round = serializers.CharField(source="round.slug")
+    organization = serializers.CharField(source="organization.slug")
+    size = serializers.IntegerField(source="size_bytes")
+    uploader = serializers.SerializerMethodField()
+    state = serializers.CharField(source="job.state")
+    status_url = serializers.SerializerMethodField()
+    page_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Upload
+        fields = [
+            "id",
+            "submission",
+            "version",
+            "round",
+            "organization",
+            "original_name",
+            "sha256",
+            "size",
+            "created_at",
+            "uploader",
+            "state",
+            "status_url",
+            "page_url",
+        ]
+
+    def get_uploader(self, upload: Upload) -> str:
+        return upload.uploaded_by.get_username() if upload.uploaded_by else ""
+
+    def get_status_url(self, upload: Upload) -> str:
+        return self._absolute(reverse("ingest-api-upload", args=[upload.pk]))
+
+    def get_page_url(self, upload: Upload) -> str:
+        return self._absolute(reverse("ingest:upload", args=[upload.pk]))
+
+    def _absolute(self, path: str) -> str:
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+
+class JobSerializer(serializers.Serializer):
+    state = serializers.CharField()
+    state_label = serializers.CharField(source="get_state_display")
+    is_final = serializers.BooleanField()
+    stage = serializers.CharField()
+    files_done = serializers.IntegerField()
+    files_total = serializers.IntegerField()
+    attempts = serializers.IntegerField()
+    error_kind = serializers.CharField()
+    error = serializers.CharField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class FindingSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Finding
+        fields = ["severity", "code", "message", "file", "line", "checker", "key", "expected", "actual"]
+
+
+class ResultSerializer(serializers.ModelSerializer):
+    system = serializers.CharField(source="system.system_id")
+    benchmark = serializers.CharField(source="benchmark.name")
+
+    class Meta:
+        model = Result
+        fields = [
+            "result_id",
+            "system",
+            "benchmark",
+            "division",
+            "score_minutes",
+            "mean_minutes",
+            "scaling_factor",
+            "score_note",
+            "dropped_runs",
+            "rcp_status",
+        ]
+
+
+class UploadStatusSerializer(ReceiptSerializer):
+    job = JobSerializer()
+    finding_counts = serializers.SerializerMethodField()
+    findings = serializers.SerializerMethodField()
+    results = serializers.SerializerMethodField()
+
+    class Meta(ReceiptSerializer.Meta):
+        fields = ReceiptSerializer.Meta.fields + ["job", "finding_counts", "findings", "results"]
+
+    def get_finding_counts(self, upload: Upload) -> dict[str, int]:
+        rows = upload.submission.findings.values("severity").annotate(n=Count("pk"))
+        return {row["severity"]: row["n"] for row in rows}
+
+    @extend_schema_field(FindingSerializer(many=True))
+    def get_findings(self, upload: Upload) -> list[dict]:
+        """Errors first, then warnings, then info; each capped at FINDINGS_PER_SEVERITY."""
+        rows = []
+        for severity in ("error", "warning", "info"):
+            found = upload.submission.findings.filter(severity=severity).order_by("file", "line", "pk")
+            rows.extend(FindingSerializer(found[:FINDINGS_PER_SEVERITY], many=True).data)
+        return rows
+
+    @extend_schema_field(ResultSerializer(many=True))
+    def get_results(self, upload: Upload) -> list[dict]:
+        results = upload.submission.results.select_related("system", "benchmark").order_by(
+            "system__system_id", "benchmark__name"
+        )
+        return ResultSerializer(results, many=True).data
+
+
+class StreamingUploadMixin:
+    """Installs the hashing, disk-streaming upload handler before anything reads the body
+    (SessionAuthentication's CSRF check reads request.POST, so it must be this early)."""
+
+    def initialize_request(self, request, *args, **kwargs):
+        request.upload_handlers = [HashingUploadHandler(request)]
+        return super().initialize_request(request, *args, **kwargs)
+
+
+class SubmissionUploadView(StreamingUploadMixin, APIView):
+    permission_classes = [IsAuthenticated]
+    parser_classes = [MultiPartParser]
+    throttle_classes = [OrganizationUploadThrottle]
+    throttle_scope = "uploads"
+
+    @extend_schema(
+        operation_id="submissions_upload",
+        summary="Upload a submission tarball",
+        description=(
+            "Uploads one submitter folder (MLCommons layout) for a round as .tar, .tar.gz/.tgz, .tar.xz or "
+            ".zip. Each upload is a new version of the organization's submission. The archive is "
+            "checked by a worker; poll `status_url` for progress, findings and scores."
+        ),
+        request={"multipart/form-data": UploadRequestSerializer},
+        responses={
+            201: ReceiptSerializer,
+            400: OpenApiResponse(description="Not an accepted archive, unknown round or organization"),
+            403: OpenApiResponse(description="Not a member, or the round is closed to you"),
+            413: OpenApiResponse(description="Larger than UPLOAD_MAX_BYTES"),
+            429: OpenApiResponse(description="Upload rate or concurrent-job limit reached"),
+        },
+        examples=[
+            OpenApiExample(
+                "Receipt",
+                response_only=True,
+                value={
+                    "id": 12,
+                    "submission": 40,
+                    "version": 2,
+                    "round": "training-v1.0",
+                    "organization": "alpha",
+                    "original_name": "alpha.tar.gz",
+                    "sha256": "9f2c...",
+                    "size": 1048576,
+                    "created_at": "2024-05-01T12:00:00Z",
+                    "uploader": "owner",
+                    "state": "received",
+                    "status_url": "https://results.example.org/api/v1/uploads/12/",
+                    "page_url": "https://results.example.org/submit/uploads/12/",
+                },
+            )
+        ],
+        tags=["submissions"],
+    )
+    def post(self, request):
+        data = request.data  # parses the body now, streaming the file to disk
+        if getattr(request._request, "upload_too_large", False):
+            return _error(f"the upload is larger than the limit of {settings.UPLOAD_MAX_BYTES} bytes", 413)
+        form = UploadRequestSerializer(data=data)
+        if not form.is_valid():
+            return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
+        try:
+            suite, version = parse_round_slug(form.validated_data["round"])
+        except RoundSlugError as exc:
+            return _error(str(exc), 400)
+        round_ = Round.objects.filter(suite=suite, version=version).first()
+        if round_ is None:
+            return _error(f"there is no round {form.validated_data['round']}", 400)
+        organizations = request.user.organizations.all()
+        wanted = form.validated_data.get("organization")
+        if wanted:
+            organization = organizations.filter(slug=wanted).first()
+            if organization is None:
+                return _error(f"you are not a member of an organization {wanted!r}", 403)
+        elif organizations.count() == 1:
+            organization = organizations.get()
+        else:
+            return _error(
+                "you are not a member of any organization"
+                if not organizations
+                else "you belong to several organizations: say which with `organization`",
+                403 if not organizations else 400,
+            )
+        try:
+            upload = accept_upload(
+                actor=request.user,
+                round_=round_,
+                organization=organization,
+                uploaded_file=form.validated_data["file"],
+            )
+        except UploadRefused as exc:
+            return _error(str(exc), exc.status)
+        upload = Upload.objects.select_related("round", "organization", "uploaded_by", "job").get(
+            pk=upload.pk
+        )
+        return Response(ReceiptSerializer(upload, context={"request": request}).data, status=201)
+
+
+class UploadListView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="uploads_list",
+        summary="Uploads of my organizations",
+        responses=ReceiptSerializer(many=True),
+        tags=["submissions"],
+    )
+    def get(self, request):
+        uploads = (
+            Upload.objects.visible_to(request.user)
+            .select_related("round", "organization", "uploaded_by", "job")
+            .order_by("-created_at", "-pk")[:200]
+        )
+        return Response(ReceiptSerializer(uploads, many=True, context={"request": request}).data)
+
+
+class UploadStatusView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="uploads_status",
+        summary="Ingestion status, findings and scores of an upload",
+        description="Findings and results appear once `job.state` is `done`. Other organizations' uploads are 404.",
+        responses={
+            200: UploadStatusSerializer,
+            404: OpenApiResponse(description="No such upload visible to you"),
+        },
+        tags=["submissions"],
+    )
+    def get(self, request, pk: int):
+        upload = get_object_or_404(
+            Upload.objects.visible_to(request.user).select_related(
+                "round", "organization", "uploaded_by", "job", "submission"
+            ),
+            pk=pk,
+        )
+        return Response(UploadStatusSerializer(upload, context={"request": request}).data)
+
+
+def _error(message: str, code: int) -> Response:
+    return Response({"detail": message}, status=code)

@@ -1,0 +1,23 @@
+from django.db import models
+
+
+class JobState(models.TextChoices):
+    RECEIVED = "received", "Received, waiting for a worker"
+    UNPACKING = "unpacking", "Unpacking"
+    PARSING = "parsing", "Parsing logs"
+    CHECKING = "checking", "Checking"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class ErrorKind(models.TextChoices):
+    """RTD's BuildUserError vs BuildAppError: only a submitter error is the submitter's to fix."""
+
+    SUBMITTER = "submitter", "Problem in the package"
+    SYSTEM = "system", "Problem on our side"
+
+
+FINAL_STATES = (JobState.DONE, JobState.FAILED)
+ACTIVE_STATES = (JobState.UNPACKING, JobState.PARSING, JobState.CHECKING)
+
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".zip")

@@ -1,0 +1,398 @@
+"""The only writers of uploads and ingestion jobs.
+
+accept_upload() stores a tarball and creates its Upload, the empty Submission version it will
+fill, and a `received` IngestJob, then enqueues the job after commit. If the broker is down the
+job simply stays `received` with no `enqueued_at`; sweep_pending() (celery beat) sends it later.
+
+run_ingest() does one job. It first CLAIMS the job with a conditional UPDATE and looks at the row
+count (healthchecks' sendalerts idiom): only one attempt can own a job, so a duplicate delivery
+does nothing. An attempt owns the job while `claim_token` is its token and its heartbeat is fresh;
+a worker killed with -9 stops beating, and once the heartbeat is stale the next delivery (the
+redelivered message, or the sweep's) takes the job over. Every later write checks the token, and
+the final write happens under a row lock in one transaction, so a job ends with exactly one
+consistent result whatever the deliveries.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import threading
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path, PurePosixPath
+
+from django.conf import settings
+from django.core.files.storage import storages
+from django.db import connection, transaction
+from django.db.models import F, Max, Q
+from django.utils import timezone
+
+from results.models import Organization, Round, Submission
+from results.services import write_report
+
+from .constants import ACTIVE_STATES, ARCHIVE_SUFFIXES, FINAL_STATES, ErrorKind, JobState
+from .models import IngestJob, ResubmissionWindow, Upload
+
+log = logging.getLogger(__name__)
+
+COPY_CHUNK_BYTES = 1024 * 1024
+
+
+class UploadRefused(Exception):
+    """The upload is not accepted; `status` is the HTTP status that says why."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+class SubmitterError(Exception):
+    """The package is at fault: the job fails for the submitter to fix, with no retry."""
+
+
+class LostClaim(Exception):
+    """Another attempt took the job over (ours was presumed dead); stop without writing."""
+
+
+@dataclass
+class IngestOutcome:
+    status: str  # "done" | "failed" | "nothing" (already final or gone) | "busy" (owned by a live attempt)
+    retry_in: float = 0.0
+
+
+# --- Upload -------------------------------------------------------------------------------------
+
+
+def archive_suffix(name: str) -> str:
+    """The archive suffix of a file name, or "" when it is not one we accept."""
+    lowered = name.lower()
+    for suffix in sorted(ARCHIVE_SUFFIXES, key=len, reverse=True):
+        if lowered.endswith(suffix):
+            return suffix
+    return ""
+
+
+def submissions_storage():
+    return storages["submissions"]
+
+
+def upload_refusal(*, round_: Round, organization: Organization, now=None) -> str:
+    """Why `organization` may not upload to `round_` now, or "" when it may."""
+    now = now or timezone.now()
+    if ResubmissionWindow.objects.open_for(round_, organization, now).exists():
+        return ""
+    if round_.state != "open":
+        return f"{round_.slug} is not open for submissions (it is {round_.get_state_display().lower()})"
+    if round_.submission_deadline and now > round_.submission_deadline:
+        return (
+            f"the submission deadline of {round_.slug} passed on "
+            f"{round_.submission_deadline:%Y-%m-%d %H:%M} UTC and {organization} has no resubmission window"
+        )
+    return ""
+
+
+def accept_upload(*, actor, round_: Round, organization: Organization, uploaded_file) -> Upload:
+    """Store `uploaded_file` (a HashingUploadHandler file carrying `.sha256`) as the next version of
+    `organization`'s submission to `round_`, and enqueue its ingestion after commit.
+
+    Refuses (UploadRefused) non-members, unknown archive types, closed rounds without an open
+    resubmission window, and organizations already running MAX_CONCURRENT_JOBS_PER_ORG jobs. The
+    version is allocated under a lock on the organization row, so two simultaneous uploads get
+    two versions. The stored name is content-addressed, so the same bytes are stored once.
+    """
+    if actor is None or not organization.members.filter(pk=actor.pk).exists():
+        raise UploadRefused(f"you are not a member of {organization}", status=403)
+    original_name = PurePosixPath(uploaded_file.name or "").name[:255]
+    suffix = archive_suffix(original_name)
+    if not suffix:
+        raise UploadRefused(
+            f"{original_name or 'the file'} is not an accepted archive: expected one of {', '.join(ARCHIVE_SUFFIXES)}"
+        )
+    refusal = upload_refusal(round_=round_, organization=organization)
+    if refusal:
+        raise UploadRefused(refusal, status=403)
+
+    sha256 = uploaded_file.sha256
+    storage = submissions_storage()
+    wanted = f"uploads/{round_.slug}/{organization.slug}/{sha256}{suffix}"
+    stored_name = wanted if storage.exists(wanted) else storage.save(wanted, uploaded_file)
+
+    with transaction.atomic():
+        Organization.objects.select_for_update().get(pk=organization.pk)
+        running = IngestJob.objects.filter(upload__organization=organization).exclude(state__in=FINAL_STATES)
+        if running.count() >= settings.MAX_CONCURRENT_JOBS_PER_ORG:
+            raise UploadRefused(
+                f"{organization} already has {settings.MAX_CONCURRENT_JOBS_PER_ORG} uploads being ingested; "
+                "wait for one to finish",
+                status=429,
+            )
+        version = 1 + max(
+            Submission.objects.filter(round=round_, organization=organization).aggregate(v=Max("version"))[
+                "v"
+            ]
+            or 0,
+            Upload.objects.filter(round=round_, organization=organization).aggregate(v=Max("version"))["v"]
+            or 0,
+        )
+        submission = Submission.objects.create(
+            round=round_,
+            organization=organization,
+            version=version,
+            sha256=sha256,
+            size_bytes=uploaded_file.size,
+            source=f"upload:{original_name}",
+            ruleset_version=round_.ruleset_version,
+            uploaded_by=actor,
+            is_current=False,
+            is_published=False,
+        )
+        upload = Upload.objects.create(
+            round=round_,
+            organization=organization,
+            submission=submission,
+            version=version,
+            uploaded_by=actor,
+            original_name=original_name,
+            storage_name=stored_name,
+            size_bytes=uploaded_file.size,
+            sha256=sha256,
+        )
+        job = IngestJob.objects.create(upload=upload, stage="waiting for a worker")
+        transaction.on_commit(lambda: enqueue_job(job.pk))
+    return upload
+
+
+def enqueue_job(job_id: int) -> bool:
+    """Send the job to the `ingest` queue; False (and the job stays pending) if the broker is down."""
+    from .tasks import process_upload_task
+
+    try:
+        sent = process_upload_task.apply_async(
+            args=[job_id],
+            retry=True,
+            retry_policy={"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5},
+        )
+    except Exception as exc:  # kombu raises OperationalError, or the socket's own errors
+        log.warning("job %s stays pending: the broker refused it (%s)", job_id, exc)
+        return False
+    IngestJob.objects.filter(pk=job_id).update(task_id=sent.id or "", enqueued_at=timezone.now())
+    return True
+
+
+def sweep_pending(now=None) -> list[int]:
+    """Enqueue jobs that no worker has: `received` ones never sent (broker down at upload time) or
+    sent long ago, and active ones whose worker stopped beating. Returns the job ids sent.
+
+    Safe to run anywhere and often: a job sent twice is claimed once.
+    """
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=settings.INGEST_STALE_AFTER_SECONDS)
+    resend = now - timedelta(seconds=settings.INGEST_RESEND_AFTER_SECONDS)
+    pending = Q(state=JobState.RECEIVED) & (Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=resend))
+    orphaned = Q(state__in=ACTIVE_STATES, heartbeat_at__lt=stale) & (
+        Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=stale)
+    )
+    sent = []
+    for job_id in IngestJob.objects.filter(pending | orphaned).order_by("pk").values_list("pk", flat=True):
+        if not enqueue_job(job_id):
+            break  # the broker is down: the next sweep tries again
+        sent.append(job_id)
+    return sent
+
+
+# --- Ingestion ----------------------------------------------------------------------------------
+
+
+def claim_job(job_id: int, token: str, now=None) -> bool:
+    """Make attempt `token` the owner of the job, by conditional UPDATE. True when the row count
+    says we got it: the job was `received`, or its owner's heartbeat is stale, or `token` already
+    owned it (a retry of the same attempt after a transient error)."""
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=settings.INGEST_STALE_AFTER_SECONDS)
+    claimable = (
+        Q(state=JobState.RECEIVED)
+        | Q(state__in=ACTIVE_STATES, heartbeat_at__lt=stale)
+        | Q(state__in=ACTIVE_STATES, claim_token=token)
+    )
+    claimed = IngestJob.objects.filter(Q(pk=job_id) & claimable).update(
+        state=JobState.UNPACKING,
+        stage="unpacking the archive",
+        claim_token=token,
+        heartbeat_at=now,
+        started_at=now,
+        attempts=F("attempts") + 1,
+        files_done=0,
+        error="",
+        error_kind="",
+    )
+    return claimed == 1
+
+
+def run_ingest(job_id: int, *, token: str) -> IngestOutcome:
+    """Ingest one upload as attempt `token`: claim, unpack (ingest.safety), check (check_folder),
+    write the rows into the upload's Submission version, make it current, clean up.
+
+    Idempotent: an attempt that cannot claim the job writes nothing. Submitter errors fail the job
+    (kind submitter). Database connection errors propagate so the task retries with the same token;
+    any other error fails the job (kind system) without blaming the submitter.
+    """
+    if not claim_job(job_id, token):
+        job = IngestJob.objects.filter(pk=job_id).first()
+        if job is None or job.is_final:
+            return IngestOutcome("nothing")
+        age = (timezone.now() - job.heartbeat_at).total_seconds() if job.heartbeat_at else 0.0
+        return IngestOutcome("busy", retry_in=max(1.0, settings.INGEST_STALE_AFTER_SECONDS - age + 1))
+
+    if (
+        IngestJob.objects.filter(pk=job_id).values_list("attempts", flat=True).get()
+        > settings.INGEST_MAX_ATTEMPTS
+    ):
+        fail_job(job_id, token, ErrorKind.SYSTEM, f"gave up after {settings.INGEST_MAX_ATTEMPTS} attempts")
+        return IngestOutcome("failed")
+
+    workdir = Path(tempfile.mkdtemp(prefix=f"ingest-job-{job_id}-", dir=settings.INGEST_WORK_DIR or None))
+    try:
+        with Heartbeat(job_id, token):
+            report, root = _unpack_and_check(job_id, token, workdir)
+            _finish(job_id, token, report, root)
+    except SubmitterError as exc:
+        fail_job(job_id, token, ErrorKind.SUBMITTER, str(exc))
+        return IngestOutcome("failed")
+    except LostClaim:
+        return IngestOutcome("nothing")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return IngestOutcome("done")
+
+
+def _unpack_and_check(job_id: int, token: str, workdir: Path):
+    from ingest.pipeline import PackageError, check_folder
+    from ingest.safety import ArchiveLimits, UnsafeArchive, extract_archive
+
+    upload = Upload.objects.select_related("round").get(job__pk=job_id)
+    archive = _local_copy(upload, workdir)
+    try:
+        root = extract_archive(archive, workdir / "package", ArchiveLimits(**settings.ARCHIVE_LIMITS))
+    except UnsafeArchive as exc:
+        raise SubmitterError(f"{upload.original_name} was refused: {exc}") from exc
+    finally:
+        if archive.parent == workdir:
+            archive.unlink(missing_ok=True)  # our own download: the extracted tree is all we need now
+    total = sum(1 for _ in root.glob("results/*/*/result_*.txt"))
+    _advance(
+        job_id,
+        token,
+        state=JobState.PARSING,
+        stage=f"parsing and checking {total} result files",
+        files_total=total,
+    )
+    try:
+        report = check_folder(root, ruleset=upload.round.ruleset_version or None)
+    except PackageError as exc:
+        raise SubmitterError(str(exc)) from exc
+    _advance(job_id, token, state=JobState.CHECKING, stage="storing results and findings", files_done=total)
+    return report, root
+
+
+def _local_copy(upload: Upload, workdir: Path) -> Path:
+    """A local path to the stored archive: the file itself on the filesystem storage, a chunked
+    download into the job's directory on object storage."""
+    storage = submissions_storage()
+    try:
+        return Path(storage.path(upload.storage_name))
+    except NotImplementedError:
+        target = workdir / f"upload{archive_suffix(upload.storage_name)}"
+        with storage.open(upload.storage_name, "rb") as source, target.open("wb") as sink:
+            shutil.copyfileobj(source, sink, COPY_CHUNK_BYTES)
+        return target
+
+
+def _finish(job_id: int, token: str, report, root: Path) -> None:
+    """Write the report into the upload's Submission version and mark the job done, in one
+    transaction that holds the job row: if our claim is gone, nothing is written."""
+    with transaction.atomic():
+        job = IngestJob.objects.select_for_update().select_related("upload__submission").get(pk=job_id)
+        if job.claim_token != token or job.state not in ACTIVE_STATES:
+            raise LostClaim()
+        submission = job.upload.submission
+        write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
+        _make_current(submission)
+        now = timezone.now()
+        IngestJob.objects.filter(pk=job_id).update(
+            state=JobState.DONE, stage="", finished_at=now, heartbeat_at=now, files_done=F("files_total")
+        )
+
+
+def _read_log(root: Path, rel: str) -> bytes | None:
+    path = root / rel
+    return path.read_bytes() if path.is_file() and not path.is_symlink() else None
+
+
+def _make_current(submission: Submission) -> None:
+    """The newest ingested version is the current one; an older version finishing late is not."""
+    versions = Submission.objects.select_for_update().filter(
+        round=submission.round, organization=submission.organization
+    )
+    newer_done = versions.filter(version__gt=submission.version, upload__job__state=JobState.DONE).exists()
+    if newer_done:
+        return
+    versions.exclude(pk=submission.pk).update(is_current=False)
+    Submission.objects.filter(pk=submission.pk).update(is_current=True)
+
+
+def _advance(job_id: int, token: str, **fields) -> None:
+    moved = IngestJob.objects.filter(pk=job_id, claim_token=token, state__in=ACTIVE_STATES).update(
+        heartbeat_at=timezone.now(), **fields
+    )
+    if not moved:
+        raise LostClaim()
+
+
+def fail_job(job_id: int, token: str | None, kind: str, reason: str) -> bool:
+    """Mark the job failed with `reason` (only if `token` still owns it, when given)."""
+    owned = IngestJob.objects.filter(pk=job_id).exclude(state__in=FINAL_STATES)
+    if token is not None:
+        owned = owned.filter(claim_token=token)
+    now = timezone.now()
+    return bool(
+        owned.update(state=JobState.FAILED, error_kind=kind, error=reason[:4000], stage="", finished_at=now)
+    )
+
+
+class Heartbeat:
+    """Refreshes the job's heartbeat from a side thread while the worker is busy in the checker,
+    so a live attempt is never taken for dead. A database outage only skips beats."""
+
+    def __init__(self, job_id: int, token: str):
+        self.job_id = job_id
+        self.token = token
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, name=f"heartbeat-{job_id}", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop.set()
+        self.thread.join()
+
+    def _beat(self) -> None:
+        try:
+            while not self.stop.wait(settings.INGEST_HEARTBEAT_SECONDS):
+                try:
+                    IngestJob.objects.filter(pk=self.job_id, claim_token=self.token).update(
+                        heartbeat_at=timezone.now()
+                    )
+                except Exception as exc:  # the main thread meets the same outage and handles it
+                    log.warning("job %s: heartbeat skipped (%s)", self.job_id, exc)
+                    connection.close()
+        finally:
+            connection.close()  # this thread's own connection
+
+
+def new_token() -> str:
+    return uuid.uuid4().hex

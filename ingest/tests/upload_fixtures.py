@@ -1,0 +1,86 @@
+"""Fixtures shared by the upload, job and worker tests (imported by those modules)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from contextlib import contextmanager
+
+import pytest
+from rest_framework.test import APIClient
+
+
+@pytest.fixture
+def open_round(db):
+    from results.models import Round
+    from results.services import ensure_round
+
+    round_ = ensure_round("training-v1.0")
+    Round.objects.filter(pk=round_.pk).update(state="open", submission_deadline=None)
+    round_.refresh_from_db()
+    return round_
+
+
+@pytest.fixture
+def unthrottled(settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"uploads": "100000/hour"},
+    }
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+def post_upload(client: APIClient, path, round_slug: str = "training-v1.0", **extra):
+    with open(path, "rb") as handle:
+        return client.post(
+            "/api/v1/submissions/", {"round": round_slug, "file": handle, **extra}, format="multipart"
+        )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def celery_broker(url: str):
+    """Point this process's Celery app at `url` (and back afterwards): tests never send to the
+    shared broker, where somebody else's worker could pick their jobs up."""
+    from config.celery import app
+
+    def reset_pools():
+        if app._pool is not None:
+            app._pool.force_close_all()
+        app._pool = None
+        app.amqp._producer_pool = None
+
+    # Celery prefers the CELERY_BROKER_URL environment variable to its configuration: set both.
+    previous_env = os.environ.get("CELERY_BROKER_URL")
+    previous = app.conf.broker_url
+    reset_pools()
+    os.environ["CELERY_BROKER_URL"] = url
+    app.conf.broker_url = url
+    assert app.connection_for_write().port == int(url.rsplit(":", 1)[1].split("/")[0])
+    try:
+        yield
+    finally:
+        reset_pools()
+        app.conf.broker_url = previous
+        if previous_env is None:
+            os.environ.pop("CELERY_BROKER_URL", None)
+        else:
+            os.environ["CELERY_BROKER_URL"] = previous_env
+
+
+@pytest.fixture
+def dead_broker():
+    """A broker URL nothing listens on: every upload stays pending."""
+    with celery_broker(f"redis://127.0.0.1:{free_port()}/0"):
+        yield

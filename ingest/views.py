@@ -1,0 +1,46 @@
+"""Submitter pages: the upload page (choose a round, drop a tarball, watch it) and an upload's page.
+Thin: the browser talks to the JSON API (ingest/api.py) for the upload itself and for progress."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.db.models import Q
+from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
+
+from results.models import Round
+
+from .models import Upload
+
+
+@login_required
+def upload_page(request):
+    organizations = list(request.user.organizations.order_by("name"))
+    now = timezone.now()
+    open_rounds = Q(state="open") & (Q(submission_deadline__isnull=True) | Q(submission_deadline__gte=now))
+    with_window = Q(
+        resubmission_windows__organization__in=organizations, resubmission_windows__closes_at__gt=now
+    )
+    rounds = Round.objects.filter(open_rounds | with_window).distinct().order_by("suite", "-version")
+    uploads = (
+        Upload.objects.visible_to(request.user)
+        .select_related("round", "organization", "uploaded_by", "job")
+        .order_by("-created_at", "-pk")[:50]
+    )
+    context = {
+        "organizations": organizations,
+        "rounds": rounds,
+        "uploads": uploads,
+        "max_bytes": settings.UPLOAD_MAX_BYTES,
+    }
+    return render(request, "ingest/upload.html", context)
+
+
+@login_required
+def upload_detail(request, pk: int):
+    upload = get_object_or_404(
+        Upload.objects.visible_to(request.user).select_related("round", "organization", "uploaded_by", "job"),
+        pk=pk,
+    )
+    return render(request, "ingest/upload_detail.html", {"upload": upload})

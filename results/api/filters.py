@@ -1,0 +1,81 @@
+"""django-filter FilterSets of the public API."""
+
+import django_filters
+
+from results.models import Benchmark, Result, Round, Run, System
+from results.services import RoundSlugError, parse_round_slug
+
+
+def filter_round_slug(queryset, prefix: str, value: str):
+    try:
+        suite, version = parse_round_slug(value)
+    except RoundSlugError:
+        return queryset.none()
+    return queryset.filter(**{f"{prefix}suite": suite, f"{prefix}version": version})
+
+
+class RoundFilter(django_filters.FilterSet):
+    class Meta:
+        model = Round
+        fields = ["suite", "version", "state"]
+
+
+class BenchmarkFilter(django_filters.FilterSet):
+    round = django_filters.CharFilter(method="by_round", help_text="Round slug, e.g. training-v1.0")
+
+    class Meta:
+        model = Benchmark
+        fields = ["round", "name", "area"]
+
+    def by_round(self, queryset, name, value):
+        return filter_round_slug(queryset, "round__", value)
+
+
+class SystemFilter(django_filters.FilterSet):
+    round = django_filters.CharFilter(method="by_round", help_text="Round slug, e.g. training-v1.0")
+    organization = django_filters.CharFilter(field_name="submission__organization__slug")
+    accelerator = django_filters.CharFilter(field_name="accelerator_model_name", lookup_expr="icontains")
+    accelerators_min = django_filters.NumberFilter(field_name="accelerators_count", lookup_expr="gte")
+    accelerators_max = django_filters.NumberFilter(field_name="accelerators_count", lookup_expr="lte")
+
+    class Meta:
+        model = System
+        fields = ["round", "organization", "system_id", "division", "availability", "deployment", "accelerator",
+                  "accelerators_min", "accelerators_max"]
+
+    def by_round(self, queryset, name, value):
+        return filter_round_slug(queryset, "submission__round__", value)
+
+
+class ResultFilter(django_filters.FilterSet):
+    round = django_filters.CharFilter(method="by_round", help_text="Round slug, e.g. training-v1.0")
+    benchmark = django_filters.CharFilter(field_name="benchmark__name")
+    organization = django_filters.CharFilter(field_name="submission__organization__slug")
+    system_id = django_filters.CharFilter(field_name="system__system_id")
+    availability = django_filters.CharFilter(field_name="system__availability")
+    deployment = django_filters.CharFilter(field_name="system__deployment")
+    accelerator = django_filters.CharFilter(field_name="system__accelerator_model_name", lookup_expr="icontains")
+    accelerators_min = django_filters.NumberFilter(field_name="system__accelerators_count", lookup_expr="gte")
+    accelerators_max = django_filters.NumberFilter(field_name="system__accelerators_count", lookup_expr="lte")
+    minutes_max = django_filters.NumberFilter(field_name="score_minutes", lookup_expr="lte")
+
+    class Meta:
+        model = Result
+        fields = ["round", "benchmark", "organization", "system_id", "result_id", "division", "availability",
+                  "deployment", "accelerator", "accelerators_min", "accelerators_max", "rcp_status", "minutes_max"]
+
+    def by_round(self, queryset, name, value):
+        return filter_round_slug(queryset, "submission__round__", value)
+
+
+class RunFilter(django_filters.FilterSet):
+    result_id = django_filters.CharFilter(field_name="result__result_id")
+    round = django_filters.CharFilter(method="by_round", help_text="Round slug, e.g. training-v1.0")
+    benchmark = django_filters.CharFilter(field_name="result__benchmark__name")
+
+    class Meta:
+        model = Run
+        fields = ["result_id", "round", "benchmark", "scoring", "compliant"]
+
+    def by_round(self, queryset, name, value):
+        return filter_round_slug(queryset, "result__submission__round__", value)

@@ -1,0 +1,89 @@
+"""Read-only API. Every queryset starts from `visible_to(request.user)`; lists use cursor pagination."""
+
+from django.http import Http404
+from rest_framework import viewsets
+from rest_framework.pagination import CursorPagination
+
+from results.models import Benchmark, Result, Round, Run, System
+from results.services import RoundSlugError, parse_round_slug
+
+from . import filters, serializers
+
+
+class ById(CursorPagination):
+    ordering = "pk"
+    page_size_query_param = "page_size"
+    max_page_size = 1000
+
+
+class RoundViewSet(viewsets.ReadOnlyModelViewSet):
+    """Rounds, looked up by slug (`training-v1.0`)."""
+
+    serializer_class = serializers.RoundSerializer
+    filterset_class = filters.RoundFilter
+    pagination_class = ById
+    lookup_field = "slug"
+    lookup_value_regex = r"[a-z]+-v[\d.]+"
+
+    def get_queryset(self):
+        return Round.objects.visible_to(self.request.user)
+
+    def get_object(self):
+        try:
+            suite, version = parse_round_slug(self.kwargs["slug"])
+        except RoundSlugError as exc:
+            raise Http404(str(exc)) from exc
+        round_ = self.get_queryset().filter(suite=suite, version=version).first()
+        if round_ is None:
+            raise Http404("no such round")
+        return round_
+
+
+class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = serializers.BenchmarkSerializer
+    filterset_class = filters.BenchmarkFilter
+    pagination_class = ById
+
+    def get_queryset(self):
+        return Benchmark.objects.filter(round__in=Round.objects.visible_to(self.request.user)).select_related("round")
+
+
+class SystemViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = serializers.SystemSerializer
+    filterset_class = filters.SystemFilter
+    pagination_class = ById
+
+    def get_queryset(self):
+        return System.objects.visible_to(self.request.user).select_related(
+            "submission__round", "submission__organization"
+        )
+
+
+class ResultViewSet(viewsets.ReadOnlyModelViewSet):
+    """Results of current submission versions, looked up by citable id (`1.0-0042`)."""
+
+    serializer_class = serializers.ResultSerializer
+    filterset_class = filters.ResultFilter
+    pagination_class = ById
+    lookup_field = "result_id"
+    lookup_value_regex = r"[^/]+"
+
+    def get_queryset(self):
+        return Result.objects.visible_to(self.request.user).current().with_related()
+
+    def get_object(self):
+        result = (
+            Result.objects.visible_to(self.request.user).citable(self.kwargs["result_id"]).with_related().first()
+        )
+        if result is None:
+            raise Http404("no such result")
+        return result
+
+
+class RunViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = serializers.RunSerializer
+    filterset_class = filters.RunFilter
+    pagination_class = ById
+
+    def get_queryset(self):
+        return Run.objects.visible_to(self.request.user).current().select_related("result")

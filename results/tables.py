@@ -1,0 +1,269 @@
+"""The tables the dashboard shows, built from visible results in a fixed number of queries.
+
+A table is plain data (a list of row dicts) so that the HTML page, its CSV and its JSON download
+are the same rows: the download is exactly the table on screen, filters and sorting included.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+
+from django.db.models import Q
+
+from .constants import Availability, Deployment
+from .models import Result, Round, System
+
+# The MLCommons presentation: closed before open, then these categories in this order.
+DIVISION_ORDER = {"closed": 0, "open": 1}
+CATEGORIES = [
+    ("available-onprem", "Available on-premise"),
+    ("available-cloud", "Available cloud"),
+    ("available", "Available (deployment not stated)"),
+    ("preview", "Preview"),
+    ("research", "Research, development, or internal"),
+    ("unknown", "Category not stated"),
+]
+CATEGORY_LABELS = dict(CATEGORIES)
+CATEGORY_ORDER = {key: index for index, (key, _) in enumerate(CATEGORIES)}
+
+SYSTEM_COLUMNS = [
+    ("division", "Division"),
+    ("category", "Category"),
+    ("submitter", "Submitter"),
+    ("system", "System"),
+    ("system_id", "System id"),
+    ("number_of_nodes", "Nodes"),
+    ("host_processor_model_name", "Host processor"),
+    ("host_processors_count", "Host processors"),
+    ("accelerator_model_name", "Accelerator"),
+    ("accelerators_count", "Accelerators"),
+    ("framework", "Framework"),
+    ("notes", "Notes"),
+]
+SORT_KEYS = {"submitter", "system", "number_of_nodes", "accelerators_count", "accelerator_model_name", "framework"}
+
+
+def category_of(availability: str, deployment: str) -> str:
+    if availability == Availability.AVAILABLE:
+        if deployment == Deployment.CLOUD:
+            return "available-cloud"
+        if deployment == Deployment.ON_PREMISE:
+            return "available-onprem"
+        return "available"
+    if availability in (Availability.PREVIEW, Availability.RESEARCH):
+        return availability
+    return "unknown"
+
+
+def _category_q(category: str) -> Q:
+    """The system rows in one display category, as a filter on Result."""
+    if category == "available-cloud":
+        return Q(system__availability=Availability.AVAILABLE, system__deployment=Deployment.CLOUD)
+    if category == "available-onprem":
+        return Q(system__availability=Availability.AVAILABLE, system__deployment=Deployment.ON_PREMISE)
+    if category == "available":
+        return Q(system__availability=Availability.AVAILABLE, system__deployment=Deployment.UNKNOWN)
+    return Q(system__availability=category)
+
+
+def _positive_int(value) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number >= 0 else None
+
+
+@dataclass
+class RoundFilters:
+    """The round page's filters and sort order, as read from (and written back to) the query string."""
+
+    division: str = ""
+    category: str = ""
+    deployment: str = ""
+    submitter: str = ""  # organization slug
+    accelerator: str = ""
+    acc_min: int | None = None
+    acc_max: int | None = None
+    benchmarks: list[str] = field(default_factory=list)
+    sort: str = ""
+
+    @classmethod
+    def from_query(cls, query, benchmark_names: list[str]) -> RoundFilters:
+        division = query.get("division", "")
+        category = query.get("category", "")
+        deployment = query.get("deployment", "")
+        sort = query.get("sort", "")
+        sort_key = sort.lstrip("-")
+        return cls(
+            division=division if division in DIVISION_ORDER else "",
+            category=category if category in CATEGORY_LABELS else "",
+            deployment=deployment if deployment in (Deployment.ON_PREMISE, Deployment.CLOUD) else "",
+            submitter=query.get("submitter", "").strip(),
+            accelerator=query.get("accelerator", "").strip(),
+            acc_min=_positive_int(query.get("acc_min")),
+            acc_max=_positive_int(query.get("acc_max")),
+            benchmarks=[name for name in query.getlist("benchmark") if name in benchmark_names],
+            sort=sort if sort_key in SORT_KEYS or sort_key in benchmark_names else "",
+        )
+
+    def apply(self, results):
+        if self.division:
+            results = results.filter(division=self.division)
+        if self.category:
+            results = results.filter(_category_q(self.category))
+        if self.deployment:
+            results = results.filter(system__deployment=self.deployment)
+        if self.submitter:
+            results = results.filter(submission__organization__slug=self.submitter)
+        if self.accelerator:
+            results = results.filter(system__accelerator_model_name=self.accelerator)
+        if self.acc_min is not None:
+            results = results.filter(system__accelerators_count__gte=self.acc_min)
+        if self.acc_max is not None:
+            results = results.filter(system__accelerators_count__lte=self.acc_max)
+        if self.benchmarks:
+            results = results.filter(benchmark__name__in=self.benchmarks)
+        return results
+
+    @property
+    def active(self) -> bool:
+        return any([self.division, self.category, self.deployment, self.submitter, self.accelerator,
+                    self.acc_min is not None, self.acc_max is not None, self.benchmarks])
+
+
+@dataclass
+class RoundTable:
+    benchmarks: list[str]
+    rows: list[dict]
+    filters: RoundFilters
+    options: dict
+
+    @property
+    def columns(self) -> list[str]:
+        return [key for key, _ in SYSTEM_COLUMNS] + self.benchmarks + [f"{name}_result_id" for name in self.benchmarks]
+
+    def groups(self) -> list[dict]:
+        """Rows grouped by (division, category), in the MLCommons order."""
+        groups: list[dict] = []
+        for row in self.rows:
+            if not groups or groups[-1]["key"] != (row["division"], row["category"]):
+                groups.append({"key": (row["division"], row["category"]), "division": row["division"],
+                               "category": row["category_label"], "rows": []})
+            groups[-1]["rows"].append(row)
+        return groups
+
+    def export_rows(self) -> list[dict]:
+        return [{key: row[key] for key in self.columns} for row in self.rows]
+
+
+def round_table(round_: Round, user, query) -> RoundTable:
+    """The round's results table for `user`: three queries (benchmarks, options, results)."""
+    all_benchmarks = list(round_.benchmarks.order_by("name").values_list("name", flat=True))
+    filters = RoundFilters.from_query(query, all_benchmarks)
+    benchmarks = filters.benchmarks or all_benchmarks
+    visible = Result.objects.visible_to(user).current().for_round(round_)
+    results = (
+        filters.apply(visible)
+        .select_related("system", "benchmark", "submission__organization")
+        .only(
+            "result_id", "division", "score_minutes", "score_note", "benchmark__name",
+            "submission__organization__name", "submission__organization__slug",
+            *[f"system__{name}" for name in (
+                "system_id", "name", "submitter", "division", "availability", "deployment", "number_of_nodes",
+                "host_processor_model_name", "host_processors_count", "accelerator_model_name",
+                "accelerators_count", "framework", "notes",
+            )],
+        )
+    )
+    rows: dict[int, dict] = {}
+    for result in results:
+        system = result.system
+        row = rows.get(system.pk)
+        if row is None:
+            org = result.submission.organization
+            division = result.division or system.division
+            category = category_of(system.availability, system.deployment)
+            row = rows[system.pk] = {
+                "division": division,
+                "category": category,
+                "category_label": CATEGORY_LABELS[category],
+                "submitter": system.submitter or org.name,
+                "organization": org.slug,
+                "system": system.name,
+                "system_id": system.system_id,
+                "number_of_nodes": system.number_of_nodes,
+                "host_processor_model_name": system.host_processor_model_name,
+                "host_processors_count": system.host_processors_count,
+                "accelerator_model_name": system.accelerator_model_name,
+                "accelerators_count": system.accelerators_count,
+                "framework": system.framework,
+                "notes": system.notes,
+                "cells": {},
+            }
+        row["cells"][result.benchmark.name] = {
+            "minutes": result.score_minutes, "result_id": result.result_id, "note": result.score_note
+        }
+    table_rows = list(rows.values())
+    for row in table_rows:
+        for name in benchmarks:
+            cell = row["cells"].get(name) or {"minutes": None, "result_id": "", "note": ""}
+            row[name] = cell["minutes"]
+            row[f"{name}_result_id"] = cell["result_id"]
+        row["cell_list"] = [row["cells"].get(name) for name in benchmarks]
+    _sort_rows(table_rows, filters.sort)
+    return RoundTable(benchmarks=benchmarks, rows=table_rows, filters=filters, options=_options(round_, user))
+
+
+def _sort_rows(rows: list[dict], sort: str) -> None:
+    """Sort inside each (division, category) group; empty values always last."""
+    key = sort.lstrip("-") or "submitter"
+    descending = sort.startswith("-")
+
+    def value(row):
+        item = row.get(key)
+        if isinstance(item, str):
+            item = item.lower()
+        return item
+
+    present = [row for row in rows if value(row) not in (None, "")]
+    missing = [row for row in rows if value(row) in (None, "")]
+    present.sort(key=lambda row: (value(row), row["system"].lower()), reverse=descending)
+    missing.sort(key=lambda row: row["system"].lower())
+    ordered = present + missing
+    ordered.sort(key=lambda row: (DIVISION_ORDER.get(row["division"], 9), CATEGORY_ORDER[row["category"]]))
+    rows[:] = ordered
+
+
+def _options(round_: Round, user) -> dict:
+    """Choices for the filter form: what the visible systems of the round hold."""
+    systems = (
+        System.objects.visible_to(user)
+        .current()
+        .filter(submission__round=round_)
+        .values_list("submission__organization__slug", "submission__organization__name", "accelerator_model_name")
+    )
+    submitters: dict[str, str] = {}
+    accelerators: set[str] = set()
+    for slug, name, accelerator in systems:
+        submitters[slug] = name
+        if accelerator:
+            accelerators.add(accelerator)
+    return {
+        "divisions": [("closed", "Closed"), ("open", "Open")],
+        "categories": CATEGORIES,
+        "deployments": [(Deployment.ON_PREMISE.value, "On-premise"), (Deployment.CLOUD.value, "Cloud")],
+        "submitters": sorted(submitters.items(), key=lambda item: item[1].lower()),
+        "accelerators": sorted(accelerators, key=str.lower),
+    }
+
+
+def rows_to_csv(columns: list[str], rows: list[dict]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({key: "" if row.get(key) is None else row.get(key) for key in columns})
+    return buffer.getvalue()

@@ -1,0 +1,110 @@
+"""Chart builders are pure: values in, Plotly figure dicts and their plotted rows out."""
+
+import math
+
+import pytest
+
+from results import charts
+
+
+def point(result_id, minutes, accelerators=8, **extra):
+    values = {"result_id": result_id, "division": "closed", "category": "Available on-premise",
+              "submitter": "Alpha", "system": f"sys {result_id}", "accelerator": "A100", "accelerators": accelerators,
+              "framework": "PyTorch", "minutes": minutes, "batch_size": 256 * accelerators, "converge": 40.0}
+    values.update(extra)
+    return values
+
+
+def test_it_plots_one_point_per_system_on_a_log_axis():
+    chart = charts.time_to_train([point("1", 10.0), point("2", 2.0, division="open"), point("3", None)], "resnet")
+    assert chart.figure["layout"]["yaxis"]["type"] == "log"
+    assert [t["name"] for t in chart.figure["data"]] == ["closed division", "open division"]
+    assert sum(len(t["y"]) for t in chart.figure["data"]) == len(chart.rows) == 2  # the CSV is what is drawn
+    assert "sys 1" in chart.figure["data"][0]["text"][0]
+
+
+def test_it_computes_family_speedup_and_an_ideal_scaling_guide():
+    chart = charts.scaling([point("1", 100.0, 8), point("2", 30.0, 32), point("3", 50.0, 16, submitter="Beta")],
+                           "resnet")
+    rows = {r["result_id"]: r for r in chart.rows}
+    assert rows["2"]["speedup"] == pytest.approx(100 / 30, rel=1e-3)
+    assert rows["2"]["efficiency"] == pytest.approx(100 / 30 / 4, rel=1e-3)
+    assert rows["3"]["speedup"] is None  # a family seen at one scale only
+    guide = chart.figure["data"][-1]
+    assert guide["name"] == "ideal scaling" and guide["x"] == [8, 32] and guide["y"] == [100.0, 25.0]
+    assert chart.figure["layout"]["xaxis"]["type"] == "log"
+
+
+def test_it_colours_scaling_by_submitter_on_request():
+    chart = charts.scaling([point("1", 10.0), point("2", 5.0, 16, submitter="Beta")], "bert", colour_by="submitter")
+    assert [t["name"] for t in chart.figure["data"][:2]] == ["Alpha", "Beta"]
+
+
+def test_it_marks_where_each_run_crosses_the_target():
+    runs = [
+        {"run": "result_0.txt", "scoring": "counted", "curve": [[1, 0.5, 10], [2, 0.76, 20], [3, 0.78, 30]]},
+        {"run": "result_1.txt", "scoring": "dropped_fastest", "curve": [[1, 0.6, 10], [2, "NaN", 20], [3, 0.7, 30]]},
+    ]
+    chart = charts.convergence(runs, metric="top-1", targets={"": 0.759}, higher_is_better=True)
+    crossed = [r for r in chart.rows if r["crossed"]]
+    assert [(r["run"], r["x"]) for r in crossed] == [("result_0.txt", 2.0)]
+    assert len(chart.rows) == 5  # the NaN point is not plotted, so not in the CSV
+    assert chart.figure["layout"]["shapes"][0]["y0"] == 0.759
+    assert chart.figure["data"][1]["line"]["dash"] == "dot"  # dropped run
+
+
+def test_it_plots_per_component_curves_against_per_component_targets():
+    runs = [{"run": "r0", "scoring": "counted",
+             "curve": [[1, {"BBOX": 0.30, "SEGM": 0.2}, 5], [2, {"BBOX": 0.38, "SEGM": 0.35}, 9]]}]
+    chart = charts.convergence(runs, metric="mAP", targets={"BBOX": 0.377, "SEGM": 0.339}, higher_is_better=True)
+    assert sorted(t["name"] for t in chart.figure["data"][:2]) == ["r0 BBOX", "r0 SEGM"]
+    assert {(r["component"], r["x"]) for r in chart.rows if r["crossed"]} == {("BBOX", 2.0), ("SEGM", 2.0)}
+
+
+def test_it_handles_lower_is_better_metrics():
+    runs = [{"run": "r0", "scoring": "counted", "curve": [[1, 0.9, 1], [2, 0.8, 2], [3, 0.7, 3]]}]
+    chart = charts.convergence(runs, metric="loss", targets={"": 0.8}, higher_is_better=False)
+    assert [r["x"] for r in chart.rows if r["crossed"]] == [2.0]
+
+
+def test_it_shows_dropped_and_failed_runs_in_the_run_strip():
+    chart = charts.run_times([
+        {"run": "a", "minutes": 10, "scoring": "counted"},
+        {"run": "b", "minutes": 9, "scoring": "dropped_fastest", "reason": "fastest"},
+        {"run": "c", "minutes": None, "scoring": "failed", "reason": "no run_stop"},
+    ])
+    assert [t["name"] for t in chart.figure["data"]] == ["counted", "dropped fastest"]
+    assert [r["run"] for r in chart.rows] == ["a", "b"]
+
+
+def test_it_plots_batch_size_against_epochs():
+    chart = charts.batch_size([point("1", 10, 8), point("2", 5, 64, converge=None)], "resnet")
+    assert chart.rows[0]["batch_size"] == 2048 and len(chart.rows) == 1
+
+
+def test_it_tracks_progress_across_rounds_and_annotates_target_changes():
+    entries = [
+        {"round": "0.5", "benchmark": "resnet", "minutes": 100.0, "accelerators": 8, "system": "a", "submitter": "A",
+         "result_id": "0.5-1"},
+        {"round": "0.5", "benchmark": "resnet", "minutes": 10.0, "accelerators": 512, "system": "b", "submitter": "A",
+         "result_id": "0.5-2"},
+        {"round": "0.6", "benchmark": "resnet", "minutes": 80.0, "accelerators": 8, "system": "c", "submitter": "B",
+         "result_id": "0.6-1"},
+        {"round": "0.6", "benchmark": "resnet", "minutes": 2.0, "accelerators": 2048, "system": "d", "submitter": "B",
+         "result_id": "0.6-2"},
+    ]
+    targets = [{"round": "0.5", "benchmark": "resnet", "target": 0.749},
+               {"round": "0.6", "benchmark": "resnet", "target": 0.759}]
+    best, fixed, scale = charts.round_over_round(entries, targets, fixed_scale=8)
+    assert [(r["round"], r["minutes"], r["target_changed"]) for r in best.rows] == [("0.5", 10.0, False),
+                                                                                     ("0.6", 2.0, True)]
+    annotation = best.figure["layout"]["annotations"][0]
+    assert annotation["y"] == pytest.approx(math.log10(2.0)) and "0.749 → 0.759" in annotation["hovertext"]
+    assert fixed.rows[0]["speedup"] == pytest.approx(1.25) and fixed.rows[0]["target_changed"]
+    assert [r["accelerators"] for r in scale.rows] == [512, 2048]
+
+
+def test_it_returns_empty_charts_without_data():
+    assert charts.time_to_train([], "x").empty
+    assert charts.scaling([], "x").figure["data"] == []
+    assert all(chart.empty for chart in charts.round_over_round([], [], 8))

@@ -1,0 +1,279 @@
+"""HTML pages: content, filters, sorting, downloads, and a constant number of queries."""
+
+import csv
+import io
+
+import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.urls import reverse
+
+from results.constants import Availability, Deployment, RunStatus
+
+from .factories import make_finding, make_org, make_result, make_round, make_submission, make_system
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world():
+    round_ = make_round("1.0")
+    alpha = make_submission(round_, make_org("Alpha"))
+    beta = make_submission(round_, make_org("Beta"))
+    dgx = make_system(alpha, "dgx", name="DGX A100", accelerators_count=8)
+    pod = make_system(alpha, "pod", name="DGX SuperPOD", accelerators_count=1024, number_of_nodes=128)
+    cloud = make_system(beta, "vm", name="Cloud VM", deployment=Deployment.CLOUD, accelerators_count=16,
+                        accelerator_model_name="TPU v4")
+    research = make_system(beta, "lab", name="Lab Rig", availability=Availability.RESEARCH, division="open")
+    log = "\n".join(f":::MLLOG line {n}" for n in range(1, 130))
+    results = {
+        "dgx_resnet": make_result(dgx, "resnet", minutes=28.5, result_id="1.0-0001", log_text=log),
+        "dgx_bert": make_result(dgx, "bert", minutes=21.0, result_id="1.0-0002"),
+        "pod_resnet": make_result(pod, "resnet", minutes=0.8, result_id="1.0-0003"),
+        "vm_resnet": make_result(cloud, "resnet", minutes=14.0, result_id="1.0-0004"),
+        "lab_bert": make_result(research, "bert", minutes=None, score_note="only 3 runs converged",
+                                result_id="1.0-0005"),
+    }
+    make_finding(results["dgx_resnet"], code="SEED_REPEATED", line=7)
+    return {"round": round_, **results}
+
+
+def test_it_lists_rounds_with_counts_on_home(client, world):
+    response = client.get("/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Training v1.0" in html
+    assert reverse("results:round", args=["training-v1.0"]) in html
+    assert response.context["suites"][0]["rounds"][0].counts == {"submission__round": world["round"].pk,
+                                                                "results": 5, "systems": 4, "submitters": 2}
+
+
+def test_it_groups_the_round_table_by_division_then_category(client, world):
+    response = client.get("/rounds/training-v1.0/")
+    assert response.status_code == 200
+    groups = [(g["division"], g["category"]) for g in response.context["groups"]]
+    assert groups == [("closed", "Available on-premise"), ("closed", "Available cloud"),
+                      ("open", "Research, development, or internal")]
+    html = response.content.decode()
+    assert 'href="/results/1.0-0001/"' in html
+    assert "28.50" in html and "0.80" in html
+
+
+def test_it_filters_the_round_table_from_the_query_string(client, world):
+    response = client.get("/rounds/training-v1.0/", {"deployment": "cloud"})
+    assert [r["system"] for r in response.context["table"].rows] == ["Cloud VM"]
+    response = client.get("/rounds/training-v1.0/", {"acc_min": "100"})
+    assert [r["system"] for r in response.context["table"].rows] == ["DGX SuperPOD"]
+    response = client.get("/rounds/training-v1.0/", {"benchmark": "bert"})
+    table = response.context["table"]
+    assert table.benchmarks == ["bert"]
+    assert sorted(r["system"] for r in table.rows) == ["DGX A100", "Lab Rig"]
+    response = client.get("/rounds/training-v1.0/", {"submitter": "beta", "division": "open"})
+    assert [r["system"] for r in response.context["table"].rows] == ["Lab Rig"]
+
+
+def test_it_ignores_malformed_filters(client, world):
+    response = client.get("/rounds/training-v1.0/", {"acc_min": "lots", "division": "x'; drop", "sort": "evil"})
+    assert response.status_code == 200
+    assert len(response.context["table"].rows) == 4
+
+
+def test_it_sorts_by_a_benchmark_within_groups(client, world):
+    response = client.get("/rounds/training-v1.0/", {"sort": "resnet"})
+    closed_onprem = response.context["groups"][0]["rows"]
+    assert [r["system"] for r in closed_onprem] == ["DGX SuperPOD", "DGX A100"]
+    response = client.get("/rounds/training-v1.0/", {"sort": "-resnet"})
+    assert [r["system"] for r in response.context["groups"][0]["rows"]] == ["DGX A100", "DGX SuperPOD"]
+
+
+def test_it_downloads_exactly_the_filtered_table_as_csv_and_json(client, world):
+    response = client.get("/rounds/training-v1.0/table.csv", {"category": "available-onprem", "sort": "resnet"})
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert [r["system"] for r in rows] == ["DGX SuperPOD", "DGX A100"]
+    assert rows[1]["resnet"] == "28.5" and rows[1]["resnet_result_id"] == "1.0-0001"
+    assert rows[0]["bert"] == ""
+    data = client.get("/rounds/training-v1.0/table.json", {"category": "available-onprem"}).json()
+    assert len(data["rows"]) == 2 and "resnet_result_id" in data["columns"]
+
+
+def test_it_serves_the_official_style_summary(client, world):
+    response = client.get("/rounds/training-v1.0/summary.csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert {r["system"] for r in rows} == {"DGX A100", "DGX SuperPOD", "Cloud VM", "Lab Rig"}
+
+
+def test_it_404s_for_unknown_rounds_and_benchmarks(client, world):
+    assert client.get("/rounds/training-v9.9/").status_code == 404
+    assert client.get("/rounds/not-a-round/").status_code == 404
+    assert client.get("/rounds/training-v1.0/minigo/").status_code == 404
+    assert client.get("/results/9.9-9999/").status_code == 404
+
+
+def test_it_ranks_a_benchmark_within_division_and_category(client, world):
+    response = client.get("/rounds/training-v1.0/resnet/")
+    assert response.status_code == 200
+    groups = response.context["groups"]
+    assert [(p["system"], p["rank"]) for p in groups[0]["rows"]] == [("DGX SuperPOD", 1), ("DGX A100", 2)]
+    html = response.content.decode()
+    assert "Quality target" in html and "0.759" in html
+    assert 'id="figure-time-to-train"' in html and "vendor/plotly.min.js" in html
+
+
+def test_it_shows_scaling_efficiency_for_a_system_family(client, world):
+    response = client.get("/rounds/training-v1.0/resnet/")
+    family = {p["accelerators"]: p for p in response.context["scaling_families"]}
+    assert family[1024]["speedup"] == pytest.approx(28.5 / 0.8, rel=1e-3)
+    assert family[1024]["efficiency"] == pytest.approx(28.5 / 0.8 / 128, rel=1e-2)
+
+
+def test_it_shows_every_run_findings_and_rcp_on_the_result_page(client, world):
+    result = world["dgx_resnet"]
+    response = client.get("/results/1.0-0001/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "28.50" in html
+    for run in result.runs.all():
+        assert run.file in html
+    assert "Dropped (fastest)" in html and "fastest run, dropped by the olympic mean" in html
+    assert "SEED_REPEATED" in html
+    assert "RCP mean" in html
+    flagged = result.runs.get(file=result.findings.get().file)
+    assert f"/logs/{flagged.sha256}/#L7" in html  # the finding links to its log line
+    assert "opt_base_learning_rate" in html
+    assert 'id="figure-convergence"' in html and 'id="figure-run-times"' in html
+    assert "Review" not in html and "Verification" not in html
+
+
+def test_it_prefers_the_current_version_of_a_result_id(client, world):
+    old = world["dgx_resnet"]
+    submission = old.submission
+    submission.is_current = False
+    submission.save()
+    newer = make_submission(world["round"], submission.organization, version=2)
+    system = make_system(newer, "dgx", name="DGX A100 (resubmitted)")
+    make_result(system, "resnet", minutes=27.0, result_id="1.0-0001")
+    response = client.get("/results/1.0-0001/")
+    assert response.context["result"].submission.version == 2
+    assert "27.00" in response.content.decode()
+
+
+def test_it_renders_a_log_with_line_anchors(client, world):
+    run = world["dgx_resnet"].runs.order_by("file").first()
+    response = client.get(f"/logs/{run.sha256}/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="L1"' in html and 'id="L129"' in html and ":::MLLOG line 42" in html
+
+
+def test_it_escapes_log_content(client, world):
+    run = world["dgx_bert"].runs.first()
+    run.log_name = default_storage.save("logs/xx/evil.txt", ContentFile(b"<script>alert(1)</script>"))
+    run.save()
+    html = client.get(f"/logs/{run.sha256}/").content.decode()
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
+
+
+def test_it_lists_every_description_field_and_results_across_rounds_on_the_system_page(client, world):
+    later = make_round("1.1")
+    sub = make_submission(later, world["dgx_resnet"].submission.organization)
+    system = make_system(sub, "dgx", name="DGX A100")
+    make_result(system, "resnet", minutes=25.0, result_id="1.1-0001")
+    response = client.get("/systems/alpha/dgx/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "host_memory_capacity" in html and "1 TB" in html
+    assert [r.result_id for r in response.context["results"]] == ["1.1-0001", "1.0-0002", "1.0-0001"]
+
+
+def test_it_compares_results_and_highlights_differences(client, world):
+    response = client.get("/compare/", {"result": ["1.0-0001", "1.0-0004"]})
+    assert response.status_code == 200
+    rows = {r["label"]: r for r in response.context["rows"] if "label" in r}
+    assert rows["Accelerator"]["differs"] and rows["Accelerator"]["values"] == ["NVIDIA A100-SXM4-40GB", "TPU v4"]
+    assert not rows["Benchmark"]["differs"]
+    assert "global_batch_size" in rows
+
+
+def test_it_compares_systems(client, world):
+    response = client.get("/compare/", {"system": ["alpha/dgx", "beta/vm"]})
+    rows = {r["label"]: r for r in response.context["rows"] if "label" in r}
+    assert rows["Deployment"]["values"] == ["onprem", "cloud"] and rows["Deployment"]["differs"]
+    assert "host_memory_capacity" in rows
+
+
+def test_it_searches_systems_submitters_and_accelerators(client, world):
+    response = client.get("/search/", {"q": "tpu"})
+    assert [a["accelerator_model_name"] for a in response.context["accelerators"]] == ["TPU v4"]
+    assert [s["system_id"] for s in response.context["systems"]] == ["vm"]
+    response = client.get("/search/", {"q": "alpha"})
+    assert [s["submission__organization__slug"] for s in response.context["submitters"]] == ["alpha"]
+
+
+def test_it_serves_chart_csv_of_exactly_what_is_plotted(client, world):
+    response = client.get("/rounds/training-v1.0/resnet/charts/time-to-train.csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert sorted(r["result_id"] for r in rows) == ["1.0-0001", "1.0-0003", "1.0-0004"]
+    figure = client.get("/rounds/training-v1.0/resnet/charts/time-to-train.json").json()["figure"]
+    assert sum(len(t["y"]) for t in figure["data"]) == 3
+    conv = client.get("/results/1.0-0001/charts/convergence.csv").content.decode()
+    assert conv.splitlines()[0] == "run,scoring,component,x,value,line,crossed"
+    assert client.get("/results/1.0-0001/charts/run-times.csv").status_code == 200
+    assert client.get("/progress/training/charts/best-time.csv").status_code == 200
+    assert client.get("/results/1.0-0001/charts/nope.csv").status_code == 404
+
+
+def test_it_shows_round_over_round_progress(client, world):
+    later = make_round("1.1")
+    sub = make_submission(later, make_org("Gamma"))
+    make_result(make_system(sub, "g8"), "resnet", minutes=20.0, result_id="1.1-0001")
+    response = client.get("/progress/training/")
+    assert response.status_code == 200
+    best = {c.name: c for c in response.context["charts"]}["best-time"]
+    assert [(r["round"], r["minutes"]) for r in best.rows if r["benchmark"] == "resnet"] == [("1.0", 0.8), ("1.1", 20.0)]
+    fixed = {c.name: c for c in response.context["charts"]}["fixed-scale-speedup"]
+    assert fixed.rows[0]["speedup"] == pytest.approx(28.5 / 20.0, rel=1e-3)
+
+
+def test_it_lists_public_pages_in_the_sitemap(client, world):
+    xml = client.get("/sitemap.xml").content.decode()
+    assert "/results/1.0-0001/" in xml and "/systems/alpha/dgx/" in xml and "/rounds/training-v1.0/resnet/" in xml
+
+
+@pytest.mark.parametrize("url", [
+    "/", "/rounds/training-v1.0/", "/rounds/training-v1.0/table.csv", "/rounds/training-v1.0/resnet/",
+    "/results/1.0-0001/", "/systems/alpha/dgx/", "/search/?q=a", "/progress/training/",
+    "/compare/?result=1.0-0001&result=1.0-0004", "/rounds/training-v1.0/resnet/charts/scaling.json",
+])
+def test_it_runs_a_constant_number_of_queries(client, world, url, django_assert_max_num_queries):
+    # Double the data: the query count must not grow with it.
+    for index in range(6):
+        sub = make_submission(world["round"], make_org(f"Extra {index}"))
+        for n in range(3):
+            system = make_system(sub, f"x{index}-{n}")
+            make_result(system, "resnet", minutes=10.0 + n)
+            make_result(system, "bert", minutes=12.0 + n)
+    with django_assert_max_num_queries(8):
+        assert client.get(url).status_code == 200
+
+
+def test_it_marks_failed_runs(client, world):
+    run = world["dgx_resnet"].runs.order_by("file").last()
+    run.scoring = RunStatus.FAILED
+    run.scoring_reason = "run_stop status aborted"
+    run.save()
+    html = client.get("/results/1.0-0001/").content.decode()
+    assert "run_stop status aborted" in html and 'class="run-failed"' in html
+
+
+def test_it_caches_public_pages_until_the_data_changes(client, world, django_user_model,
+                                                       django_assert_max_num_queries):
+    client.get("/rounds/training-v1.0/")
+    with django_assert_max_num_queries(1):  # the data-version query only
+        assert "DGX A100" in client.get("/rounds/training-v1.0/").content.decode()
+    sub = make_submission(world["round"], make_org("Newcomer"))
+    make_result(make_system(sub, "new", name="Brand New System"), "resnet", minutes=5.0)
+    assert "Brand New System" in client.get("/rounds/training-v1.0/").content.decode()
+    client.force_login(django_user_model.objects.create_user("visitor"))
+    with django_assert_max_num_queries(12):
+        assert client.get("/rounds/training-v1.0/").status_code == 200  # logged in: never from the cache

@@ -1,0 +1,176 @@
+// Upload page: drag and drop, XHR upload with a progress bar, then live ingestion progress by
+// polling the JSON status endpoint, then scores and findings grouped by severity.
+// Everything from the server is inserted with textContent: findings quote hostile log content.
+(function () {
+  "use strict";
+  var POLL_MS = 1000;
+  var SEVERITIES = ["error", "warning", "info"];
+
+  function el(tag, text, className) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (className) node.className = className;
+    return node;
+  }
+
+  function humanBytes(n) {
+    var units = ["B", "KB", "MB", "GB", "TB"], i = 0;
+    while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+    return n.toFixed(i ? 1 : 0) + " " + units[i];
+  }
+
+  // --- the job panel --------------------------------------------------------------------------
+  var job = document.getElementById("job");
+
+  function renderJob(data) {
+    var j = data.job;
+    job.hidden = false;
+    var badge = document.getElementById("job-state");
+    badge.textContent = j.state;
+    badge.className = "badge state-" + j.state;
+    document.getElementById("job-receipt").textContent =
+      data.organization + " · " + data.round + " · version " + data.version + " · " + data.original_name +
+      " (" + humanBytes(data.size) + ") · sha256 " + data.sha256 + " · uploaded by " + data.uploader;
+    var pct = j.state === "done" ? 100 : (j.files_total ? Math.round(100 * j.files_done / j.files_total) : 0);
+    document.getElementById("job-bar").style.width = pct + "%";
+    var stage = j.state_label;
+    if (j.stage) stage += ": " + j.stage;
+    if (j.files_total) stage += " (" + j.files_done + " of " + j.files_total + " result files)";
+    if (j.attempts > 1) stage += " · attempt " + j.attempts;
+    document.getElementById("job-stage").textContent = stage;
+    var error = document.getElementById("job-error");
+    error.hidden = j.state !== "failed";
+    if (j.state === "failed") {
+      error.textContent = (j.error_kind === "submitter" ? "The package was refused: " : "Our side failed: ") + j.error;
+    }
+    if (j.state === "done") renderOutcome(data);
+  }
+
+  function renderOutcome(data) {
+    document.getElementById("job-results").hidden = false;
+    var body = document.querySelector("#scores tbody");
+    body.replaceChildren();
+    data.results.forEach(function (r) {
+      var tr = el("tr");
+      tr.append(el("td", r.result_id), el("td", r.system), el("td", r.benchmark), el("td", r.division),
+        el("td", r.score_minutes === null ? "—" : r.score_minutes.toFixed(3), "num"),
+        el("td", r.rcp_status), el("td", r.score_note));
+      body.append(tr);
+    });
+    if (!data.results.length) {
+      var empty = el("tr"); var td = el("td", "No scored results.", "muted"); td.colSpan = 7;
+      empty.append(td); body.append(empty);
+    }
+    var box = document.getElementById("findings");
+    box.replaceChildren();
+    SEVERITIES.forEach(function (severity) {
+      var count = data.finding_counts[severity] || 0;
+      var details = el("details", null, "sev-" + severity);
+      details.id = "findings-" + severity;
+      details.open = severity === "error" && count > 0;
+      details.append(el("summary", count + " " + severity + (count === 1 ? "" : "s")));
+      var list = el("ul", null, "findings-list");
+      data.findings.filter(function (f) { return f.severity === severity; }).forEach(function (f) {
+        var li = el("li");
+        var where = f.file ? f.file + (f.line ? ":" + f.line : "") : "(package)";
+        li.append(el("code", where), " ", el("b", f.code), " ", el("span", f.message));
+        list.append(li);
+      });
+      var shown = list.children.length;
+      if (shown < count) list.append(el("li", "… and " + (count - shown) + " more", "muted"));
+      details.append(list);
+      box.append(details);
+    });
+  }
+
+  function poll(url) {
+    fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (response) {
+        if (!response.ok) throw new Error("status " + response.status);
+        return response.json();
+      })
+      .then(function (data) {
+        renderJob(data);
+        if (!data.job.is_final) setTimeout(function () { poll(url); }, POLL_MS);
+      })
+      .catch(function (err) {
+        document.getElementById("job-stage").textContent = "Cannot read the status (" + err.message + "); retrying…";
+        setTimeout(function () { poll(url); }, POLL_MS * 3);
+      });
+  }
+
+  if (job && job.dataset.statusUrl) poll(job.dataset.statusUrl);
+
+  // --- the upload form ------------------------------------------------------------------------
+  var form = document.getElementById("upload-form");
+  if (!form) return;
+  var input = document.getElementById("file");
+  var zone = document.getElementById("dropzone");
+  var button = document.getElementById("upload-button");
+  var statusLine = document.getElementById("upload-status");
+  var maxBytes = Number(form.dataset.maxBytes);
+  var chosen = null;
+
+  function choose(file) {
+    chosen = file;
+    document.getElementById("chosen").textContent = file ? file.name + " (" + humanBytes(file.size) + ")" : "";
+    button.disabled = !file;
+    statusLine.textContent = "";
+    if (file && file.size > maxBytes) {
+      statusLine.textContent = "This file is larger than the limit of " + humanBytes(maxBytes) + ".";
+      button.disabled = true;
+    }
+  }
+
+  input.addEventListener("change", function () { choose(input.files[0] || null); });
+  ["dragenter", "dragover"].forEach(function (name) {
+    zone.addEventListener(name, function (e) { e.preventDefault(); zone.classList.add("over"); });
+  });
+  ["dragleave", "drop"].forEach(function (name) {
+    zone.addEventListener(name, function (e) { e.preventDefault(); zone.classList.remove("over"); });
+  });
+  zone.addEventListener("drop", function (e) {
+    if (e.dataTransfer.files.length) choose(e.dataTransfer.files[0]);
+  });
+
+  form.addEventListener("submit", function (e) {
+    e.preventDefault();
+    if (!chosen) return;
+    var data = new FormData();
+    data.append("round", form.elements.round.value);
+    if (form.elements.organization) data.append("organization", form.elements.organization.value);
+    data.append("file", chosen, chosen.name);
+    var xhr = new XMLHttpRequest();
+    xhr.open("POST", form.dataset.api);
+    xhr.setRequestHeader("X-CSRFToken", form.elements.csrfmiddlewaretoken.value);
+    xhr.setRequestHeader("Accept", "application/json");
+    var wrap = document.getElementById("upload-bar-wrap");
+    var bar = document.getElementById("upload-bar");
+    wrap.hidden = false;
+    button.disabled = true;
+    xhr.upload.addEventListener("progress", function (ev) {
+      if (!ev.lengthComputable) return;
+      bar.style.width = Math.round(100 * ev.loaded / ev.total) + "%";
+      statusLine.textContent = "Uploading: " + humanBytes(ev.loaded) + " of " + humanBytes(ev.total);
+    });
+    xhr.addEventListener("load", function () {
+      var body = {};
+      try { body = JSON.parse(xhr.responseText); } catch (err) { body = {}; }
+      if (xhr.status === 201) {
+        bar.style.width = "100%";
+        statusLine.textContent = "Uploaded as version " + body.version + " (sha256 " + body.sha256 + "). ";
+        var link = el("a", "Permanent page of this upload"); link.href = body.page_url;
+        statusLine.append(link);
+        poll(body.status_url);
+      } else {
+        statusLine.textContent = "Refused: " + (body.detail || JSON.stringify(body) || xhr.statusText);
+        button.disabled = false;
+      }
+    });
+    xhr.addEventListener("error", function () {
+      statusLine.textContent = "The upload failed: the connection was lost.";
+      button.disabled = false;
+    });
+    xhr.send(data);
+  });
+})();

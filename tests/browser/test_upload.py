@@ -1,0 +1,91 @@
+"""A submitter uploads a real sample tarball in Chromium, watches the ingestion finish, and reads
+the findings and scores; another organization's submitter cannot see it. A real Celery worker
+(subprocess on the test database and its own Redis) does the ingestion. `browser` (Debian's
+Chromium) and DJANGO_ALLOW_ASYNC_UNSAFE come from tests/browser/conftest.py.
+
+Screenshots: test-output/screenshots/upload-*.png
+"""
+
+# ruff: noqa: F811 - fixtures imported from upload_fixtures are redefined as arguments
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ingest.models import Upload
+from ingest.tests.processes import RedisServer, Worker, database_url_of_test_db
+from ingest.tests.tarballs import sample_tarball
+from ingest.tests.upload_fixtures import celery_broker, open_round, unthrottled  # noqa: F401
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.worker,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("unthrottled"),
+]
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
+
+
+@pytest.fixture
+def worker(tmp_path):
+    redis = RedisServer(tmp_path)
+    redis.start()
+    with celery_broker(redis.url):
+        process = Worker(tmp_path, redis.url, database_url_of_test_db())
+        process.start()
+        yield process
+        process.stop()
+    redis.stop()
+
+
+def log_in(browser, live_server, username: str):
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    page.goto(f"{live_server.url}/accounts/login/?next=/submit/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", "password")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/submit/")
+    return page
+
+
+def test_it_uploads_watches_and_shows_findings_and_scores(
+    personas, open_round, live_server, worker, browser, tmp_path
+):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    # Intel's v1.0 package: real scores, and findings with file:line (its logs say closed where
+    # its system description says open).
+    tarball = sample_tarball(tmp_path, submitter="Intel")
+    page = log_in(browser, live_server, "owner")
+    page.set_input_files("#file", str(tarball))
+    assert "Intel.tar.gz" in page.inner_text("#chosen")
+    page.screenshot(path=str(SCREENSHOTS / "upload-1-chosen.png"), full_page=True)
+    page.click("#upload-button")
+    page.wait_for_function("document.getElementById('job-state').textContent === 'done'", timeout=60_000)
+    assert "Uploaded as version 1" in page.inner_text("#upload-status")
+    assert page.eval_on_selector("#job-bar", "e => e.style.width") == "100%"
+    scores = page.locator("#scores tbody tr")
+    assert scores.count() >= 1
+    for severity in ("error", "warning", "info"):
+        assert page.locator(f"#findings-{severity}").count() == 1
+        page.eval_on_selector(f"#findings-{severity}", "e => { e.open = true; }")
+    findings = page.inner_text("#findings")
+    assert re.search(r"results/\S+/result_\d+\.txt:\d+", findings), findings  # file:line
+    page.screenshot(path=str(SCREENSHOTS / "upload-2-done.png"), full_page=True)
+
+    upload = Upload.objects.get()
+    # The permanent page of the upload shows the same outcome after a reload.
+    page.goto(f"{live_server.url}/submit/uploads/{upload.pk}/")
+    page.wait_for_function("document.getElementById('job-state').textContent === 'done'", timeout=20_000)
+    page.screenshot(path=str(SCREENSHOTS / "upload-3-detail.png"), full_page=True)
+
+    other = log_in(browser, live_server, "outsider")
+    assert f"/submit/uploads/{upload.pk}/" not in other.content()
+    response = other.goto(f"{live_server.url}/submit/uploads/{upload.pk}/")
+    assert response.status == 404
+    api = other.goto(f"{live_server.url}/api/v1/uploads/{upload.pk}/")
+    assert api.status == 404
+    other.goto(f"{live_server.url}/submit/")
+    other.screenshot(path=str(SCREENSHOTS / "upload-4-outsider.png"), full_page=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import TextIO
 
@@ -45,7 +46,7 @@ def main(argv: list[str], stdout: TextIO = sys.stdout, stderr: TextIO = sys.stde
 
 def run(path: str, *, ruleset: str | None, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:
     try:
-        report = check_package(path, ruleset=ruleset)
+        report = check_package(path, ruleset=ruleset, jobs=os.cpu_count() or 1)
     except (PackageError, UnknownRuleset) as exc:
         stderr.write(f"check_package: {exc}\n")
         return USAGE_ERROR

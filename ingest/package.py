@@ -95,6 +95,10 @@ class Package:
     files: list[str] = field(default_factory=list)  # every regular file discovered
     folders: list[str] = field(default_factory=list)  # every folder discovered
 
+    def size_of(self, rel: str) -> int:
+        """Size in bytes of a discovered file (without following links)."""
+        return os.lstat(self.root / rel).st_size
+
     def open(self, rel: str) -> BinaryIO:
         """A binary stream of a file of the package. Refuses paths that leave the root or pass
         through a symlink, so nothing outside the package can be read through it."""

@@ -8,8 +8,8 @@ concerns. Pure Python: no database, nothing written into the submission tree.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ingest.checkers import checkers_of_scope
 from ingest.checkers.base import PackageContext, RunContext
@@ -19,13 +19,17 @@ from ingest.report import ERROR, BenchmarkResult, Finding, PackageReport, RcpOut
 from ingest.rules.catalog import RulesetSpec, get_ruleset, known_rulesets, ruleset_for_timestamp
 from ingest.rules.rcp import evaluate_rcp
 from ingest.runlog import analyze_run
-from ingest.safety import ArchiveLimits, extract_archive
 from ingest.scoring import olympic_score
 from ingest.systems import load_system
+
+if TYPE_CHECKING:
+    from ingest.safety import ArchiveLimits
 
 # Records read from the first result file, at most, to find the ruleset when none is given.
 RULESET_PROBE_RECORDS = 2000
 FORMAT_RULESETS = {"mlp05": "0.5.0", "mll": "0.6.0"}
+# Below this many bytes of logs, starting worker processes costs more than it saves.
+PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 
 
 class PackageError(Exception):
@@ -38,24 +42,32 @@ def check_package(
     ruleset: str | None = None,
     waivers: frozenset[tuple[str, str, str]] = frozenset(),
     limits: ArchiveLimits | None = None,
+    jobs: int = 1,
 ) -> PackageReport:
     path = Path(path)
     if path.is_file():
-        from ingest.safety import UnsafeArchive
+        # Imported here: a folder check (the common case) does not pay for the archive code.
+        import tempfile
+
+        from ingest.safety import ArchiveLimits, UnsafeArchive, extract_archive
 
         with tempfile.TemporaryDirectory(prefix="mlperf-package-") as tmp:
             try:
                 root = extract_archive(path, Path(tmp) / "package", limits or ArchiveLimits())
             except UnsafeArchive as exc:
                 raise PackageError(f"{path.name}: {exc}") from exc
-            return check_folder(root, ruleset=ruleset, waivers=waivers)
+            return check_folder(root, ruleset=ruleset, waivers=waivers, jobs=jobs)
     if not path.is_dir():
         raise PackageError(f"{path}: not a folder or an archive")
-    return check_folder(path, ruleset=ruleset, waivers=waivers)
+    return check_folder(path, ruleset=ruleset, waivers=waivers, jobs=jobs)
 
 
 def check_folder(
-    root: Path, *, ruleset: str | None = None, waivers: frozenset[tuple[str, str, str]] = frozenset()
+    root: Path,
+    *,
+    ruleset: str | None = None,
+    waivers: frozenset[tuple[str, str, str]] = frozenset(),
+    jobs: int = 1,
 ) -> PackageReport:
     package, discovery_findings = discover_package(root)
     undetermined = None
@@ -82,7 +94,7 @@ def check_folder(
     systems = {system_id: load_system(package, system_id) for system_id in sorted(package.system_files)}
     report.systems = list(systems.values())
 
-    run_checkers = checkers_of_scope("run")
+    contexts: list[tuple[BenchmarkResult, RunContext]] = []
     for bench_dir in package.benchmark_dirs:
         system = systems.get(bench_dir.system_id)
         division = system.normalized.get("division", "") if system else ""
@@ -92,6 +104,7 @@ def check_folder(
             folder=bench_dir.folder,
             division=division,
         )
+        report.results.append(result)
         for rel in bench_dir.result_files:
             context = RunContext(
                 file=rel,
@@ -102,11 +115,13 @@ def check_folder(
                 submitter=package.submitter,
                 division=division,
             )
-            result.runs.append(analyze_run(_opener(package, rel), context, run_checkers))
+            contexts.append((result, context))
+    for (result, _), run in zip(contexts, _analyze_runs(package, [c for _, c in contexts], jobs), strict=True):
+        result.runs.append(run)
+    for result in report.results:
         if not result.division:
             result.division = _division_from_logs(result)
         _score(result, spec, waivers)
-        report.results.append(result)
 
     context = PackageContext(package=package, ruleset=spec, report=report, waivers=waivers)
     for checker_class in checkers_of_scope("package"):
@@ -134,6 +149,24 @@ def detect_ruleset(package: Package) -> str | None:
 
 def _opener(package: Package, rel: str):
     return lambda: package.open(rel)
+
+
+def _analyze_one(package: Package, context: RunContext):
+    return analyze_run(_opener(package, context.file), context, checkers_of_scope("run"))
+
+
+def _analyze_runs(package: Package, contexts: list[RunContext], jobs: int) -> list:
+    """Every result file, in order. With jobs > 1 and enough bytes to pay for it, in forked worker
+    processes (the offline command uses both cores; the Celery worker and import_results, which
+    run packages in parallel already, keep jobs=1)."""
+    size = sum(package.size_of(context.file) for context in contexts) if jobs > 1 else 0
+    if jobs <= 1 or len(contexts) < 2 or size < PARALLEL_MIN_BYTES:
+        return [_analyze_one(package, context) for context in contexts]
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
+        return list(pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=8))
 
 
 def _division_from_logs(result: BenchmarkResult) -> str:

@@ -30,7 +30,9 @@ PARSER_VERSION = 1
 RUN_NO_EVENTS = "RUN_NO_EVENTS"
 
 MAX_EVAL_POINTS = 5_000  # real logs have at most a few hundred evals
-MAX_HYPERPARAMETERS = 300  # real logs log at most 44 distinct keys before run_start (v0.5-v1.0 corpus)
+# First value of every other key, wherever it is logged (SSD and others log their hyperparameters
+# after run_start). Real logs have a few dozen such keys; the cap bounds a hostile one.
+MAX_HYPERPARAMETERS = 300
 MAX_SEEDS = 1_000
 MAX_STORED_VALUE_CHARS = 2_000  # a kept value larger than this as JSON is kept as a shortened text
 
@@ -121,7 +123,6 @@ class RunSummary:
         self.context = context
         self.run = RunLog(file=context.file, ruleset=context.ruleset.version)
         self.first_seen: set[str] = set()  # keys of which only the first value counts, once logged
-        self.hyperparameters_open = True  # until the first run_start
         self.target_checked = False  # whether the quality predicate has been looked up
         self.target = None
         self.last_eval: Record | None = None  # the latest eval_accuracy / eval_error
@@ -136,7 +137,6 @@ class RunSummary:
                 self.first_seen.add(key)
                 self.note_first_value(record)
         elif key == "run_start":
-            self.hyperparameters_open = False
             if not self.timed_region_closed():
                 run.run_start_ms = record.time_ms
                 run.run_start_line = record.line
@@ -155,7 +155,7 @@ class RunSummary:
 
         if key in EVAL_KEYS:
             self.note_eval(record)
-        if self.hyperparameters_open and is_hyperparameter(key):
+        if is_hyperparameter(key):
             if key not in run.hyperparameters and len(run.hyperparameters) < MAX_HYPERPARAMETERS:
                 run.hyperparameters[key] = bounded(record.value)
 

@@ -19,7 +19,6 @@ from django.utils.safestring import mark_safe
 from . import charts
 from .caching import cache_public_page
 from .constants import RoundState, Severity, Suite
-from .exports import rows_to_csv as summary_csv
 from .exports import summary_rows
 from .models import Benchmark, Finding, Result, Round, Run, System
 from .services import RoundSlugError, parse_round_slug
@@ -158,9 +157,7 @@ def round_summary(request, slug: str):
     """The official-style summary (results/exports.py), visible results only."""
     round_ = _round_or_404(request.user, slug)
     columns, rows = summary_rows(round_, user=request.user)
-    response = HttpResponse(summary_csv(columns, rows), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{round_.slug}-summary.csv"'
-    return response
+    return _csv_response(columns, rows, f"{round_.slug}-summary.csv")
 
 
 def _benchmark_or_404(request, slug: str, name: str) -> tuple[Round, Benchmark]:

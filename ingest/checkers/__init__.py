@@ -7,8 +7,7 @@ one line here, and one test file.
 from __future__ import annotations
 
 from functools import cache
-
-from django.utils.module_loading import import_string
+from importlib import import_module
 
 CHECKERS: dict[str, str] = {
     # Package structure, before any log is read.
@@ -28,7 +27,8 @@ CHECKERS: dict[str, str] = {
 
 @cache
 def get_checker(name: str):
-    return import_string(CHECKERS[name])
+    module, _, class_name = CHECKERS[name].rpartition(".")
+    return getattr(import_module(module), class_name)
 
 
 def checkers_of_scope(scope: str) -> list:

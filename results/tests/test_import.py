@@ -1,0 +1,101 @@
+"""import_results and export_scores on the bundled real sample, against PostgreSQL."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from results.models import Finding, Organization, Result, Round, Run, Submission, System
+
+pytestmark = pytest.mark.django_db
+
+
+def import_round(path, slug="training-v1.0", *extra) -> str:
+    out = io.StringIO()
+    call_command("import_results", str(path), "--round", slug, "--jobs", "1", *extra, stdout=out)
+    return out.getvalue()
+
+
+def snapshot():
+    return {
+        "submissions": list(Submission.objects.values_list("pk", "sha256", "updated_at").order_by("pk")),
+        "results": list(Result.objects.values_list("pk", "result_id", "score_minutes").order_by("pk")),
+        "runs": Run.objects.count(),
+        "findings": Finding.objects.count(),
+    }
+
+
+def test_it_imports_a_round_with_scores_runs_and_findings(sample_data):
+    out = import_round(sample_data / "training-v1.0", "training-v1.0", "--publish")
+    assert "Fujitsu: created" in out
+    round_ = Round.objects.get(suite="training", version="1.0")
+    assert round_.state == "published" and round_.ruleset_version == "1.0.0"
+    assert set(round_.benchmarks.values_list("name", flat=True)) >= {"bert", "resnet", "unet3d"}
+    assert round_.benchmarks.get(name="resnet").quality_target == pytest.approx(0.759)
+    fujitsu = Result.objects.get(submission__organization__slug="fujitsu", benchmark__name="ssd")
+    assert fujitsu.score_minutes == pytest.approx(21.899766666666665, rel=1e-12)
+    assert fujitsu.result_id.startswith("1.0-")
+    assert fujitsu.runs.count() == 5 and fujitsu.runs.filter(scoring="counted").count() == 3
+    run = fujitsu.runs.order_by("file").first()
+    assert run.log_name.startswith("logs/") and run.eval_curve and run.hyperparameters["global_batch_size"]
+    assert Organization.objects.get(slug="habana").name == "HabanaLabs"  # as the system JSON spells it
+    intel = System.objects.get(system_id="4-nodes-32s-8376H-pytorch")
+    assert intel.division == "open" and intel.accelerators_count == 0
+    assert Finding.objects.filter(code="LOG_DIVISION_MISMATCH", line__isnull=False).exists()
+    assert Submission.objects.filter(is_published=True).count() == 7
+
+
+def test_it_is_idempotent(sample_data):
+    import_round(sample_data / "training-v1.0")
+    before = snapshot()
+    out = import_round(sample_data / "training-v1.0")
+    assert out.count(": unchanged") == 7
+    assert snapshot() == before
+
+
+def test_it_updates_changed_files_in_place_and_keeps_result_ids(sample_data, tmp_path):
+    folder = tmp_path / "Fujitsu"
+    shutil.copytree(sample_data / "training-v1.0/Fujitsu", folder)
+    import_round(folder)
+    result = Result.objects.get()
+    original_id, original_score = result.result_id, result.score_minutes
+    # Drop the slowest run: the result now has 4 runs, one short of the 5 required.
+    slowest = max(result.runs.all(), key=lambda run: run.time_to_train_minutes)
+    (folder / slowest.file).unlink()
+    out = import_round(folder)
+    assert "Fujitsu: updated" in out
+    updated = Result.objects.get()
+    assert updated.result_id == original_id
+    assert updated.runs.count() == 4 and updated.score_minutes != original_score
+    assert Finding.objects.filter(code="RUN_COUNT_WRONG").exists()
+    assert Submission.objects.count() == 1
+
+
+def test_it_refuses_a_malformed_round_name(sample_data):
+    with pytest.raises(CommandError, match="training-v1.0"):
+        import_round(sample_data / "training-v1.0", "v1.0")
+
+
+def test_it_exports_the_summary_with_result_ids(sample_data):
+    import_round(sample_data / "training-v1.0")
+    out = io.StringIO()
+    call_command("export_scores", "--round", "training-v1.0", stdout=out)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    fujitsu = next(row for row in rows if row["system_id"] == "gx_A100x4_mxnet_NGC_21.04")
+    assert float(fujitsu["ssd"]) == pytest.approx(21.899766666666665, rel=1e-12)
+    assert fujitsu["ssd_result_id"].startswith("1.0-")
+    assert fujitsu["submitter"] == "Fujitsu" and fujitsu["division"] == "closed"
+    assert list(rows[0])[:11] == [
+        "division", "availability", "submitter", "system", "number_of_nodes", "host_processor_model_name",
+        "host_processors_count", "accelerator_model_name", "accelerators_count", "framework", "notes",
+    ]
+    out = io.StringIO()
+    call_command("export_scores", "--round", "training-v1.0", "--format", "json", stdout=out)
+    document = json.loads(out.getvalue())
+    assert document["round"] == "training-v1.0" and len(document["rows"]) == len(rows)

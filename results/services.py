@@ -21,6 +21,7 @@ from django.utils.text import slugify
 
 from ingest.report import PackageReport, RunLog
 from ingest.rules.catalog import get_ruleset
+from ingest.rules.official import closed_hyperparameter_rules
 
 from .constants import MetricDirection, RoundState, Suite
 from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System
@@ -71,6 +72,10 @@ def ensure_round(slug: str) -> Round:
                     "metric_direction": MetricDirection(bench.direction),
                     "quality_target": bench.target,
                     "quality_targets": bench.targets,
+                    "quality_rule": bench.quality_rule,
+                    "closed_hyperparameter_rules": closed_hyperparameter_rules(spec.version, bench.name)
+                    if spec.config_dir
+                    else [],
                     "required_runs": bench.required_runs,
                     "olympic_drop": bench.olympic_drop,
                     "init_time_limit_closed_s": spec.init_limit_closed_s,

@@ -1225,3 +1225,30 @@ def constant(node: ast.AST, initial_state: Mapping[str, Any]) -> float | None:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
     return None
+
+
+# Keys the closed configs require that are run structure, not hyperparameters.
+STRUCTURAL_KEYS = frozenset({"eval_accuracy", "submission_benchmark", "submission_division", "weights_initialization"})
+
+
+def closed_hyperparameter_rules(ruleset_version: str, benchmark: str) -> list[dict[str, Any]]:
+    """The closed-division hyperparameter rules of a benchmark, for display: one entry per key of
+    closed_<benchmark>.yaml (and its optimizer sub-configs such as closed_resnet_lars.yaml), with
+    the requirement and the checks as readable text."""
+    prefix = f"training_{ruleset_version}/closed_{benchmark}"
+    names = sorted(n for n in shipped_configs() if n == f"{prefix}.yaml" or n.startswith(f"{prefix}_"))
+    rules = []
+    for name in names:
+        variant = name.removeprefix(f"{prefix}").removesuffix(".yaml").lstrip("_")
+        for key, rule in load_config(name).keys.items():
+            if key in STRUCTURAL_KEYS:
+                continue
+            rules.append(
+                {
+                    "key": key,
+                    "when": f"opt_name = {variant}" if variant else "",
+                    "requirement": rule.req or "OPTIONAL",
+                    "checks": [readable_rule(check.text) for check in rule.checks + rule.first_checks],
+                }
+            )
+    return rules

@@ -224,16 +224,31 @@ def batch_size(points: list[dict], benchmark: str, unit: str = "epochs") -> Char
 # --- Result charts ----------------------------------------------------------------------------
 
 
+def _epochs_are_degenerate(runs: list[dict]) -> bool:
+    """True when no run's evaluations advance in epoch/samples but they carry their time."""
+    curves = [run["curve"] for run in runs if len(run["curve"]) > 1]
+    return bool(curves) and all(
+        len({point[0] for point in curve}) == 1 and all(len(point) >= 4 and point[3] is not None for point in curve)
+        for curve in curves
+    )
+
+
 def convergence(runs: list[dict], *, metric: str, targets: dict[str, float], higher_is_better: bool) -> Chart:
     """Evaluation metric against epoch (or samples) for every run, the target line(s) and the point
     where each run first met the target.
 
-    runs: dicts with run (label), scoring, curve ([[x, value, line], ...]; value may be a number or
+    runs: dicts with run (label), scoring, curve ([[x, value, line, minutes], ...]; value may be a number or
     a dict of per-component values, e.g. BBOX/SEGM). targets: component -> target ("" for scalar).
     """
+    # Some logs give every evaluation the same epoch (NVIDIA's BERT logs epoch_num 1 throughout):
+    # then the evaluations are plotted against the minutes since run_start, which every point has.
+    by_time = _epochs_are_degenerate(runs)
     rows: list[dict] = []
     for run in runs:
-        for x, value, line in (point[:3] for point in run["curve"] if len(point) >= 3):
+        for point in run["curve"]:
+            if len(point) < 3 or (by_time and (len(point) < 4 or point[3] is None)):
+                continue
+            x, value, line = (point[3] if by_time else point[0]), point[1], point[2]
             components = value.items() if isinstance(value, dict) else [("", value)]
             for component, number in components:
                 if _number(x) is None or _number(number) is None:
@@ -295,7 +310,7 @@ def convergence(runs: list[dict], *, metric: str, targets: dict[str, float], hig
         "data": traces,
         "layout": _layout(
             "Convergence of every run",
-            xaxis=_axis("Epoch (or samples) at evaluation"),
+            xaxis=_axis("Minutes since run_start" if by_time else "Epoch (or samples) at evaluation"),
             yaxis=_axis(metric or "evaluation metric"),
             shapes=shapes,
             annotations=annotations,

@@ -204,7 +204,7 @@ class Run(models.Model):
     epochs_to_target = models.FloatField(null=True, blank=True)
     samples_to_target = models.BigIntegerField(null=True, blank=True)
     hyperparameters = models.JSONField(default=dict, blank=True)
-    eval_curve = models.JSONField(default=list, blank=True, help_text="[[epoch or samples, value, line], ...]")
+    eval_curve = models.JSONField(default=list, blank=True, help_text="[[epoch or samples, value, line, minutes since run_start], ...]")
     run_start_line = models.PositiveIntegerField(null=True, blank=True)
     run_stop_line = models.PositiveIntegerField(null=True, blank=True)
 

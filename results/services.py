@@ -29,6 +29,9 @@ from .models import Benchmark, Finding, Organization, Result, Round, Run, Submis
 # Log copies are stored content-addressed, so identical logs are stored once.
 LOG_STORAGE_PREFIX = "logs"
 ROUND_SLUG = re.compile(r"^(training|inference)-v?(\d+\.\d+)$")
+# Part of every submission digest: bump it when what the import derives from a report changes
+# (a new stored field, another eval-curve layout), so that re-importing unchanged files rewrites them.
+IMPORT_FORMAT = 2
 
 
 class RoundSlugError(ValueError):
@@ -87,7 +90,7 @@ def ensure_round(slug: str) -> Round:
 
 def report_digest(report: PackageReport) -> str:
     """A digest of what the import stores: the ruleset, every system file and every result file."""
-    digest = hashlib.sha256(report.ruleset.encode())
+    digest = hashlib.sha256(f"{IMPORT_FORMAT}\0{report.ruleset}".encode())
     for system in sorted(report.systems, key=lambda s: s.system_id):
         digest.update(f"\0system\0{system.system_id}\0".encode())
         digest.update(repr(sorted(system.description.items(), key=lambda kv: kv[0])).encode())
@@ -280,7 +283,13 @@ def _run_fields(run: RunLog, scoring, store_logs) -> dict:
         "samples_to_target": int(run.samples_to_converge) if run.samples_to_converge is not None else None,
         "hyperparameters": _jsonable(run.hyperparameters),
         "eval_curve": [
-            [p.epoch if p.epoch is not None else p.samples, _jsonable(p.value), p.line] for p in run.eval_curve
+            [
+                p.epoch if p.epoch is not None else p.samples,
+                _jsonable(p.value),
+                p.line,
+                round((p.time_ms - run.run_start_ms) / 60000.0, 4) if run.run_start_ms is not None else None,
+            ]
+            for p in run.eval_curve
         ],
         "run_start_line": run.run_start_line,
         "run_stop_line": run.run_stop_line,

@@ -135,7 +135,7 @@ def round_detail(request, slug: str):
         "round": round_,
         "table": table,
         "groups": table.groups(),
-        "colspan": 7 + len(table.benchmarks),
+        "colspan": 8 + len(table.benchmarks),
         "sort_base": query.urlencode(),
         "export_query": request.GET.urlencode(),
         "benchmark_rows": round_.benchmarks.order_by("name"),

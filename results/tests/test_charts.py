@@ -61,6 +61,15 @@ def test_it_plots_per_component_curves_against_per_component_targets():
     assert {(r["component"], r["x"]) for r in chart.rows if r["crossed"]} == {("BBOX", 2.0), ("SEGM", 2.0)}
 
 
+def test_it_plots_against_time_when_every_evaluation_has_the_same_epoch():
+    # NVIDIA's BERT logs epoch_num 1 at every evaluation.
+    runs = [{"run": "r0", "scoring": "counted", "curve": [[1, 0.5, 10, 2.0], [1, 0.6, 20, 4.5], [1, 0.73, 30, 7.25]]}]
+    chart = charts.convergence(runs, metric="accuracy", targets={"": 0.72}, higher_is_better=True)
+    assert [r["x"] for r in chart.rows] == [2.0, 4.5, 7.25]
+    assert [r["x"] for r in chart.rows if r["crossed"]] == [7.25]
+    assert chart.figure["layout"]["xaxis"]["title"]["text"] == "Minutes since run_start"
+
+
 def test_it_handles_lower_is_better_metrics():
     runs = [{"run": "r0", "scoring": "counted", "curve": [[1, 0.9, 1], [2, 0.8, 2], [3, 0.7, 3]]}]
     chart = charts.convergence(runs, metric="loss", targets={"": 0.8}, higher_is_better=False)

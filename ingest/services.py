@@ -31,7 +31,7 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from results.models import Organization, Round, Submission
-from results.services import write_report
+from results.services import waivers_for, write_report
 
 from .constants import ACTIVE_STATES, ARCHIVE_SUFFIXES, FINAL_STATES, ErrorKind, JobState
 from .models import IngestJob, ResubmissionWindow, Upload
@@ -290,7 +290,11 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
         files_total=total,
     )
     try:
-        report = check_folder(root, ruleset=upload.round.ruleset_version or None)
+        report = check_folder(
+            root,
+            ruleset=upload.round.ruleset_version or None,
+            waivers=waivers_for(upload.round, upload.organization.slug),
+        )
     except PackageError as exc:
         raise SubmitterError(str(exc)) from exc
     _advance(job_id, token, state=JobState.CHECKING, stage="storing results and findings", files_done=total)

@@ -24,7 +24,7 @@ from ingest.rules.catalog import get_ruleset
 from ingest.rules.official import closed_hyperparameter_rules
 
 from .constants import MetricDirection, RoundState, Suite
-from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System
+from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System, Waiver
 
 # Log copies are stored content-addressed, so identical logs are stored once.
 LOG_STORAGE_PREFIX = "logs"
@@ -342,6 +342,16 @@ def store_log_copy(sha256: str, content: bytes) -> str:
     if not default_storage.exists(name):
         default_storage.save(name, ContentFile(content))
     return name
+
+
+def waivers_for(round_: Round, organization_slug: str) -> frozenset[tuple[str, str, str]]:
+    """The recorded bypass decisions (Waiver rows) of an organization in a round, in the
+    (system id, benchmark, kind) form the checking pipeline takes."""
+    return frozenset(
+        Waiver.objects.filter(round=round_, organization__slug=organization_slug).values_list(
+            "system_id", "benchmark", "kind"
+        )
+    )
 
 
 def publish_round(round_: Round) -> None:

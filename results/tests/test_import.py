@@ -99,3 +99,28 @@ def test_it_exports_the_summary_with_result_ids(sample_data):
     call_command("export_scores", "--round", "training-v1.0", "--format", "json", stdout=out)
     document = json.loads(out.getvalue())
     assert document["round"] == "training-v1.0" and len(document["rows"]) == len(rows)
+
+
+def test_it_applies_recorded_waivers(sample_data, tmp_path):
+    # Graphcore's closed POD64 BERT fails the RCP check of the current tables; a chair's recorded
+    # rcp_bypass decision (never a file in the upload) turns that into an accepted result.
+    from results.models import Waiver
+    from results.services import ensure_round
+
+    folder = sample_data / "training-v1.0/Graphcore"
+    import_round(folder)
+    failed = Result.objects.get(system__system_id="ipu-pod64-POPART-closed", benchmark__name="bert")
+    assert failed.rcp_status == "fail"
+    Waiver.objects.create(
+        round=ensure_round("training-v1.0"),
+        organization=Organization.objects.get(slug="graphcore"),
+        system_id="ipu-pod64-POPART-closed",
+        benchmark="bert",
+        kind="rcp_bypass",
+        reason="reviewed: RCP table gap at this batch size",
+    )
+    import_round(folder)
+    bypassed = Result.objects.get(system__system_id="ipu-pod64-POPART-closed", benchmark__name="bert")
+    assert bypassed.rcp_status == "bypassed"
+    assert bypassed.result_id == failed.result_id
+    assert Finding.objects.filter(result=bypassed, code="RCP_BYPASSED").exists()

@@ -11,16 +11,17 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.text import slugify
 from tqdm import tqdm
 
 from ingest.package import looks_like_submitter_folder
 from ingest.pipeline import PackageError, check_package
-from results.services import RoundSlugError, ensure_round, import_report, publish_round
+from results.services import RoundSlugError, ensure_round, import_report, publish_round, waivers_for
 
 
-def _check(folder: str, ruleset: str):
+def _check(folder: str, ruleset: str, waivers: frozenset):
     try:
-        return folder, check_package(folder, ruleset=ruleset), ""
+        return folder, check_package(folder, ruleset=ruleset, waivers=waivers), ""
     except PackageError as exc:
         return folder, None, str(exc)
 
@@ -53,7 +54,10 @@ class Command(BaseCommand):
         ruleset = round_.ruleset_version
         progress = tqdm(total=len(folders), unit="submitter", disable=not sys.stderr.isatty())
         with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures = [pool.submit(_check, str(folder), ruleset) for folder in folders]
+            futures = [
+                pool.submit(_check, str(folder), ruleset, waivers_for(round_, slugify(folder.name)))
+                for folder in folders
+            ]
             for future in futures:
                 folder, report, error = future.result()
                 progress.set_description(Path(folder).name)

@@ -73,9 +73,8 @@ class Command(BaseCommand):
                         publish=publish,
                         store_logs=lambda run, base=base: (base / run.file).read_bytes(),
                     )
-                    self.stdout.write(
-                        f"{report.submitter}: {outcome.status} ({outcome.results} results, {outcome.runs} runs)"
-                    )
+                    counts = f" ({outcome.results} results, {outcome.runs} runs)" if outcome.status != "unchanged" else ""
+                    self.stdout.write(f"{report.submitter}: {outcome.status}{counts}")
                 progress.update()
         progress.close()
         if publish:

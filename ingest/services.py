@@ -336,7 +336,12 @@ def _read_log(root: Path, rel: str) -> bytes | None:
 
 
 def _make_current(submission: Submission) -> None:
-    """The newest ingested version is the current one; an older version finishing late is not."""
+    """The newest ingested version is the current one; an older version finishing late is not.
+
+    Once the round is published, the public tables show the published version: a later upload
+    (a resubmission window) stays a non-current version until publication decides."""
+    if submission.round.is_published:
+        return
     versions = Submission.objects.select_for_update().filter(
         round=submission.round, organization=submission.organization
     )

@@ -135,3 +135,19 @@ def test_it_sweeps_only_jobs_that_no_worker_has(personas, open_round, tmp_path, 
     finally:
         services.enqueue_job = original
     assert sent == [pending.pk, orphan.pk]
+
+
+def test_it_keeps_the_published_version_current_in_a_published_round(personas, open_round, tmp_path):
+    first = upload(personas, sample_tarball(tmp_path))
+    assert services.run_ingest(first.job.pk, token="t1").status == "done"
+    (tmp_path / "again").mkdir()
+    second = upload(personas, sample_tarball(tmp_path / "again"))
+    from results.services import publish_round
+
+    publish_round(open_round)
+    # A version still being checked when the round is published does not replace the published
+    # one in the public tables: publication decides which version is current.
+    assert services.run_ingest(second.job.pk, token="t2").status == "done"
+    assert Submission.objects.get(pk=first.submission_id).is_current
+    assert not Submission.objects.get(pk=second.submission_id).is_current
+    assert Result.objects.filter(submission_id=second.submission_id).exists()

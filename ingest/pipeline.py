@@ -8,6 +8,7 @@ concerns. Pure Python: no database, nothing written into the submission tree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,8 @@ from ingest.systems import load_system
 
 if TYPE_CHECKING:
     from ingest.safety import ArchiveLimits
+
+Progress = Callable[[str, int, int], None]
 
 # Records read from the first result file, at most, to find the ruleset when none is given.
 RULESET_PROBE_RECORDS = 2000
@@ -68,7 +71,11 @@ def check_folder(
     ruleset: str | None = None,
     waivers: frozenset[tuple[str, str, str]] = frozenset(),
     jobs: int = 1,
+    progress: Progress | None = None,
 ) -> PackageReport:
+    """`progress(stage, done, total)` is called after every result file ("parsing") and every
+    package checker ("checking"), for a live status page."""
+    progress = progress or _no_progress
     package, discovery_findings = discover_package(root)
     undetermined = None
     if ruleset:
@@ -116,17 +123,21 @@ def check_folder(
                 division=division,
             )
             contexts.append((result, context))
-    for (result, _), run in zip(contexts, _analyze_runs(package, [c for _, c in contexts], jobs), strict=True):
+    runs = _analyze_runs(package, [c for _, c in contexts], jobs)
+    for done, ((result, _), run) in enumerate(zip(contexts, runs, strict=True), start=1):
         result.runs.append(run)
+        progress("parsing", done, len(contexts))
     for result in report.results:
         if not result.division:
             result.division = _division_from_logs(result)
         _score(result, spec, waivers)
 
     context = PackageContext(package=package, ruleset=spec, report=report, waivers=waivers)
-    for checker_class in checkers_of_scope("package"):
+    package_checkers = checkers_of_scope("package")
+    for done, checker_class in enumerate(package_checkers, start=1):
         if checker_class.applies_to(context):
             _route(report, checker_class().run(context))
+        progress("checking", done, len(package_checkers))
     return report
 
 
@@ -155,18 +166,24 @@ def _analyze_one(package: Package, context: RunContext):
     return analyze_run(_opener(package, context.file), context, checkers_of_scope("run"))
 
 
-def _analyze_runs(package: Package, contexts: list[RunContext], jobs: int) -> list:
+def _no_progress(stage: str, done: int, total: int) -> None:
+    pass
+
+
+def _analyze_runs(package: Package, contexts: list[RunContext], jobs: int):
     """Every result file, in order. With jobs > 1 and enough bytes to pay for it, in forked worker
     processes (the offline command uses both cores; the Celery worker and import_results, which
     run packages in parallel already, keep jobs=1)."""
     size = sum(package.size_of(context.file) for context in contexts) if jobs > 1 else 0
     if jobs <= 1 or len(contexts) < 2 or size < PARALLEL_MIN_BYTES:
-        return [_analyze_one(package, context) for context in contexts]
+        for context in contexts:
+            yield _analyze_one(package, context)
+        return
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
-        return list(pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=8))
+        yield from pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=8)
 
 
 def _division_from_logs(result: BenchmarkResult) -> str:

@@ -281,23 +281,26 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
     finally:
         if archive.parent == workdir:
             archive.unlink(missing_ok=True)  # our own download: the extracted tree is all we need now
-    total = sum(1 for _ in root.glob("results/*/*/result_*.txt"))
-    _advance(
-        job_id,
-        token,
-        state=JobState.PARSING,
-        stage=f"parsing and checking {total} result files",
-        files_total=total,
-    )
+    _advance(job_id, token, state=JobState.PARSING, stage="parsing result files")
+
+    def progress(stage: str, done: int, total: int) -> None:
+        # Every file while parsing (a few a second at most); every checker while checking.
+        if stage == "parsing":
+            _advance(job_id, token, stage=f"parsing result files ({done} of {total})", files_done=done,
+                     files_total=total)
+        else:
+            _advance(job_id, token, state=JobState.CHECKING, stage=f"package checks ({done} of {total})")
+
     try:
         report = check_folder(
             root,
             ruleset=upload.round.ruleset_version or None,
             waivers=waivers_for(upload.round, upload.organization.slug),
+            progress=progress,
         )
     except PackageError as exc:
         raise SubmitterError(str(exc)) from exc
-    _advance(job_id, token, state=JobState.CHECKING, stage="storing results and findings", files_done=total)
+    _advance(job_id, token, state=JobState.CHECKING, stage="storing results and findings")
     return report, root
 
 

@@ -115,3 +115,15 @@ def test_it_reports_when_the_logs_do_not_tell_the_ruleset(tmp_path):
     codes = {f["code"] for f in document["findings"]}
     assert "RULESET_UNDETERMINED" in codes
     assert {f["code"] for r in document["results"] for run in r["runs"] for f in run["findings"]} >= {"RUN_NO_EVENTS"}
+
+
+def test_it_reports_progress_per_file_and_per_package_checker():
+    from ingest.checkers import checkers_of_scope
+    from ingest.pipeline import check_folder
+
+    calls = []
+    check_folder(SAMPLE / "training-v1.0/Fujitsu", progress=lambda *call: calls.append(call))
+    parsing = [c for c in calls if c[0] == "parsing"]
+    checking = [c for c in calls if c[0] == "checking"]
+    assert parsing == [("parsing", n, 5) for n in range(1, 6)]
+    assert checking[-1] == ("checking", len(checkers_of_scope("package")), len(checkers_of_scope("package")))

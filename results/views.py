@@ -364,7 +364,12 @@ def run_log(request, sha256: str):
     with default_storage.open(run.log_name, "rb") as handle:
         content = handle.read(MAX_LOG_BYTES + 1)
     truncated = len(content) > MAX_LOG_BYTES
-    lines = content[:MAX_LOG_BYTES].decode("utf-8", errors="replace").splitlines()
+    # Numbered by "\n" only, as the parser numbers the lines that findings cite (a lone "\r" from a
+    # progress bar does not start a line).
+    lines = content[:MAX_LOG_BYTES].decode("utf-8", errors="replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [line.removesuffix("\r") for line in lines]
     body = "".join(
         f'<a class="ln" id="L{n}" href="#L{n}">{n}</a><span class="code">{escape(line)}</span>\n'
         for n, line in enumerate(lines, start=1)

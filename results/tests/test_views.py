@@ -166,6 +166,16 @@ def test_it_renders_a_log_with_line_anchors(client, world):
     assert 'id="L1"' in html and 'id="L129"' in html and ":::MLLOG line 42" in html
 
 
+def test_it_numbers_log_lines_as_the_parser_does(client, world):
+    # A lone carriage return (progress bars) does not start a line; CRLF ends one.
+    run = world["dgx_bert"].runs.first()
+    run.log_name = default_storage.save("logs/xx/cr.txt", ContentFile(b"one\r\nprogress 10%\rprogress 20%\nthree\n"))
+    run.save()
+    html = client.get(f"/logs/{run.sha256}/").content.decode()
+    assert 'id="L3"' in html and 'id="L4"' not in html
+    assert 'id="L3" href="#L3">3</a><span class="code">three</span>' in html
+
+
 def test_it_escapes_log_content(client, world):
     run = world["dgx_bert"].runs.first()
     run.log_name = default_storage.save("logs/xx/evil.txt", ContentFile(b"<script>alert(1)</script>"))

@@ -437,16 +437,12 @@ def test_it_checks_the_published_v06_target_the_official_configs_leave_out():
 # Corpus differential: our verdict against the official checker's on real result files
 
 
-def sampled_result_files(corpus: Path, round_: str, every: int) -> list[Path]:
-    files = sorted((corpus / round_).rglob("result_*.txt"))
-    return files[::every]
-
-
-def test_it_agrees_with_the_official_checker_on_sampled_corpus_logs(corpus, tmp_path):
+def test_it_agrees_with_the_official_checker_on_every_corpus_log(corpus, tmp_path):
+    # The official checker runs in-process on a copy (it may write next to what it reads); ~18 s.
     disagreements = []
     checked = 0
-    for round_, ruleset, every in (("v1.0", "1.0.0", 16), ("v0.7", "0.7.0", 14)):
-        for path in sampled_result_files(corpus, round_, every):
+    for round_, ruleset in (("v1.0", "1.0.0"), ("v0.7", "0.7.0")):
+        for path in sorted((corpus / round_).rglob("result_*.txt")):
             copy = tmp_path / "result_0.txt"
             shutil.copyfile(path, copy)
             data = copy.read_bytes()
@@ -457,7 +453,7 @@ def test_it_agrees_with_the_official_checker_on_sampled_corpus_logs(corpus, tmp_
             ours = check_bytes(data, ruleset, path.parent.name).compliant
             if ours != oracle:
                 disagreements.append((str(path.relative_to(corpus)), oracle, ours))
-    assert checked >= 55
+    assert checked >= 880  # 900 files, less the 15 Alibaba logs on which the official tool crashes
     # Every disagreement must be an override of ingest.rules.overrides; none applies to 0.7 / 1.0.
     assert not [o for o in overrides.OVERRIDES if o.ruleset in ("0.7.0", "1.0.0")]
     assert disagreements == []

@@ -162,6 +162,7 @@ class TreePeaks:
     tree_mb: float = 0.0
     tree_phase: str = ""
     hwm_mb: dict[int, float] = field(default_factory=dict)  # kernel high-water mark per pid
+    single_by_phase: dict[str, float] = field(default_factory=dict)
     processes: int = 0
 
     def add(self, samples: dict[int, dict[str, int]], phase: str) -> None:
@@ -171,6 +172,7 @@ class TreePeaks:
         if not rss:
             return
         pid = max(rss, key=rss.get)
+        self.single_by_phase[phase] = max(self.single_by_phase.get(phase, 0.0), rss[pid])
         if rss[pid] > self.single_mb:
             self.single_mb, self.single_pid, self.single_phase = rss[pid], pid, phase
         total = sum(rss.values())
@@ -234,7 +236,11 @@ print(json.dumps({{"results": Result.objects.filter(submission=s).count(),
 def manage_shell(code: str, env: dict) -> str:
     return subprocess.run(
         [PYTHON, "manage.py", "shell", "-c", "import json\n" + code],
-        cwd=REPO, env=env, check=True, capture_output=True, text=True,
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
 
 
@@ -260,11 +266,15 @@ def wait_for_web(base: str, token: str, process: subprocess.Popen) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--size-mb", type=int, default=2048, help="uncompressed package size")
     parser.add_argument("--format", choices=("tar", "tar.gz"), default="tar")
     parser.add_argument("--source", default=str(REPO.parent / "shared/corpus/v1.0/NVIDIA"))
-    parser.add_argument("--keep-logs", action="store_true", help="print the gunicorn and celery logs at the end")
+    parser.add_argument(
+        "--keep-logs", action="store_true", help="print the gunicorn and celery logs at the end"
+    )
     args = parser.parse_args()
 
     # Its own folders directly under /tmp: PostgreSQL runs as user postgres, which cannot enter a
@@ -293,7 +303,9 @@ def main() -> None:
     try:
         # 1. package and tarball
         start = time.perf_counter()
-        package, package_bytes, files = build_package(Path(args.source).resolve(), work / "package", args.size_mb)
+        package, package_bytes, files = build_package(
+            Path(args.source).resolve(), work / "package", args.size_mb
+        )
         tarball = write_tarball(package, work, args.format)
         tar_bytes = tarball.stat().st_size
         print(
@@ -308,15 +320,23 @@ def main() -> None:
             [PYTHON, "manage.py", "check_package", str(package), "--ruleset", RULESET, "--json"], offline_env
         )
         check_folder = run_measured(
-            [PYTHON, "-c", "import sys; from pathlib import Path; from ingest.pipeline import check_folder; "
-             f"check_folder(Path(sys.argv[1]), ruleset={RULESET!r}, jobs=1)", str(package)],
-            offline_env, ok_codes=(0,),
+            [
+                PYTHON,
+                "-c",
+                "import sys; from pathlib import Path; from ingest.pipeline import check_folder; "
+                f"check_folder(Path(sys.argv[1]), ruleset={RULESET!r}, jobs=1)",
+                str(package),
+            ],
+            offline_env,
+            ok_codes=(0,),
         )
         print(f"offline check done ({check_package.wall_s:.0f} s, {check_folder.wall_s:.0f} s)", flush=True)
 
         # 3. services, database, web and worker
         services_started = True
-        subprocess.run([str(REPO / "scripts/services.sh"), "start"], env=env, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [str(REPO / "scripts/services.sh"), "start"], env=env, check=True, stdout=subprocess.DEVNULL
+        )
         lines = subprocess.run(
             [str(REPO / "scripts/services.sh"), "env"], env=env, check=True, capture_output=True, text=True
         ).stdout.split()
@@ -324,9 +344,14 @@ def main() -> None:
         base_url = env["DATABASE_URL"].rsplit("/", 1)[0]
         db = f"bench_upload_{os.getpid()}"
         subprocess.run(
-            [PYTHON, "-c", f"import psycopg2; c=psycopg2.connect('{base_url}/postgres'); "
-             f"c.autocommit=True; c.cursor().execute('create database {db}')"],
-            env=env, check=True,
+            [
+                PYTHON,
+                "-c",
+                f"import psycopg2; c=psycopg2.connect('{base_url}/postgres'); "
+                f"c.autocommit=True; c.cursor().execute('create database {db}')",
+            ],
+            env=env,
+            check=True,
         )
         env["DATABASE_URL"] = f"{base_url}/{db}"
         subprocess.run([PYTHON, "manage.py", "migrate", "-v0"], cwd=REPO, env=env, check=True)
@@ -338,12 +363,32 @@ def main() -> None:
         worker_log = (work / "celery.log").open("wb")
         web = subprocess.Popen(
             [str(BIN / "gunicorn"), "config.wsgi", "-w", "2", "-b", f"127.0.0.1:{port}", "--timeout", "600"],
-            cwd=REPO, env=env, stdout=web_log, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=REPO,
+            env=env,
+            stdout=web_log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         worker = subprocess.Popen(
-            [str(BIN / "celery"), "-A", "config", "worker", "-Q", "default,ingest", "--concurrency", "1",
-             "--pool", "prefork", "--loglevel", "INFO"],
-            cwd=REPO, env=env, stdout=worker_log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                str(BIN / "celery"),
+                "-A",
+                "config",
+                "worker",
+                "-Q",
+                "default,ingest",
+                "--concurrency",
+                "1",
+                "--pool",
+                "prefork",
+                "--loglevel",
+                "INFO",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=worker_log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         wait_for_web(base, token, web)
         time.sleep(3)  # let the worker connect to the broker before its baseline is sampled
@@ -356,9 +401,24 @@ def main() -> None:
         sampler.phase = "upload"
         start = time.perf_counter()
         response = subprocess.run(
-            ["curl", "-sS", "-H", f"Authorization: Token {token}", "-H", "Expect:", "-F", f"round={ROUND_SLUG}",
-             "-F", f"file=@{tarball}", "-w", "\n%{http_code}", f"{base}/api/v1/submissions/"],
-            capture_output=True, text=True, check=True,
+            [
+                "curl",
+                "-sS",
+                "-H",
+                f"Authorization: Token {token}",
+                "-H",
+                "Expect:",
+                "-F",
+                f"round={ROUND_SLUG}",
+                "-F",
+                f"file=@{tarball}",
+                "-w",
+                "\n%{http_code}",
+                f"{base}/api/v1/submissions/",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         upload_s = time.perf_counter() - start
         body, _, code = response.rpartition("\n")
@@ -390,8 +450,12 @@ def main() -> None:
 
         # 6. figures
         print()
-        print(f"tarball: {args.format}, {tar_bytes / MB:.0f} MB ({package_bytes / MB:.0f} MB uncompressed, {files} files)")
-        print(f"upload (curl -> gunicorn, streamed to disk + sha256): {upload_s:7.1f} s  {tar_bytes / MB / upload_s:7.1f} MB/s")
+        print(
+            f"tarball: {args.format}, {tar_bytes / MB:.0f} MB ({package_bytes / MB:.0f} MB uncompressed, {files} files)"
+        )
+        print(
+            f"upload (curl -> gunicorn, streamed to disk + sha256): {upload_s:7.1f} s  {tar_bytes / MB / upload_s:7.1f} MB/s"
+        )
         print(
             f"ingestion (enqueue -> done, polled every 0.5 s):        {ingest_s:7.1f} s  "
             f"{package_bytes / MB / ingest_s:7.1f} MB/s of uncompressed package"
@@ -399,8 +463,10 @@ def main() -> None:
         marks = sorted(states.items(), key=lambda item: item[1])
         for (state, at), nxt in zip(marks, [m[1] for m in marks[1:]] + [ingest_s], strict=True):
             print(f"    {state:10} from {at:7.1f} s  for {nxt - at:7.1f} s")
-        for name, m in (("check_package (offline, 2 processes)", check_package),
-                        ("check_folder(jobs=1) (the worker's parser, 1 process)", check_folder)):
+        for name, m in (
+            ("check_package (offline, 2 processes)", check_package),
+            ("check_folder(jobs=1) (the worker's parser, 1 process)", check_folder),
+        ):
             print(
                 f"{name:54} {m.wall_s:7.1f} s  {package_bytes / MB / m.wall_s:7.1f} MB/s  "
                 f"peak RSS {m.peak_rss_mb:5.0f} MB  exit {m.exit_code}"
@@ -412,6 +478,10 @@ def main() -> None:
                 f"during {peaks.single_phase}; kernel VmHWM max {hwm:.0f} MB); tree total ({peaks.processes} "
                 f"processes): {peaks.tree_mb:6.0f} MB (during {peaks.tree_phase}); idle before upload: "
                 f"{idle[name][0]:.0f} / {idle[name][1]:.0f} MB"
+            )
+            print(
+                "        largest single process by phase: "
+                + ", ".join(f"{phase} {mb:.0f} MB" for phase, mb in peaks.single_by_phase.items())
             )
         print(
             f"job: {job['state']} {job['error_kind']} {job['error'][:300]}; stored {counts['systems']} systems, "

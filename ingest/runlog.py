@@ -13,6 +13,7 @@ lines of one eval step become one point whose value is {"FID": .., "CLIP": ..}.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
@@ -157,7 +158,8 @@ class RunSummary:
             self.note_eval(record)
         if is_hyperparameter(key):
             if key not in run.hyperparameters and len(run.hyperparameters) < MAX_HYPERPARAMETERS:
-                run.hyperparameters[key] = bounded(record.value)
+                # Interned: thousands of runs of a package share the same few dozen key names.
+                run.hyperparameters[sys.intern(key)] = bounded(record.value)
 
     def note_first_value(self, record: Record) -> None:
         if record.key == "global_batch_size":

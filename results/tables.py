@@ -165,46 +165,47 @@ def round_table(round_: Round, user, query) -> RoundTable:
     filters = RoundFilters.from_query(query, all_benchmarks)
     benchmarks = filters.benchmarks or all_benchmarks
     visible = Result.objects.visible_to(user).current().for_round(round_)
-    results = (
-        filters.apply(visible)
-        .select_related("system", "benchmark", "submission__organization")
-        .only(
-            "result_id", "division", "score_minutes", "score_note", "benchmark__name",
-            "submission__organization__name", "submission__organization__slug",
-            *[f"system__{name}" for name in (
-                "system_id", "name", "submitter", "division", "availability", "deployment", "number_of_nodes",
-                "host_processor_model_name", "host_processors_count", "accelerator_model_name",
-                "accelerators_count", "framework", "notes",
-            )],
-        )
+    system_fields = (
+        "system_id", "name", "submitter", "division", "availability", "deployment", "number_of_nodes",
+        "host_processor_model_name", "host_processors_count", "accelerator_model_name",
+        "accelerators_count", "framework", "notes",
+    )
+    # Plain values, not model instances: a 500-system round is ~2,000 results, and building five
+    # model objects per result cost more than the query.
+    results = filters.apply(visible).values(
+        "system_id", "result_id", "division", "score_minutes", "score_note", "benchmark__name",
+        "submission__organization__name", "submission__organization__slug",
+        *[f"system__{name}" for name in system_fields],
     )
     rows: dict[int, dict] = {}
     for result in results:
-        system = result.system
-        row = rows.get(system.pk)
+        row = rows.get(result["system_id"])
         if row is None:
-            org = result.submission.organization
-            division = result.division or system.division
-            category = category_of(system.availability, system.deployment)
-            row = rows[system.pk] = {
+            division = result["division"] or result["system__division"]
+            category = category_of(result["system__availability"], result["system__deployment"])
+            row = rows[result["system_id"]] = {
                 "division": division,
                 "category": category,
                 "category_label": CATEGORY_LABELS[category],
-                "submitter": system.submitter or org.name,
-                "organization": org.slug,
-                "system": system.name,
-                "system_id": system.system_id,
-                "number_of_nodes": system.number_of_nodes,
-                "host_processor_model_name": system.host_processor_model_name,
-                "host_processors_count": system.host_processors_count,
-                "accelerator_model_name": system.accelerator_model_name,
-                "accelerators_count": system.accelerators_count,
-                "framework": system.framework,
-                "notes": system.notes,
+                "submitter": result["system__submitter"] or result["submission__organization__name"],
+                "organization": result["submission__organization__slug"],
+                "system": result["system__name"],
+                "system_id": result["system__system_id"],
+                "number_of_nodes": result["system__number_of_nodes"],
+                "host_processor_model_name": result["system__host_processor_model_name"],
+                "host_processors_count": result["system__host_processors_count"],
+                "accelerator_model_name": result["system__accelerator_model_name"],
+                "accelerators_count": result["system__accelerators_count"],
+                "framework": result["system__framework"],
+                "notes": result["system__notes"],
                 "cells": {},
             }
-        row["cells"][result.benchmark.name] = {
-            "minutes": result.score_minutes, "result_id": result.result_id, "note": result.score_note
+        minutes = result["score_minutes"]
+        row["cells"][result["benchmark__name"]] = {
+            "minutes": minutes,
+            "display": "" if minutes is None else f"{minutes:.2f}",
+            "result_id": result["result_id"],
+            "note": result["score_note"],
         }
     table_rows = list(rows.values())
     for row in table_rows:

@@ -22,22 +22,9 @@ from ingest.parsing import iter_records
 from ingest.report import ERROR, WARNING, Finding, RunLog
 from ingest.rules import overrides
 from ingest.rules.catalog import get_ruleset
+from ingest.tests.logs import T0, event
 
-T0 = 1_621_118_000_000  # ms, May 2021 (round v1.0)
 MINUTE = 60_000
-
-
-def event(key: str, value=None, at: float = T0, **metadata) -> str:
-    return ":::MLLOG " + json.dumps(
-        {
-            "namespace": "",
-            "time_ms": at,
-            "event_type": "POINT_IN_TIME",
-            "key": key,
-            "value": value,
-            "metadata": {"file": "train.py", "lineno": 1, **metadata},
-        }
-    )
 
 
 def resnet_log(*, accuracies=(0.70, 0.7601), status="success", init_minutes=1.0) -> list[str]:

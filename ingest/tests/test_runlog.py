@@ -13,22 +13,7 @@ from ingest.checkers.base import RunChecker, RunContext
 from ingest.report import ERROR, Finding, RunLog, Seed
 from ingest.rules.catalog import get_ruleset
 from ingest.runlog import RUN_NO_EVENTS, analyze_run
-
-T0 = 1_621_118_000_000  # ms, May 2021 (round v1.0)
-
-
-def event(key: str, value=None, at: float = T0, **metadata) -> str:
-    metadata = {"file": "train.py", "lineno": 1, **metadata}
-    return ":::MLLOG " + json.dumps(
-        {
-            "namespace": "",
-            "time_ms": at,
-            "event_type": "POINT_IN_TIME",
-            "key": key,
-            "value": value,
-            "metadata": metadata,
-        }
-    )
+from ingest.tests.logs import T0, event
 
 
 def resnet_log(*, status: str = "success", final_accuracy: float = 0.7601) -> list[str]:

@@ -8,7 +8,8 @@ import time
 from ingest.checkers.timing import TIMELINE_TOLERANCE_MS, TimingChecker
 from ingest.report import ERROR, WARNING, RunLog
 from ingest.runlog import analyze_run
-from ingest.tests.test_runlog import T0, context, event, resnet_log
+from ingest.tests.logs import T0, event
+from ingest.tests.test_runlog import context, resnet_log
 
 DAY_MS = 24 * 3600 * 1000
 

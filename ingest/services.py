@@ -286,8 +286,7 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
     def progress(stage: str, done: int, total: int) -> None:
         # Every file while parsing (a few a second at most); every checker while checking.
         if stage == "parsing":
-            _advance(job_id, token, stage=f"parsing result files ({done} of {total})", files_done=done,
-                     files_total=total)
+            _advance(job_id, token, stage="parsing result files", files_done=done, files_total=total)
         else:
             _advance(job_id, token, state=JobState.CHECKING, stage=f"package checks ({done} of {total})")
 

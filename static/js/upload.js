@@ -28,6 +28,8 @@
     var badge = document.getElementById("job-state");
     badge.textContent = j.state;
     badge.className = "badge state-" + j.state;
+    var listed = document.getElementById("upload-row-state-" + data.id);
+    if (listed) { listed.textContent = j.state; listed.className = "badge state-" + j.state; }
     document.getElementById("job-receipt").textContent =
       data.organization + " · " + data.round + " · version " + data.version + " · " + data.original_name +
       " (" + humanBytes(data.size) + ") · sha256 " + data.sha256 + " · uploaded by " + data.uploader;
@@ -81,6 +83,27 @@
       details.append(list);
       box.append(details);
     });
+  }
+
+  // The new upload joins the list at once; its state badge follows the polled job.
+  function listUpload(receipt) {
+    var tbody = document.querySelector("#uploads tbody");
+    var empty = tbody.querySelector("td.muted[colspan]");
+    if (empty) empty.parentNode.remove();
+    var row = document.createElement("tr");
+    var when = el("a", new Date(receipt.created_at).toISOString().slice(0, 16).replace("T", " "));
+    when.href = receipt.page_url;
+    var cells = [when, receipt.round, receipt.organization, String(receipt.version),
+                 receipt.original_name + " (" + humanBytes(receipt.size) + ")", receipt.uploader];
+    cells.forEach(function (content, index) {
+      var td = el("td", typeof content === "string" ? content : null, index === 3 ? "num" : null);
+      if (typeof content !== "string") td.append(content);
+      row.append(td);
+    });
+    var state = el("span", receipt.state, "badge state-" + receipt.state);
+    state.id = "upload-row-state-" + receipt.id;
+    var stateCell = el("td"); stateCell.append(state); row.append(stateCell);
+    tbody.prepend(row);
   }
 
   function poll(url) {
@@ -161,6 +184,7 @@
         statusLine.textContent = "Uploaded as version " + body.version + " (sha256 " + body.sha256 + "). ";
         var link = el("a", "Permanent page of this upload"); link.href = body.page_url;
         statusLine.append(link);
+        listUpload(body);
         poll(body.status_url);
       } else {
         statusLine.textContent = "Refused: " + (body.detail || JSON.stringify(body) || xhr.statusText);

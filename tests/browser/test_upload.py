@@ -65,6 +65,9 @@ def test_it_uploads_watches_and_shows_findings_and_scores(
     page.click("#upload-button")
     page.wait_for_function("document.getElementById('job-state').textContent === 'done'", timeout=60_000)
     assert "Uploaded as version 1" in page.inner_text("#upload-status")
+    # The new upload joined the list without a reload, and its state followed the job.
+    listed = page.locator("#uploads tbody tr").first
+    assert "Intel.tar.gz" in listed.inner_text() and listed.locator(".badge").inner_text() == "done"
     assert page.eval_on_selector("#job-bar", "e => e.style.width") == "100%"
     scores = page.locator("#scores tbody tr")
     assert scores.count() >= 1

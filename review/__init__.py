@@ -1,0 +1,1 @@
+"""Reviewer workflow (objections, resubmissions, borrowing, publication, audit log): a later issue."""

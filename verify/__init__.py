@@ -1,0 +1,1 @@
+"""GPU verification worker (sandboxed re-runs on the `gpu` queue; holds no database credentials): a later issue."""

@@ -17,7 +17,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from results.models import Finding, Result, Round
-from results.services import RoundSlugError, parse_round_slug
+from results.querysets import RoundSlugError
 
 from .models import Upload
 from .services import UploadRefused, accept_upload
@@ -224,10 +224,9 @@ class SubmissionUploadView(StreamingUploadMixin, APIView):
         if not form.is_valid():
             return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
         try:
-            suite, version = parse_round_slug(form.validated_data["round"])
+            round_ = Round.objects.with_slug(form.validated_data["round"]).first()
         except RoundSlugError as exc:
             return _error(str(exc), 400)
-        round_ = Round.objects.filter(suite=suite, version=version).first()
         if round_ is None:
             return _error(f"there is no round {form.validated_data['round']}", 400)
         organizations = request.user.organizations.all()

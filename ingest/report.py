@@ -216,9 +216,20 @@ class PackageReport:
                 "checker": f.checker,
             }
 
-        scores = {}
-        for result in self.results:
-            scores[(result.system_id, result.benchmark)] = {s.file: s for s in result.run_scores}
+        def runs(result: BenchmarkResult) -> list[dict[str, Any]]:
+            scoring = {score.file: score.scoring for score in result.run_scores}
+            return [
+                {
+                    "file": run.file,
+                    "status": run.run_stop_status,
+                    "compliant": run.compliant,
+                    "scoring": scoring.get(run.file, ""),
+                    "time_to_train_minutes": run.time_to_train_minutes,
+                    "findings": [finding(f) for f in run.findings],
+                }
+                for run in result.runs
+            ]
+
         return {
             "ruleset": self.ruleset,
             "submitter": self.submitter,
@@ -249,19 +260,7 @@ class PackageReport:
                         "rcp_mean": r.rcp.rcp_mean,
                         "rcp_min": r.rcp.rcp_min,
                     },
-                    "runs": [
-                        {
-                            "file": run.file,
-                            "status": run.run_stop_status,
-                            "compliant": run.compliant,
-                            "scoring": scores[(r.system_id, r.benchmark)].get(run.file).scoring
-                            if run.file in scores[(r.system_id, r.benchmark)]
-                            else "",
-                            "time_to_train_minutes": run.time_to_train_minutes,
-                            "findings": [finding(f) for f in run.findings],
-                        }
-                        for run in r.runs
-                    ],
+                    "runs": runs(r),
                     "findings": [finding(f) for f in r.findings],
                 }
                 for r in self.results

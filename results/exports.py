@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.http import QueryDict
 
 from .models import Round
-from .tables import round_table, rows_to_csv
+from .tables import round_table
 
 SUMMARY_COLUMNS = [
     "division",
@@ -24,8 +24,6 @@ SUMMARY_COLUMNS = [
     "framework",
     "notes",
 ]
-
-__all__ = ["SUMMARY_COLUMNS", "rows_to_csv", "summary_rows"]
 
 
 def summary_rows(round_: Round, user=None) -> tuple[list[str], list[dict]]:

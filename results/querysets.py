@@ -7,10 +7,25 @@ the `reviewers` / `chairs` groups) see everything.
 
 from __future__ import annotations
 
+import re
+
 from django.db import models
 from django.db.models import Q
 
 PRIVILEGED_GROUPS = ("reviewers", "chairs")
+ROUND_SLUG = re.compile(r"^(training|inference)-v?(\d+\.\d+)$")
+
+
+class RoundSlugError(ValueError):
+    pass
+
+
+def parse_round_slug(slug: str) -> tuple[str, str]:
+    """'training-v1.0' -> ('training', '1.0')."""
+    match = ROUND_SLUG.match(slug.strip())
+    if not match:
+        raise RoundSlugError(f"round must look like training-v1.0, got {slug!r}")
+    return match.group(1), match.group(2)
 
 
 def is_privileged(user) -> bool:
@@ -32,6 +47,11 @@ def submission_visibility(user, prefix: str = "") -> Q | None:
 
 
 class RoundQuerySet(models.QuerySet):
+    def with_slug(self, slug: str):
+        """The round named `training-v1.0`; raises RoundSlugError for a malformed name."""
+        suite, version = parse_round_slug(slug)
+        return self.filter(suite=suite, version=version)
+
     def published(self):
         return self.filter(state="published")
 

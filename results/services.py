@@ -9,7 +9,6 @@ nothing, changed content replaces the submission's rows in place, and citable re
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -25,17 +24,13 @@ from ingest.rules.official import closed_hyperparameter_rules
 
 from .constants import MetricDirection, RoundState, Suite
 from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System, Waiver
+from .querysets import RoundSlugError, parse_round_slug
 
 # Log copies are stored content-addressed, so identical logs are stored once.
 LOG_STORAGE_PREFIX = "logs"
-ROUND_SLUG = re.compile(r"^(training|inference)-v?(\d+\.\d+)$")
 # Part of every submission digest: bump it when what the import derives from a report changes
 # (a new stored field, another eval-curve layout), so that re-importing unchanged files rewrites them.
 IMPORT_FORMAT = 2
-
-
-class RoundSlugError(ValueError):
-    pass
 
 
 @dataclass
@@ -44,13 +39,6 @@ class ImportOutcome:
     status: str  # "created" | "updated" | "unchanged"
     results: int = 0
     runs: int = 0
-
-
-def parse_round_slug(slug: str) -> tuple[str, str]:
-    match = ROUND_SLUG.match(slug.strip())
-    if not match:
-        raise RoundSlugError(f"round must look like training-v1.0, got {slug!r}")
-    return match.group(1), match.group(2)
 
 
 def ensure_round(slug: str) -> Round:

@@ -21,7 +21,7 @@ from .caching import cache_public_page
 from .constants import RoundState, Severity, Suite
 from .exports import summary_rows
 from .models import Benchmark, Finding, Result, Round, Run, System
-from .services import RoundSlugError, parse_round_slug
+from .querysets import RoundSlugError
 from .tables import (
     CATEGORIES,
     CATEGORY_LABELS,
@@ -42,10 +42,9 @@ SEARCH_LIMIT = 200
 
 def _round_or_404(user, slug: str) -> Round:
     try:
-        suite, version = parse_round_slug(slug)
+        round_ = Round.objects.visible_to(user).with_slug(slug).first()
     except RoundSlugError as exc:
         raise Http404(str(exc)) from exc
-    round_ = Round.objects.visible_to(user).filter(suite=suite, version=version).first()
     if round_ is None:
         raise Http404("no such round")
     return round_

@@ -3,7 +3,7 @@
 import django_filters
 
 from results.models import Benchmark, Result, Round, Run, System
-from results.services import RoundSlugError, parse_round_slug
+from results.querysets import RoundSlugError, parse_round_slug
 
 
 def filter_round_slug(queryset, prefix: str, value: str):

@@ -5,7 +5,7 @@ from rest_framework import viewsets
 from rest_framework.pagination import CursorPagination
 
 from results.models import Benchmark, Result, Round, Run, System
-from results.services import RoundSlugError, parse_round_slug
+from results.querysets import RoundSlugError
 
 from . import filters, serializers
 
@@ -30,10 +30,9 @@ class RoundViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_object(self):
         try:
-            suite, version = parse_round_slug(self.kwargs["slug"])
+            round_ = self.get_queryset().with_slug(self.kwargs["slug"]).first()
         except RoundSlugError as exc:
             raise Http404(str(exc)) from exc
-        round_ = self.get_queryset().filter(suite=suite, version=version).first()
         if round_ is None:
             raise Http404("no such round")
         return round_

@@ -4,9 +4,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from results.exports import rows_to_csv, summary_rows
+from results.exports import summary_rows
 from results.models import Round
-from results.services import RoundSlugError, parse_round_slug
+from results.querysets import RoundSlugError
+from results.tables import rows_to_csv
 
 
 class Command(BaseCommand):
@@ -18,10 +19,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, round, format, **options):
         try:
-            suite, version = parse_round_slug(round)
+            round_ = Round.objects.with_slug(round).first()
         except RoundSlugError as exc:
             raise CommandError(str(exc), returncode=2) from exc
-        round_ = Round.objects.filter(suite=suite, version=version).first()
         if round_ is None:
             raise CommandError(f"no round {round} in the database", returncode=2)
         columns, rows = summary_rows(round_, user=_EveryResult())

@@ -16,7 +16,8 @@ from tqdm import tqdm
 
 from ingest.package import looks_like_submitter_folder
 from ingest.pipeline import PackageError, check_package
-from results.services import RoundSlugError, ensure_round, import_report, publish_round, waivers_for
+from results.querysets import RoundSlugError
+from results.services import ensure_round, import_report, publish_round, waivers_for
 
 
 def _check(folder: str, ruleset: str, waivers: frozenset):

@@ -3,7 +3,7 @@
 
     .venv/bin/python bench/parse.py [--round ../shared/corpus/v1.0] [--ruleset 1.0.0]
 
-Parses every result_*.txt of the round with ingest.parsing.iter_records and with the official
+Parses every result_*.txt of the round with mlperf_check.parsing.iter_records and with the official
 mlp_parser.parse_file, then runs the compliance rules (our RuleSession against the official
 mlp_compliance checker) on each file; prints MB/s and microseconds per event for each.
 """
@@ -19,8 +19,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # the project, ahead of bench/ (whose ingest.py would shadow the package)
 
-from ingest.parsing import iter_records  # noqa: E402
-from ingest.rules.official import RuleSession, get_official_rules  # noqa: E402
+from mlperf_check.parsing import iter_records  # noqa: E402
+from mlperf_check.rules.official import RuleSession, get_official_rules  # noqa: E402
 
 
 def main() -> None:

@@ -7,7 +7,7 @@
    result folders replicated under extra system ids (system JSON copied under the new id) until
    --size-mb is reached, and tars it (streamed from the files);
 2. times the offline parser on that folder: `manage.py check_package` (both cores) and
-   `ingest.pipeline.check_folder(jobs=1)` in one process, which is what the worker runs;
+   `mlperf_check.pipeline.check_folder(jobs=1)` in one process, which is what the worker runs;
 3. starts a throwaway PostgreSQL and Redis (scripts/services.sh), a fresh database, a round, an
    organization and a member with an API token, then gunicorn (2 workers) and a Celery worker
    (prefork, concurrency 1);
@@ -323,7 +323,7 @@ def main() -> None:
             [
                 PYTHON,
                 "-c",
-                "import sys; from pathlib import Path; from ingest.pipeline import check_folder; "
+                "import sys; from pathlib import Path; from mlperf_check.pipeline import check_folder; "
                 f"check_folder(Path(sys.argv[1]), ruleset={RULESET!r}, jobs=1)",
                 str(package),
             ],

@@ -178,7 +178,7 @@ FILE_UPLOAD_TEMP_DIR = os.environ.get("FILE_UPLOAD_TEMP_DIR") or None
 # so it holds across web processes only with REDIS_URL set.
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"uploads": os.environ.get("UPLOAD_RATE", "30/hour")}
 MAX_CONCURRENT_JOBS_PER_ORG = env_int("MAX_CONCURRENT_JOBS_PER_ORG", 3)
-# Overrides of ingest.safety.ArchiveLimits fields (its defaults are the sane ones), written as
+# Overrides of mlperf_check.safety.ArchiveLimits fields (its defaults are the sane ones), written as
 # ARCHIVE_LIMITS=max_members=100000,max_total_bytes=20000000000
 ARCHIVE_LIMITS = {
     name.strip(): int(value)

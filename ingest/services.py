@@ -232,7 +232,7 @@ def claim_job(job_id: int, token: str, now=None) -> bool:
 
 
 def run_ingest(job_id: int, *, token: str) -> IngestOutcome:
-    """Ingest one upload as attempt `token`: claim, unpack (ingest.safety), check (check_folder),
+    """Ingest one upload as attempt `token`: claim, unpack (mlperf_check.safety), check (check_folder),
     write the rows into the upload's Submission version, make it current, clean up.
 
     Idempotent: an attempt that cannot claim the job writes nothing. Submitter errors fail the job
@@ -269,8 +269,8 @@ def run_ingest(job_id: int, *, token: str) -> IngestOutcome:
 
 
 def _unpack_and_check(job_id: int, token: str, workdir: Path):
-    from ingest.pipeline import PackageError, check_folder
-    from ingest.safety import ArchiveLimits, UnsafeArchive, extract_archive
+    from mlperf_check.pipeline import PackageError, check_folder
+    from mlperf_check.safety import ArchiveLimits, UnsafeArchive, extract_archive
 
     upload = Upload.objects.select_related("round").get(job__pk=job_id)
     archive = _local_copy(upload, workdir)

@@ -1,6 +1,6 @@
 """The only writers of the results database.
 
-`import_report` turns a PackageReport (ingest/report.py) into rows for one organization's
+`import_report` turns a PackageReport (mlperf_check/report.py) into rows for one organization's
 submission, in one transaction. It is idempotent: the same content imported twice changes
 nothing, changed content replaces the submission's rows in place, and citable result ids
 (`1.0-0042`) are kept for every (system, benchmark) seen before.
@@ -18,9 +18,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from ingest.report import PackageReport, RunLog
-from ingest.rules.catalog import get_ruleset
-from ingest.rules.official import closed_hyperparameter_rules
+from mlperf_check.report import PackageReport, RunLog
+from mlperf_check.rules.catalog import get_ruleset
+from mlperf_check.rules.official import closed_hyperparameter_rules
 
 from .constants import MetricDirection, RoundState, Suite
 from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System, Waiver

@@ -1,9 +1,9 @@
-"""Offline check of one submitter folder or archive; see ingest/cli.py (manage.py runs that
+"""Offline check of one submitter folder or archive; see mlperf_check/cli.py (manage.py runs that
 directly, before Django starts). This command is the same check for call_command()."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ingest import cli
+from mlperf_check import cli
 
 
 class Command(BaseCommand):

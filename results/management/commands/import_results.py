@@ -14,8 +14,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 from tqdm import tqdm
 
-from ingest.package import looks_like_submitter_folder
-from ingest.pipeline import PackageError, check_package
+from mlperf_check.package import looks_like_submitter_folder
+from mlperf_check.pipeline import PackageError, check_package
 from results.querysets import RoundSlugError
 from results.services import ensure_round, import_report, publish_round, waivers_for
 

@@ -1,0 +1,35 @@
+"""The checker registry: one explicit, ordered mapping from name to class path.
+
+Order matters and is the order findings are produced in. Adding a checker means one module,
+one line here, and one test file.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import import_module
+
+CHECKERS: dict[str, str] = {
+    # Package structure, before any log is read.
+    "layout": "mlperf_check.checkers.layout.LayoutChecker",
+    "system_description": "mlperf_check.checkers.system_description.SystemDescriptionChecker",
+    # Per run, fed during the single streaming pass over each log.
+    "compliance": "mlperf_check.checkers.compliance.ComplianceChecker",
+    "timing": "mlperf_check.checkers.timing.TimingChecker",
+    "consistency": "mlperf_check.checkers.consistency.ConsistencyChecker",
+    # Across the runs of a result folder, after parsing.
+    "duplicate_files": "mlperf_check.checkers.duplicate_files.DuplicateFilesChecker",
+    "seeds": "mlperf_check.checkers.seeds.SeedChecker",
+    "run_count": "mlperf_check.checkers.run_count.RunCountChecker",
+    "rcp": "mlperf_check.checkers.rcp.RcpChecker",
+}
+
+
+@cache
+def get_checker(name: str):
+    module, _, class_name = CHECKERS[name].rpartition(".")
+    return getattr(import_module(module), class_name)
+
+
+def checkers_of_scope(scope: str) -> list:
+    return [cls for cls in map(get_checker, CHECKERS) if cls.scope == scope]

@@ -1,0 +1,104 @@
+"""The checker contract.
+
+Two scopes, both fed from one streaming pass per log file:
+
+* `RunChecker`: one instance per result file. `feed(record)` is called for every log event in
+  file order, then `finish(run)` once, with the RunLog the parser summary filled in. It returns
+  findings for that file. It must keep O(1)-ish state (a 1 GB log must not blow memory).
+* `PackageChecker`: runs once after every file is parsed, over the whole PackageContext, and
+  returns findings (package level, per result folder, or per file).
+
+A checker that finds a problem in the submission returns findings. A checker that crashes raises,
+and the pipeline reports that as a system error (our bug), never as the submitter's fault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from mlperf_check.report import ERROR, INFO, WARNING, Finding, Record, RunLog
+
+if TYPE_CHECKING:
+    from mlperf_check.package import Package
+    from mlperf_check.report import BenchmarkResult, PackageReport, SystemReport
+    from mlperf_check.rules.catalog import RulesetSpec
+
+__all__ = [
+    "ERROR",
+    "INFO",
+    "WARNING",
+    "Finding",
+    "PackageChecker",
+    "PackageContext",
+    "RunChecker",
+    "RunContext",
+]
+
+
+@dataclass
+class RunContext:
+    """What a per-run checker knows before reading the file."""
+
+    file: str  # path relative to the package root
+    ruleset: RulesetSpec
+    system_id: str  # folder under results/
+    benchmark: str  # benchmark folder name
+    system: SystemReport | None  # None when systems/<id>.json is missing
+    submitter: str  # submitter folder name
+    division: str  # from the system JSON ("" when unknown)
+    # Streams the file's records again from the start. Only for the rare case where a checker
+    # learns late that it must look at earlier records it did not keep (bounded memory).
+    reopen: Callable[[], Iterator[Record]] | None = None
+
+
+@dataclass
+class PackageContext:
+    package: Package
+    ruleset: RulesetSpec
+    report: PackageReport  # systems and results (with parsed runs) already filled
+    waivers: frozenset[tuple[str, str, str]] = field(default_factory=frozenset)  # (system, benchmark, kind)
+
+    def result_for(self, system_id: str, benchmark: str) -> BenchmarkResult | None:
+        for result in self.report.results:
+            if result.system_id == system_id and result.benchmark == benchmark:
+                return result
+        return None
+
+
+class _Checker:
+    name: ClassVar[str] = ""
+    version: ClassVar[int] = 1
+    description: ClassVar[str] = ""
+
+    def finding(self, severity: str, code: str, message: str, **where) -> Finding:
+        return Finding(severity, code, message, checker=self.name, checker_version=self.version, **where)
+
+
+class RunChecker(_Checker):
+    scope: ClassVar[str] = "run"
+
+    def __init__(self, context: RunContext) -> None:
+        self.context = context
+
+    @classmethod
+    def applies_to(cls, context: RunContext) -> bool:
+        return True
+
+    def feed(self, record: Record) -> None:  # pragma: no cover - default does nothing
+        pass
+
+    def finish(self, run: RunLog) -> list[Finding]:
+        raise NotImplementedError
+
+
+class PackageChecker(_Checker):
+    scope: ClassVar[str] = "package"
+
+    @classmethod
+    def applies_to(cls, context: PackageContext) -> bool:
+        return True
+
+    def run(self, context: PackageContext) -> list[Finding]:
+        raise NotImplementedError

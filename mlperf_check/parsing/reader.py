@@ -1,0 +1,269 @@
+"""One streaming pass over the bytes of a log: size, sha256, line counts, and a Record per event.
+
+The stream is read in blocks of READ_SIZE bytes; memory stays bounded by MAX_LINE whatever the
+input. Event lines are found with a substring search for ':::ML' over each block, so text between
+events (most of a log) is never split or decoded.
+
+Like the official parser, which reads files in Python's universal-newline mode, both '\\n' and a
+lone '\\r' end an event line: tqdm-style progress bars rewrite themselves with '\\r', and a token
+after one is an event of its own. Reported line numbers count '\\n' only (what editors show).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from mlperf_check.parsing.formats import (
+    MLL,
+    MLL_TOKEN,
+    MLLOG,
+    MLLOG_TOKEN,
+    MLP05,
+    MLP_TOKEN,
+    EventError,
+    decode_mll,
+    decode_mllog,
+    decode_mlp05,
+)
+from mlperf_check.report import ERROR, WARNING, Finding, Record
+
+CHECKER = "parser"
+CHECKER_VERSION = 1
+
+READ_SIZE = 1 << 20
+MAX_LINE = 4 << 20  # an event line longer than this is not parsed (no real event is over a few KB)
+MAX_FINDINGS_PER_CODE = 50  # per file; junk files must not fill memory with findings
+SNIPPET_CHARS = 200  # of the offending text, in Finding.actual
+
+PARSE_LINE_TOO_LONG = "PARSE_LINE_TOO_LONG"
+PARSE_MIXED_FORMATS = "PARSE_MIXED_FORMATS"
+PARSE_TOO_MANY_FINDINGS = "PARSE_TOO_MANY_FINDINGS"
+
+EVENT_PREFIX = b":::ML"  # common to the three tokens: the only test most lines get
+TOKEN_OVERLAP = len(MLL_TOKEN) - 1  # bytes kept between blocks to see a token cut in two
+
+DECODERS: dict[str, Callable[[bytes], tuple[str, Any, dict, float]]] = {
+    MLLOG: decode_mllog,
+    MLL: decode_mll,
+    MLP05: decode_mlp05,
+}
+
+
+@dataclass
+class ParseStats:
+    size_bytes: int = 0
+    line_count: int = 0  # physical lines ('\n'-terminated, plus a last unterminated one)
+    event_count: int = 0  # lines carrying an event token (valid or not)
+    log_format: str = ""  # "mllog" | "mll" | "mlp05" | "" (no events); the first format seen
+    sha256: str = ""  # hex digest of the whole byte stream, set when the stream is exhausted
+
+
+def iter_records(
+    stream: BinaryIO, *, file: str, findings: list[Finding], stats: ParseStats | None = None
+) -> Iterator[Record]:
+    """Stream a log once, in file order. Yields mlperf_check.report.Record(key, value, metadata, time_ms,
+    line, index). Appends parser findings (checker="parser", checker_version=1) to `findings`.
+    Never raises on any byte input (errors of `stream.read` itself propagate)."""
+    return LogReader(file, findings, stats if stats is not None else ParseStats()).records(stream)
+
+
+def event_format(segment: bytes) -> str:
+    """The format whose token the text carries, or "" when it carries none (e.g. ':::MLX')."""
+    if MLL_TOKEN in segment:
+        return MLLOG if b":::MLLOG" in segment else MLL
+    if MLP_TOKEN in segment:
+        return MLP05
+    return ""
+
+
+def carries_token(data: bytes) -> bool:
+    return MLL_TOKEN in data or MLP_TOKEN in data
+
+
+class LogReader:
+    def __init__(self, file: str, findings: list[Finding], stats: ParseStats) -> None:
+        self.file = file
+        self.findings = findings
+        self.stats = stats
+        self.findings_per_code: dict[str, int] = {}
+        self.mixed_reported = False
+
+    def records(self, stream: BinaryIO) -> Iterator[Record]:
+        stats = self.stats
+        hasher = hashlib.sha256()
+        carry = b""  # the unterminated end of the previous block
+        newlines = 0  # '\n' bytes before `carry`
+        oversized: OversizedSegment | None = None
+        last_byte = b""
+        while chunk := stream.read(READ_SIZE):
+            hasher.update(chunk)
+            stats.size_bytes += len(chunk)
+            last_byte = chunk[-1:]
+            if oversized is not None:
+                rest = oversized.consume(chunk)
+                if rest is None:
+                    continue
+                self.too_long(oversized.length, oversized.has_token, oversized.line)
+                oversized = None
+                chunk = rest
+            data = carry + chunk if carry else chunk
+            end = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+            yield from self.scan(data, end, newlines)
+            newlines += data.count(b"\n", 0, end)
+            carry = data[end:]
+            if len(carry) > MAX_LINE:
+                oversized = OversizedSegment(carry, newlines + 1)
+                carry = b""
+        if oversized is not None:
+            self.too_long(oversized.length, oversized.has_token, oversized.line)
+        elif carry:
+            yield from self.scan(carry, len(carry), newlines)
+        stats.line_count = newlines + (1 if last_byte not in (b"", b"\n") else 0)
+        stats.sha256 = hasher.hexdigest()
+        self.report_suppressed()
+
+    def scan(self, data: bytes, end: int, newlines: int) -> Iterator[Record]:
+        """Records of the event lines in data[:end], which ends with a line terminator except for
+        the last piece of a stream; `newlines` counts the '\\n' before data[0]."""
+        pos = 0  # always at the start of a line (or of a '\\r' segment)
+        counted = 0  # data[:counted] has been counted into `newlines`
+        find = data.find
+        while (hit := find(EVENT_PREFIX, pos, end)) >= 0:
+            start = max(data.rfind(b"\n", pos, hit), pos - 1) + 1
+            stop = find(b"\n", hit, end)
+            if stop < 0:
+                stop = end
+            newlines += data.count(b"\n", counted, start)
+            counted = start
+            pos = stop + 1
+            line = data[start:stop]
+            if b"\r" not in line and len(line) <= MAX_LINE:
+                record = self.event(line, newlines + 1)
+                if record is not None:
+                    yield record
+                continue
+            # CRLF, progress-bar text before the event, or a line over the limit.
+            for segment in line.split(b"\r"):
+                if len(segment) > MAX_LINE:
+                    self.too_long(len(segment), carries_token(segment), newlines + 1)
+                elif EVENT_PREFIX in segment:
+                    record = self.event(segment, newlines + 1)
+                    if record is not None:
+                        yield record
+
+    def event(self, segment: bytes, line: int) -> Record | None:
+        fmt = MLLOG if MLLOG_TOKEN in segment else event_format(segment)
+        if not fmt:
+            return None
+        stats = self.stats
+        index = stats.event_count
+        stats.event_count += 1
+        if fmt != stats.log_format:
+            self.note_format(fmt, line)
+        try:
+            key, value, metadata, time_ms = DECODERS[fmt](segment)
+        except EventError as exc:
+            self.report(
+                ERROR, exc.code, line, exc.message, key=storable(exc.key), actual=storable(snippet(segment))
+            )
+            return None
+        return Record(key, value, metadata, time_ms, line, index)
+
+    def note_format(self, fmt: str, line: int) -> None:
+        if not self.stats.log_format:
+            self.stats.log_format = fmt
+        elif not self.mixed_reported:
+            self.mixed_reported = True
+            self.report(
+                WARNING,
+                PARSE_MIXED_FORMATS,
+                line,
+                f"a {fmt} event in a {self.stats.log_format} log; a log is expected to use one format",
+                expected=self.stats.log_format,
+                actual=fmt,
+            )
+
+    def too_long(self, length: int, has_token: bool, line: int) -> None:
+        """A segment over MAX_LINE is never parsed, whichever block boundaries it crosses."""
+        if not has_token:
+            return  # program output without events: the official parser ignores it too
+        self.stats.event_count += 1
+        self.report(
+            ERROR,
+            PARSE_LINE_TOO_LONG,
+            line,
+            f"an event line of {length} bytes was not parsed; the limit is {MAX_LINE} bytes",
+            expected=f"at most {MAX_LINE} bytes",
+            actual=f"{length} bytes",
+        )
+
+    def report(self, severity: str, code: str, line: int | None, message: str, **where: str) -> None:
+        count = self.findings_per_code.get(code, 0) + 1
+        self.findings_per_code[code] = count
+        if count > MAX_FINDINGS_PER_CODE:
+            return
+        self.findings.append(
+            Finding(
+                severity,
+                code,
+                f"line {line}: {message}" if line is not None else message,
+                file=self.file,
+                line=line,
+                checker=CHECKER,
+                checker_version=CHECKER_VERSION,
+                **where,
+            )
+        )
+
+    def report_suppressed(self) -> None:
+        for code, count in self.findings_per_code.items():
+            if count > MAX_FINDINGS_PER_CODE:
+                self.findings.append(
+                    Finding(
+                        WARNING,
+                        PARSE_TOO_MANY_FINDINGS,
+                        f"{count - MAX_FINDINGS_PER_CODE} more {code} findings in this file are not listed "
+                        f"(only the first {MAX_FINDINGS_PER_CODE} are)",
+                        file=self.file,
+                        key=code,
+                        checker=CHECKER,
+                        checker_version=CHECKER_VERSION,
+                    )
+                )
+
+
+class OversizedSegment:
+    """A segment that outgrew MAX_LINE: its bytes are dropped as they arrive; only its length,
+    whether it carries an event token, and its line are kept."""
+
+    def __init__(self, head: bytes, line: int) -> None:
+        self.line = line
+        self.length = len(head)
+        self.has_token = carries_token(head)
+        self.tail = head[-TOKEN_OVERLAP:]
+
+    def consume(self, chunk: bytes) -> bytes | None:
+        """Takes the segment's continuation from `chunk`; returns what follows the segment
+        (from its terminator on), or None when the whole chunk still belongs to it."""
+        stop = chunk.find(b"\n")
+        cr = chunk.find(b"\r", 0, stop if stop >= 0 else len(chunk))
+        if cr >= 0:
+            stop = cr
+        body = self.tail + (chunk if stop < 0 else chunk[:stop])
+        self.length += len(body) - len(self.tail)
+        self.has_token = self.has_token or carries_token(body)
+        self.tail = body[-TOKEN_OVERLAP:]
+        return None if stop < 0 else chunk[stop:]
+
+
+def snippet(segment: bytes) -> str:
+    return segment[: SNIPPET_CHARS * 4].decode("utf-8", "replace")[:SNIPPET_CHARS]
+
+
+def storable(text: str) -> str:
+    """Log text as it may go into a finding: no NUL (PostgreSQL text refuses it) and no lone
+    surrogate (json decodes '\\ud800' into one; UTF-8 cannot encode it)."""
+    return text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "\ufffd")

@@ -1,0 +1,233 @@
+"""check_package(): one submitter folder (or an archive of one) in, a PackageReport out.
+
+Steps: discover the layout -> read the system descriptions -> stream every result file once
+through the run summary and the per-run checkers -> per result folder, the RCP outcome and the
+olympic score -> the package checkers -> route every finding to the system, result or package it
+concerns. Pure Python: no database, nothing written into the submission tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mlperf_check.checkers import checkers_of_scope
+from mlperf_check.checkers.base import PackageContext, RunContext
+from mlperf_check.package import Package, discover_package
+from mlperf_check.parsing import ParseStats, iter_records
+from mlperf_check.report import ERROR, BenchmarkResult, Finding, PackageReport, RcpOutcome
+from mlperf_check.rules.catalog import RulesetSpec, get_ruleset, known_rulesets, ruleset_for_timestamp
+from mlperf_check.rules.rcp import evaluate_rcp
+from mlperf_check.runlog import analyze_run
+from mlperf_check.scoring import olympic_score
+from mlperf_check.systems import load_system
+
+if TYPE_CHECKING:
+    from mlperf_check.safety import ArchiveLimits
+
+Progress = Callable[[str, int, int], None]
+
+# Records read from the first result file, at most, to find the ruleset when none is given.
+RULESET_PROBE_RECORDS = 2000
+FORMAT_RULESETS = {"mlp05": "0.5.0", "mll": "0.6.0"}
+# Below this many bytes of logs, starting worker processes costs more than it saves.
+PARALLEL_MIN_BYTES = 4 * 1024 * 1024
+
+
+class PackageError(Exception):
+    """The path cannot be checked at all (not a folder or archive, unsafe archive)."""
+
+
+def check_package(
+    path: Path | str,
+    *,
+    ruleset: str | None = None,
+    waivers: frozenset[tuple[str, str, str]] = frozenset(),
+    limits: ArchiveLimits | None = None,
+    jobs: int = 1,
+) -> PackageReport:
+    path = Path(path)
+    if path.is_file():
+        # Imported here: a folder check (the common case) does not pay for the archive code.
+        import tempfile
+
+        from mlperf_check.safety import ArchiveLimits, UnsafeArchive, extract_archive
+
+        with tempfile.TemporaryDirectory(prefix="mlperf-package-") as tmp:
+            try:
+                root = extract_archive(path, Path(tmp) / "package", limits or ArchiveLimits())
+            except UnsafeArchive as exc:
+                raise PackageError(f"{path.name}: {exc}") from exc
+            return check_folder(root, ruleset=ruleset, waivers=waivers, jobs=jobs)
+    if not path.is_dir():
+        raise PackageError(f"{path}: not a folder or an archive")
+    return check_folder(path, ruleset=ruleset, waivers=waivers, jobs=jobs)
+
+
+def check_folder(
+    root: Path,
+    *,
+    ruleset: str | None = None,
+    waivers: frozenset[tuple[str, str, str]] = frozenset(),
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> PackageReport:
+    """`progress(stage, done, total)` is called after every result file ("parsing") and every
+    package checker ("checking"), for a live status page."""
+    progress = progress or _no_progress
+    package, discovery_findings = discover_package(root)
+    undetermined = None
+    if ruleset:
+        spec = get_ruleset(ruleset)
+    else:
+        detected = detect_ruleset(package)
+        if detected is None:
+            spec = get_ruleset(known_rulesets()[-1])
+            undetermined = Finding(
+                ERROR,
+                "RULESET_UNDETERMINED",
+                "no result file has a readable run_start, so the round cannot be told from the logs; "
+                f"checked against the newest ruleset, training {spec.version}: pass --ruleset",
+                checker="pipeline",
+            )
+        else:
+            spec = get_ruleset(detected)
+    report = PackageReport(root=str(root), ruleset=spec.version, submitter=package.submitter)
+    if undetermined:
+        report.findings.append(undetermined)
+    report.findings.extend(discovery_findings)
+
+    systems = {system_id: load_system(package, system_id) for system_id in sorted(package.system_files)}
+    report.systems = list(systems.values())
+
+    contexts: list[tuple[BenchmarkResult, RunContext]] = []
+    for bench_dir in package.benchmark_dirs:
+        system = systems.get(bench_dir.system_id)
+        division = system.normalized.get("division", "") if system else ""
+        result = BenchmarkResult(
+            system_id=bench_dir.system_id,
+            benchmark=bench_dir.benchmark,
+            folder=bench_dir.folder,
+            division=division,
+        )
+        report.results.append(result)
+        for rel in bench_dir.result_files:
+            context = RunContext(
+                file=rel,
+                ruleset=spec,
+                system_id=bench_dir.system_id,
+                benchmark=bench_dir.benchmark,
+                system=system,
+                submitter=package.submitter,
+                division=division,
+            )
+            contexts.append((result, context))
+    runs = _analyze_runs(package, [c for _, c in contexts], jobs)
+    for done, ((result, _), run) in enumerate(zip(contexts, runs, strict=True), start=1):
+        result.runs.append(run)
+        progress("parsing", done, len(contexts))
+    for result in report.results:
+        if not result.division:
+            result.division = _division_from_logs(result)
+        _score(result, spec, waivers)
+
+    context = PackageContext(package=package, ruleset=spec, report=report, waivers=waivers)
+    package_checkers = checkers_of_scope("package")
+    for done, checker_class in enumerate(package_checkers, start=1):
+        if checker_class.applies_to(context):
+            _route(report, checker_class().run(context))
+        progress("checking", done, len(package_checkers))
+    return report
+
+
+def detect_ruleset(package: Package) -> str | None:
+    """The ruleset of the round the logs were written for: their line format (v0.5 and v0.6 have
+    their own), else the date of their run_start (see catalog.ROUND_PUBLISHED)."""
+    for bench_dir in package.benchmark_dirs:
+        for rel in bench_dir.result_files:
+            stats = ParseStats()
+            with package.open(rel) as stream:
+                for count, record in enumerate(iter_records(stream, file=rel, findings=[], stats=stats)):
+                    if stats.log_format in FORMAT_RULESETS:
+                        return FORMAT_RULESETS[stats.log_format]
+                    if count >= RULESET_PROBE_RECORDS:
+                        break
+                    if record.key == "run_start" and record.time_ms > 0:
+                        return ruleset_for_timestamp(record.time_ms)
+    return None
+
+
+def _opener(package: Package, rel: str):
+    return lambda: package.open(rel)
+
+
+def _analyze_one(package: Package, context: RunContext):
+    return analyze_run(_opener(package, context.file), context, checkers_of_scope("run"))
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    pass
+
+
+def _analyze_runs(package: Package, contexts: list[RunContext], jobs: int):
+    """Every result file, in order. With jobs > 1 and enough bytes to pay for it, in forked worker
+    processes (the offline command uses both cores; the Celery worker and import_results, which
+    run packages in parallel already, keep jobs=1)."""
+    size = sum(package.size_of(context.file) for context in contexts) if jobs > 1 else 0
+    if jobs <= 1 or len(contexts) < 2 or size < PARALLEL_MIN_BYTES:
+        for context in contexts:
+            yield _analyze_one(package, context)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
+        yield from pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=8)
+
+
+def _division_from_logs(result: BenchmarkResult) -> str:
+    divisions = {run.division.strip().lower() for run in result.runs if run.division}
+    return divisions.pop() if len(divisions) == 1 and divisions <= {"closed", "open"} else ""
+
+
+def _score(result: BenchmarkResult, spec: RulesetSpec, waivers: frozenset[tuple[str, str, str]]) -> None:
+    bench = spec.benchmark(result.benchmark)
+    if bench is None:
+        result.score_note = f"{result.benchmark!r} is not a benchmark of training {spec.version}"
+        result.rcp = RcpOutcome()
+        return
+    batch_sizes = {run.global_batch_size for run in result.runs if run.global_batch_size is not None}
+    result.global_batch_size = batch_sizes.pop() if len(batch_sizes) == 1 else None
+    result.rcp = evaluate_rcp(
+        result.runs,
+        ruleset=spec,
+        benchmark=result.benchmark,
+        division=result.division,
+        bypass=(result.system_id, result.benchmark, "rcp_bypass") in waivers,
+    )
+    result.converge_mean = result.rcp.submission_mean
+    outcome = olympic_score(result.runs, bench, result.rcp.scaling_factor)
+    result.score_minutes = outcome.score_minutes
+    result.mean_minutes = outcome.mean_minutes
+    result.score_note = outcome.note
+    result.dropped_runs = outcome.dropped_runs
+    result.run_scores = outcome.run_scores
+
+
+def _route(report: PackageReport, findings: list[Finding]) -> None:
+    """Attach each package-checker finding to the result folder or system file it names."""
+    by_folder = {result.folder: result for result in report.results}
+    by_file = {system.file: system for system in report.systems}
+    for finding in findings:
+        target = by_file.get(finding.file)
+        if target is not None:
+            target.findings.append(finding)
+            continue
+        folder = finding.file
+        while folder and folder not in by_folder:
+            folder = folder.rpartition("/")[0]
+        if folder:
+            by_folder[folder].findings.append(finding)
+        else:
+            report.findings.append(finding)

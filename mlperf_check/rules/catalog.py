@@ -1,0 +1,257 @@
+"""What each training ruleset contains: benchmarks, run counts, olympic drops, time limits.
+
+Rulesets 0.6 and later come from the data files of the installed `mlperf-logging` package
+(`benchmark_meta`, compliance configs, RCP tables), so a new ruleset arrives with a package
+upgrade. Round 0.5 predates that package and is described here as data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cache
+from pathlib import Path
+
+import mlperf_logging
+
+PACKAGE_DIR = Path(mlperf_logging.__file__).resolve().parent
+COMPLIANCE_DIR = PACKAGE_DIR / "compliance_checker"
+RCP_DIR = PACKAGE_DIR / "rcp_checker"
+
+
+class UnknownRuleset(ValueError):
+    pass
+
+
+# Publication dates of the training rounds (MLCommons press releases; the last two are
+# approximate). Every log of a round was written before its results were published, so a log is
+# attributed to the earliest round published on or after its run_start; logs newer than every
+# listed round fall back to the newest ruleset the package ships.
+ROUND_PUBLISHED: dict[str, date] = {
+    "0.5": date(2018, 12, 12),
+    "0.6": date(2019, 7, 10),
+    "0.7": date(2020, 7, 29),
+    "1.0": date(2021, 6, 30),
+    "1.1": date(2021, 12, 1),
+    "2.0": date(2022, 6, 29),
+    "2.1": date(2022, 11, 9),
+    "3.0": date(2023, 6, 27),
+    "3.1": date(2023, 11, 8),
+    "4.0": date(2024, 6, 12),
+    "4.1": date(2024, 11, 13),
+    "5.0": date(2025, 6, 4),
+    "5.1": date(2025, 11, 12),
+    "6.0": date(2026, 6, 3),
+    "6.1": date(2026, 11, 11),
+}
+
+# Display facts per benchmark id (the checker itself only compares numbers).
+BENCHMARK_INFO: dict[str, dict[str, str]] = {
+    "resnet": {"area": "Vision", "model": "ResNet-50 v1.5", "dataset": "ImageNet", "metric": "Top-1 accuracy"},
+    "ssd": {"area": "Vision", "model": "SSD", "dataset": "COCO / OpenImages", "metric": "mAP"},
+    "maskrcnn": {"area": "Vision", "model": "Mask R-CNN", "dataset": "COCO", "metric": "Box / mask min AP"},
+    "unet3d": {"area": "Vision", "model": "3D U-Net", "dataset": "KiTS19", "metric": "Mean DICE"},
+    "retinanet": {"area": "Vision", "model": "RetinaNet", "dataset": "OpenImages", "metric": "mAP"},
+    "gnmt": {"area": "Language", "model": "GNMT", "dataset": "WMT16 EN-DE", "metric": "SacreBLEU"},
+    "transformer": {"area": "Language", "model": "Transformer", "dataset": "WMT17 EN-DE", "metric": "BLEU"},
+    "bert": {"area": "Language", "model": "BERT-large", "dataset": "Wikipedia 2020/01/01", "metric": "Masked-LM accuracy"},
+    "rnnt": {"area": "Speech", "model": "RNN-T", "dataset": "LibriSpeech", "metric": "Word error rate", "direction": "lower"},
+    "ncf": {"area": "Commerce", "model": "NCF", "dataset": "MovieLens-20M", "metric": "HR@10"},
+    "dlrm": {"area": "Commerce", "model": "DLRM", "dataset": "Criteo 1TB", "metric": "AUC"},
+    "dlrm_dcnv2": {"area": "Commerce", "model": "DLRM-DCNv2", "dataset": "Criteo 1TB multi-hot", "metric": "AUC"},
+    "dlrmv4": {"area": "Commerce", "model": "DLRMv4", "dataset": "", "metric": "Score"},
+    "minigo": {"area": "Research", "model": "MiniGo", "dataset": "Go 19x19", "metric": "Win rate vs reference"},
+    "gpt3": {"area": "Language", "model": "GPT-3 175B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
+    "llama2_70b_lora": {"area": "Language", "model": "Llama 2 70B LoRA", "dataset": "SCROLLS GovReport", "metric": "Eval loss", "direction": "lower"},
+    "llama31_405b": {"area": "Language", "model": "Llama 3.1 405B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
+    "llama31_8b": {"area": "Language", "model": "Llama 3.1 8B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
+    "gpt_oss_20b": {"area": "Language", "model": "gpt-oss 20B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
+    "deepseekv3_671b": {"area": "Language", "model": "DeepSeek-V3 671B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
+    "qwen35_397b_grpo": {"area": "Language", "model": "Qwen3.5 397B GRPO", "dataset": "R2E-Gym", "metric": "Validation score"},
+    "stable_diffusion": {"area": "Vision", "model": "Stable Diffusion v2", "dataset": "LAION-400M / COCO-2017", "metric": "FID and CLIP"},
+    "flux1": {"area": "Vision", "model": "FLUX.1", "dataset": "CC12M / COCO-2014", "metric": "Validation loss", "direction": "lower"},
+    "gnn": {"area": "Graph", "model": "R-GAT", "dataset": "IGBH-Full", "metric": "Accuracy"},
+    "rgat": {"area": "Graph", "model": "R-GAT", "dataset": "IGBH-Full", "metric": "Accuracy"},
+}
+
+# Round 0.5: not covered by mlperf-logging. Targets from the v0.5 rules (fractions, as logged).
+V05_BENCHMARKS: dict[str, dict] = {
+    "resnet": {"runs": 5, "target": 0.749},
+    "ssd": {"runs": 5, "target": 0.212},
+    "maskrcnn": {"runs": 5, "targets": {"BBOX": 0.377, "SEGM": 0.339}},
+    "gnmt": {"runs": 10, "target": 21.8},
+    "transformer": {"runs": 10, "target": 25.0},
+    "ncf": {"runs": 10, "target": 0.635},
+    "minigo": {"runs": 10, "target": 0.40},
+}
+
+# Round 0.6: the package's 0.6 configs check no quality target; these are the published targets.
+V06_TARGETS: dict[str, dict] = {
+    "resnet": {"target": 0.759},
+    "ssd": {"target": 0.230},
+    "maskrcnn": {"targets": {"BBOX": 0.377, "SEGM": 0.339}},
+    "gnmt": {"target": 24.0},
+    "transformer": {"target": 25.0},
+}
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    name: str
+    required_runs: int
+    olympic_drop: int
+    area: str = ""
+    model: str = ""
+    dataset: str = ""
+    metric: str = ""
+    direction: str = "higher"
+    target: float | None = None  # display target; the official predicate is what is checked
+    targets: dict = field(default_factory=dict)
+    quality_rule: str = ""  # the quality target predicate as readable text, "" when none
+
+
+@dataclass(frozen=True)
+class RulesetSpec:
+    version: str  # "1.0.0"
+    round: str  # "1.0"
+    log_format: str  # "mllog" | "mll" | "mlp05"
+    benchmarks: dict[str, BenchmarkSpec]
+    published: date | None
+    config_dir: Path | None  # official compliance configs, None for 0.5
+    rcp_dir: Path | None  # official RCP tables, None before 1.0
+    init_limit_closed_s: float | None
+    init_limit_open_s: float | None
+
+    @property
+    def major_minor(self) -> tuple[int, int]:
+        major, minor = self.version.split(".")[:2]
+        return int(major), int(minor)
+
+    @property
+    def seeds_checked(self) -> bool:
+        return self.major_minor >= (1, 0)
+
+    @property
+    def rcp_checked(self) -> bool:
+        return self.rcp_dir is not None
+
+    @property
+    def rcp_normalizes(self) -> bool:
+        """Scores faster than the RCP mean are scaled up to it from round 2.1 on (training_policies
+        PR 503, approved for v2.1). Earlier rounds published unscaled scores."""
+        return self.major_minor >= (2, 1)
+
+    def benchmark(self, name: str) -> BenchmarkSpec | None:
+        return self.benchmarks.get(name)
+
+    def init_limit_s(self, division: str) -> float | None:
+        return self.init_limit_open_s if division == "open" else self.init_limit_closed_s
+
+
+def _meta():
+    from mlperf_logging import benchmark_meta
+
+    return benchmark_meta._ALL_RESULT_FILE_COUNTS["training"], benchmark_meta._ALL_ALLOWED_BENCHMARKS["training"]
+
+
+def _spec(name: str, runs: int, extra: dict | None = None) -> BenchmarkSpec:
+    info = BENCHMARK_INFO.get(name, {})
+    extra = extra or {}
+    return BenchmarkSpec(
+        name=name,
+        required_runs=runs,
+        olympic_drop=4 if name == "unet3d" else 1,
+        area=info.get("area", ""),
+        model=info.get("model", name),
+        dataset=info.get("dataset", ""),
+        metric=info.get("metric", ""),
+        direction=info.get("direction", "higher"),
+        target=extra.get("target"),
+        targets=extra.get("targets", {}),
+    )
+
+
+def _with_quality_targets(version: str, benchmarks: dict[str, BenchmarkSpec]) -> dict[str, BenchmarkSpec]:
+    """Display targets and the readable target rule, from the rule configs of the ruleset
+    (0.5 and 0.6 from V05_BENCHMARKS / V06_TARGETS, through mlperf_check.rules.legacy)."""
+    # mlperf_check.rules.official imports this module, so it is imported here.
+    from mlperf_check.rules.official import quality_rule_text, quality_target
+
+    completed = {}
+    for name, spec in benchmarks.items():
+        target = quality_target(version, name)
+        changes: dict = {"quality_rule": quality_rule_text(version, name)}
+        if target is not None:
+            changes.update(target=target.target, targets=dict(target.targets))
+        completed[name] = dataclasses.replace(spec, **changes)
+    return completed
+
+
+def normalize_version(text: str) -> str:
+    """'1.0', 'v1.0', '1.0.0', 'training-v1.0' -> '1.0.0'."""
+    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
+    if not match:
+        raise UnknownRuleset(f"not a ruleset version: {text!r}")
+    return f"{match.group(1)}.{match.group(2)}.{match.group(3) or 0}"
+
+
+@cache
+def known_rulesets() -> tuple[str, ...]:
+    versions = {"0.5.0"}
+    for path in COMPLIANCE_DIR.glob("training_*"):
+        match = re.fullmatch(r"training_(\d+\.\d+\.\d+)", path.name)
+        if match:
+            versions.add(match.group(1))
+    return tuple(sorted(versions, key=lambda v: tuple(int(p) for p in v.split("."))))
+
+
+@cache
+def get_ruleset(text: str) -> RulesetSpec:
+    version = normalize_version(text)
+    if version not in known_rulesets():
+        raise UnknownRuleset(
+            f"unknown training ruleset {version}; known: {', '.join(known_rulesets())}"
+        )
+    round_ = ".".join(version.split(".")[:2])
+    published = ROUND_PUBLISHED.get(round_)
+    if version == "0.5.0":
+        benchmarks = {name: _spec(name, data["runs"], data) for name, data in V05_BENCHMARKS.items()}
+        benchmarks = _with_quality_targets(version, benchmarks)
+        return RulesetSpec(version, round_, "mlp05", benchmarks, published, None, None, None, None)
+    counts, allowed = _meta()
+    names = allowed.get(round_, [])
+    benchmarks = _with_quality_targets(version, {name: _spec(name, counts[name]) for name in names})
+    rcp_dir = RCP_DIR / f"training_{version}"
+    major_minor = tuple(int(p) for p in version.split(".")[:2])
+    if major_minor <= (0, 7):
+        limits = (20 * 60.0, 20 * 60.0)
+    elif major_minor < (2, 0):
+        limits = (30 * 60.0, 30 * 60.0)
+    else:
+        limits = (30 * 60.0, 240 * 60.0)
+    return RulesetSpec(
+        version=version,
+        round=round_,
+        log_format="mll" if round_ == "0.6" else "mllog",
+        benchmarks=benchmarks,
+        published=published,
+        config_dir=COMPLIANCE_DIR / f"training_{version}",
+        rcp_dir=rcp_dir if rcp_dir.is_dir() else None,
+        init_limit_closed_s=limits[0],
+        init_limit_open_s=limits[1],
+    )
+
+
+def ruleset_for_timestamp(time_ms: float) -> str:
+    """The ruleset of the earliest round published on or after the given log time."""
+    from datetime import UTC, datetime
+
+    day = datetime.fromtimestamp(time_ms / 1000.0, UTC).date()
+    available = set(known_rulesets())
+    candidates = [r for r, d in sorted(ROUND_PUBLISHED.items(), key=lambda x: x[1]) if f"{r}.0" in available]
+    for round_ in candidates:
+        if day <= ROUND_PUBLISHED[round_]:
+            return f"{round_}.0"
+    return known_rulesets()[-1]

@@ -1,0 +1,113 @@
+"""Olympic scoring of one result folder, with the arithmetic of the official result summarizer.
+
+The official `_compute_olympic_average`: with k = the benchmark's olympic drop (4 for unet3d, else
+1) and d failed runs, no score when d > k; otherwise the mean of sorted(times)[k : n - (k - d)],
+i.e. the k fastest runs are dropped and the failed runs stand in for the slowest drops. The score
+is that mean times the RCP scaling factor.
+
+One deliberate difference: a run fails here when it is not `RunLog.converged` (official per-run
+rules, our stricter per-run checks, AND run_stop status `success`). The official summarizer only
+drops runs failing its compliance check and scores an aborted run that reached the target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mlperf_check.report import ERROR, RUN_VERDICT_CHECKERS, RunLog, RunScore
+from mlperf_check.rules.catalog import BenchmarkSpec
+
+# Values of results.constants.RunStatus (no Django import in the checking core).
+COUNTED = "counted"
+DROPPED_FASTEST = "dropped_fastest"
+DROPPED_SLOWEST = "dropped_slowest"
+FAILED = "failed"
+
+
+@dataclass
+class ScoreOutcome:
+    score_minutes: float | None  # olympic mean x scaling factor, None when there is no score
+    mean_minutes: float | None  # olympic mean before the scaling factor
+    note: str
+    dropped_runs: int  # failed runs (the official summarizer's "dropped_scores")
+    run_scores: list[RunScore] = field(default_factory=list)
+
+
+def run_minutes(run: RunLog) -> float | None:
+    """Time to train in minutes, computed as the official summarizer does (ms / 60 / 1000, which
+    can differ from ms / 60000 in the last bit)."""
+    ttt = run.time_to_train_ms
+    return None if ttt is None else ttt / 60 / 1000
+
+
+def failure_reason(run: RunLog) -> str:
+    """Why a run does not count as converged ("" when it does)."""
+    if run.converged and run.time_to_train_ms is not None:
+        return ""
+    if not run.compliant:
+        first = next((f for f in run.findings if f.severity == ERROR and f.checker == "compliance"), None)
+        return f"failed compliance: {first.message}" if first else "failed compliance"
+    verdict = next(
+        (f for f in run.findings if f.severity == ERROR and f.checker in RUN_VERDICT_CHECKERS), None
+    )
+    if verdict is not None:
+        return f"failed the {verdict.checker} check: {verdict.message}"
+    if run.run_stop_status != "success":
+        return f"run_stop status {run.run_stop_status}" if run.run_stop_status else "no run_stop status"
+    return "no time to train: run_start or run_stop missing"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def olympic_score(runs: list[RunLog], spec: BenchmarkSpec, scaling_factor: float = 1.0) -> ScoreOutcome:
+    drop = spec.olympic_drop
+    reasons = [(run, failure_reason(run)) for run in runs]
+    failed = [run for run, reason in reasons if reason]
+    failed_scores = [RunScore(run.file, FAILED, reason) for run, reason in reasons if reason]
+    # Stable sort by the same float the official sorts, so ties keep file order.
+    timed = sorted(
+        ((run_minutes(run), run) for run, reason in reasons if not reason), key=lambda pair: pair[0]
+    )
+    total = len(runs)
+
+    if len(failed) > drop:
+        note = f"{_plural(len(failed), 'run')} failed; at most {drop} may fail under olympic scoring"
+        counted = [
+            RunScore(run.file, COUNTED, f"converged, but the result has no score: {note}") for _, run in timed
+        ]
+        return ScoreOutcome(None, None, note, len(failed), failed_scores + counted)
+
+    end = len(timed) - (drop - len(failed))
+    run_scores = []
+    for index, (_, run) in enumerate(timed):
+        if index < drop:
+            reason = f"fastest of {total} runs" if drop == 1 else f"one of the {drop} fastest of {total} runs"
+            run_scores.append(RunScore(run.file, DROPPED_FASTEST, reason))
+        elif index >= end:
+            reason = f"slowest of {total} runs" if drop == 1 else f"one of the {drop} slowest of {total} runs"
+            run_scores.append(RunScore(run.file, DROPPED_SLOWEST, reason))
+        else:
+            run_scores.append(RunScore(run.file, COUNTED, "counted in the olympic mean"))
+    run_scores = failed_scores + run_scores
+
+    countable = [minutes for minutes, _ in timed[drop:end]]
+    if not countable:
+        note = (
+            f"no run left to average after dropping {drop} fastest and {drop - len(failed)} slowest "
+            f"of {_plural(len(timed), 'converged run')}"
+        )
+        return ScoreOutcome(None, None, note, len(failed), run_scores)
+
+    # Left-to-right addition: the official sum() on CPython 3.11 (3.12 compensates float sums).
+    total_minutes = 0.0
+    for minutes in countable:
+        total_minutes += minutes
+    mean = total_minutes / len(countable)
+    note = f"mean of {_plural(len(countable), 'run')} of {total}"
+    if failed:
+        note += f"; {_plural(len(failed), 'failed run')} counted as slowest drops"
+    if scaling_factor != 1.0:
+        note += f"; multiplied by the RCP scaling factor {scaling_factor:.4f}"
+    return ScoreOutcome(mean * scaling_factor, mean, note, len(failed), run_scores)

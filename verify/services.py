@@ -26,7 +26,7 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Concat, Length
 from django.utils import timezone
 
-from results.models import Result
+from results.models import Result, Submission
 from results.querysets import is_privileged
 
 from .constants import WORKER_OUTCOMES, JobState, Outcome
@@ -72,7 +72,7 @@ def request_verification(*, actor, result: Result, runs: int | None = None) -> V
     """Queue a verification of `result` with `runs` re-runs (default: the benchmark's required count)."""
     if not can_request(actor):
         raise VerificationRefused("only reviewers and chairs may request a verification", status=403)
-    runs = runs or result.benchmark.required_runs
+    runs = result.benchmark.required_runs if runs is None else runs
     if not 1 <= runs <= MAX_RUNS:
         raise VerificationRefused(f"the number of runs must be between 1 and {MAX_RUNS}, not {runs}")
     if not hasattr(result.submission, "upload"):
@@ -292,6 +292,9 @@ def _finish(
             **fields,
         )
         _record_event(job_id, "finished", by, f"{Outcome(outcome).label}: {message}")
+        # The result page shows the verification: touching its submission changes the data version
+        # that keys the anonymous page cache (results/caching.py), so no cached page hides the badge.
+        Submission.objects.filter(results__pk=job.result_id).update(updated_at=now)
     job.refresh_from_db()
     return job
 

@@ -25,7 +25,8 @@ def request_verification(request, result_pk: int):
     error = ""
     if request.method == "POST":
         try:
-            runs = int(request.POST.get("runs") or result.benchmark.required_runs)
+            text = request.POST.get("runs", "").strip()
+            runs = int(text) if text else None
             job = services.request_verification(actor=request.user, result=result, runs=runs)
         except ValueError:
             error = "the number of runs must be a whole number"

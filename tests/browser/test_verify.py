@@ -1,0 +1,94 @@
+"""A reviewer requests a verification in Chromium, watches it progress, and once the round is
+published the public result page shows the badge. A real GPU worker (Celery on `gpu`, no database
+settings, bubblewrap sandbox) re-runs the tiny_mlp fixture benchmark.
+
+Screenshots: test-output/screenshots/verify-*.png
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+from playwright.sync_api import expect
+
+from ingest.tests.processes import RedisServer
+from ingest.tests.upload_fixtures import celery_broker
+from results.models import Round, Submission
+from verify.models import VerificationJob
+from verify.tests.processes import GpuWorker
+from verify.tests.world import verifiable_result
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.worker,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
+]
+
+
+@pytest.fixture
+def gpu_worker(tmp_path, live_server, settings):
+    # A 1-second CPU run on a machine shared with other test runs (load average 5 to 9 seen) takes
+    # up to 5 times as long: the tests prove the mechanics, verify/tests/test_reproduce.py the thresholds.
+    settings.VERIFY_TOLERANCES = {"tiny_mlp": 10.0}
+    data = tmp_path / "data"
+    data.mkdir()
+    data.chmod(0o755)
+    redis = RedisServer(tmp_path)
+    redis.start()
+    with celery_broker(redis.url):
+        worker = GpuWorker(tmp_path, redis.url, live_server.url, data)
+        worker.start()
+        yield worker
+        worker.stop()
+    redis.stop()
+
+
+def test_a_reviewer_requests_a_verification_and_the_public_sees_the_badge(
+    personas, live_server, gpu_worker, browser, tmp_path
+):
+    result = verifiable_result(personas, tmp_path, published=False)
+    reviewer = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    reviewer.goto(f"{live_server.url}/accounts/login/?next=/results/{result.result_id}/")
+    reviewer.fill("input[name=username]", "reviewer")
+    reviewer.fill("input[name=password]", "password")
+    reviewer.click("button[type=submit]")
+    expect(reviewer.locator("#verification")).to_contain_text("Not independently verified")
+    reviewer.click("text=request a verification")
+    reviewer.fill("input[name=runs]", "3")
+    reviewer.click("button:has-text('Request verification')")
+    reviewer.wait_for_url(re.compile(r"/verify/jobs/\d+/$"))
+    job_url = reviewer.url
+    # Progress: the page follows the job (status polled every second) through its re-runs.
+    expect(reviewer.locator("#job-status")).to_contain_text(re.compile(r"re-run \d of 3|Reproduced"), timeout=60_000)
+    reviewer.screenshot(path=str(screenshot_path("verify-1-progress")), full_page=True)
+    expect(reviewer.locator("#outcome")).to_be_visible(timeout=120_000)
+    job = VerificationJob.objects.get(result=result)
+    assert job.outcome == "reproduced", (job.message, job.reruns, gpu_worker.text()[-2000:])
+    expect(reviewer.locator("#outcome")).to_have_text("Reproduced")
+    expect(reviewer.locator("#reruns tbody tr")).to_have_count(3)
+    expect(reviewer.locator("#log")).to_contain_text(":::MLLOG")
+    expect(reviewer.locator("#no-telemetry")).to_contain_text("NVML is not available")
+    expect(reviewer.locator("#chart-rerun-convergence .plot[data-drawn=true]")).to_have_count(1)
+    reviewer.screenshot(path=str(screenshot_path("verify-2-reproduced")), full_page=True)
+
+    # Before publication the public cannot see the result, nor its verification.
+    public = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    assert public.goto(f"{live_server.url}/results/{result.result_id}/").status == 404
+    assert public.goto(job_url).status == 404
+    Round.objects.filter(pk=result.submission.round_id).update(state="published")
+    Submission.objects.filter(pk=result.submission_id).update(is_published=True, is_current=True)
+    assert public.goto(f"{live_server.url}/results/{result.result_id}/").status == 200
+    expect(public.locator("#verification .badge")).to_have_text("Verification: Reproduced")
+    expect(public.locator("#verification")).not_to_contain_text("request a verification")
+    expect(public.locator("#chart-rerun-times .plot[data-drawn=true]")).to_have_count(1)
+    public.screenshot(path=str(screenshot_path("verify-3-public-badge")), full_page=True)
+
+
+def screenshot_path(name: str):
+    from tests.browser.conftest import SCREENSHOTS
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS / f"{name}.png"

@@ -116,6 +116,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     "ingest.*": {"queue": "ingest"},
+    "verify.sweep_stale": {"queue": "ingest"},  # needs the database, which GPU workers do not have
     "verify.*": {"queue": "gpu"},
 }
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}

@@ -88,6 +88,7 @@ class RoundFilters:
     acc_min: int | None = None
     acc_max: int | None = None
     benchmarks: list[str] = field(default_factory=list)
+    verified: bool = False  # only results a verification reproduced (verify/)
     sort: str = ""
 
     @classmethod
@@ -106,6 +107,7 @@ class RoundFilters:
             acc_min=_positive_int(query.get("acc_min")),
             acc_max=_positive_int(query.get("acc_max")),
             benchmarks=[name for name in query.getlist("benchmark") if name in benchmark_names],
+            verified=query.get("verified") == "1",
             sort=sort if sort_key in SORT_KEYS or sort_key in benchmark_names else "",
         )
 
@@ -126,12 +128,14 @@ class RoundFilters:
             results = results.filter(system__accelerators_count__lte=self.acc_max)
         if self.benchmarks:
             results = results.filter(benchmark__name__in=self.benchmarks)
+        if self.verified:
+            results = results.filter(verification_jobs__outcome="reproduced").distinct()
         return results
 
     @property
     def active(self) -> bool:
         return any([self.division, self.category, self.deployment, self.submitter, self.accelerator,
-                    self.acc_min is not None, self.acc_max is not None, self.benchmarks])
+                    self.acc_min is not None, self.acc_max is not None, self.benchmarks, self.verified])
 
 
 @dataclass

@@ -117,3 +117,18 @@ def test_a_job_in_progress_shows_its_stage(personas, tmp_path):
     page = client_for(personas, "chair").get(f"/verify/jobs/{job.pk}/").content.decode()
     assert "re-run 2 of 3 (seed 5)" in page and '<progress id="progress" max="3" value="1">' in page
     assert "verification running" in client_for(personas, "anonymous").get(f"/results/{result.result_id}/").content.decode()
+
+
+def test_the_round_page_filters_verified_results(personas, tmp_path):
+    from results.tests.factories import make_result, make_submission, make_system
+
+    verified = verifiable_result(personas, tmp_path)
+    round_ = verified.submission.round
+    make_result(make_system(make_submission(round_, personas["beta"]), "beta_box", name="Beta Box"), "tiny_mlp")
+    finished_job(personas, verified)
+    client = client_for(personas, "anonymous")
+    everything = client.get(f"/rounds/{round_.slug}/").content.decode()
+    assert "CPU box (2 cores)" in everything and "Beta Box" in everything
+    only_verified = client.get(f"/rounds/{round_.slug}/?verified=1").content.decode()
+    assert "CPU box (2 cores)" in only_verified and "Beta Box" not in only_verified
+    assert 'name="verified" value="1" checked' in only_verified

@@ -162,6 +162,11 @@ def run_job(job_id: int, token: str, config: WorkerConfig | None = None) -> str:
         return _run(api, spec, config, workdir)
     except JobGone:
         return "gone"
+    except Exception as exc:  # our side (a missing bwrap, a broken download): say so rather than go silent
+        if type(exc).__name__ == "SoftTimeLimitExceeded":  # the task reports that one itself
+            raise
+        report_outcome(job_id, token, FAILED, f"the verification worker could not run the job: {type(exc).__name__}: {exc}", config)
+        return FAILED
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -113,3 +113,20 @@ def test_memory_beyond_the_limit_is_out_of_memory(gpu_queue, personas, tmp_path,
     job = verify_and_wait(personas, verifiable_result(personas, tmp_path, run_script=MEMORY), runs=1)
     assert job.outcome == Outcome.OUT_OF_MEMORY, job.message
     assert "allocating" in job.log
+
+
+def test_a_worker_side_error_fails_the_job_and_says_why(personas, tmp_path, live_server, monkeypatch):
+    """In-process (no Celery): the worker cannot start its sandbox; the job fails with the reason."""
+    from verify import sandbox, worker
+
+    tokens = {}
+    monkeypatch.setattr(services, "enqueue", lambda job_id, token: tokens.__setitem__(job_id, token) or True)
+    result = verifiable_result(personas, tmp_path)
+    job = services.request_verification(actor=personas["reviewer"], result=result, runs=1)
+    monkeypatch.setattr(worker, "make_sandbox", lambda *args: sandbox.BubblewrapSandbox(bwrap="/nonexistent/bwrap"))
+    data = tmp_path / "data"
+    data.mkdir()
+    outcome = worker.run_job(job.pk, tokens[job.pk], worker.WorkerConfig(api_url=live_server.url, data_dir=data))
+    job.refresh_from_db()
+    assert outcome == Outcome.FAILED == job.outcome
+    assert "could not run the job: FileNotFoundError" in job.message

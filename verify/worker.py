@@ -34,6 +34,7 @@ FAILED = "failed"
 LOG_TAIL_CHARS = 3000
 REQUEST_TIMEOUT_SECONDS = 30
 SHIP_SLICE_BYTES = 256 * 1024
+MAX_RUN_LOG_BYTES = 256 * 1024**2  # real MLPerf logs are at most a few tens of MB
 
 
 @dataclass
@@ -195,9 +196,20 @@ def _run(api: InternalApi, spec: dict, config: WorkerConfig, workdir: Path) -> s
             log_path = workdir / f"rerun_{number}.txt"
             with log_path.open("wb") as log_file, Shipper(api, gpu, config.ship_seconds) as shipper:
 
-                def on_output(chunk: bytes, log_file=log_file, shipper=shipper) -> None:
-                    log_file.write(chunk)
-                    shipper.add(chunk)
+                written = [0]
+
+                def on_output(chunk: bytes, log_file=log_file, shipper=shipper, written=written) -> None:
+                    # A run that floods its output must not fill the worker's disk: past the cap the
+                    # rest is dropped (the run goes on; its log then lacks run_stop and fails the target).
+                    room = MAX_RUN_LOG_BYTES - written[0]
+                    if room <= 0:
+                        return
+                    kept = chunk[:room]
+                    written[0] += len(kept)
+                    log_file.write(kept)
+                    shipper.add(kept)
+                    if len(kept) < len(chunk):
+                        shipper.add(f"\n[output cut at {MAX_RUN_LOG_BYTES} bytes]\n".encode())
 
                 shipper.add(f"\n===== re-run {number} of {runs}, seed {seed} =====\n".encode())
                 outcome = sandbox.run(

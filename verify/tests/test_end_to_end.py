@@ -130,3 +130,22 @@ def test_a_worker_side_error_fails_the_job_and_says_why(personas, tmp_path, live
     job.refresh_from_db()
     assert outcome == Outcome.FAILED == job.outcome
     assert "could not run the job: FileNotFoundError" in job.message
+
+
+def test_a_run_flooding_its_output_is_cut_and_does_not_reproduce(personas, tmp_path, live_server, monkeypatch):
+    """In-process worker (no Celery), real sandbox: past the cap the output is dropped."""
+    from verify import worker
+
+    tokens = {}
+    monkeypatch.setattr(services, "enqueue", lambda job_id, token: tokens.__setitem__(job_id, token) or True)
+    monkeypatch.setattr(worker, "MAX_RUN_LOG_BYTES", 5000)
+    result = verifiable_result(personas, tmp_path, run_script="yes 'flood flood flood' | head -c 2000000\n")
+    job = services.request_verification(actor=personas["reviewer"], result=result, runs=1)
+    data = tmp_path / "data"
+    data.mkdir()
+    data.chmod(0o755)
+    outcome = worker.run_job(job.pk, tokens[job.pk], worker.WorkerConfig(api_url=live_server.url, data_dir=data))
+    job.refresh_from_db()
+    assert outcome == Outcome.NOT_REPRODUCED == job.outcome
+    assert "[output cut at 5000 bytes]" in job.log and len(job.log) < 6000
+    assert "did not reach the quality target" in job.message

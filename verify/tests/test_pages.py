@@ -132,3 +132,15 @@ def test_the_round_page_filters_verified_results(personas, tmp_path):
     only_verified = client.get(f"/rounds/{round_.slug}/?verified=1").content.decode()
     assert "CPU box (2 cores)" in only_verified and "Beta Box" not in only_verified
     assert 'name="verified" value="1" checked' in only_verified
+
+
+def test_the_admin_lists_and_shows_jobs_read_only_without_the_token(personas, tmp_path):
+    from django.contrib.auth.models import User
+
+    job = finished_job(personas, verifiable_result(personas, tmp_path))
+    client = Client()
+    client.force_login(User.objects.create_superuser("admin", "admin@example.org", "password"))
+    assert client.get("/admin/verify/verificationjob/").status_code == 200
+    page = client.get(f"/admin/verify/verificationjob/{job.pk}/change/")
+    assert page.status_code == 200 and b"token_sha256" not in page.content
+    assert client.get("/admin/verify/verificationjob/add/").status_code == 403

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -149,6 +150,15 @@ def fetch_code(api: InternalApi, workdir: Path) -> Path:
     return code
 
 
+def dataset_dir(data_dir: Path, benchmark: str) -> Path:
+    """What the run sees at /data: `<data_dir>/<benchmark>/` where the data directory holds one folder
+    per benchmark (the run then sees no other benchmark's data), else the whole data directory."""
+    named = data_dir / benchmark
+    if re.fullmatch(r"[A-Za-z0-9_.-]+", benchmark) and benchmark not in (".", "..") and named.is_dir():
+        return named
+    return data_dir
+
+
 def run_job(job_id: int, token: str, config: WorkerConfig | None = None) -> str:
     """Do verification job `job_id`; returns the outcome it reported (or "gone")."""
     config = config or WorkerConfig.from_env()
@@ -215,7 +225,7 @@ def _run(api: InternalApi, spec: dict, config: WorkerConfig, workdir: Path) -> s
                 outcome = sandbox.run(
                     RunSpec(
                         code_dir=code,
-                        data_dir=config.data_dir,
+                        data_dir=dataset_dir(config.data_dir, spec["benchmark"]),
                         output_dir=workdir / f"output_{number}",
                         command=["/bin/sh", f"{CODE_DIR}/{spec['run_script']}"],
                         env={**SANDBOX_ENV, "SEED": str(seed), "DATADIR": DATA_DIR, "OUTPUT_DIR": OUTPUT_DIR},

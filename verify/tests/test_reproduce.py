@@ -81,3 +81,12 @@ def test_without_a_gpu_the_sampler_says_so():
         pass
     if not sampler.available:
         assert sampler.note.startswith("no GPU telemetry: NVML is not available") and sampler.take() == []
+
+
+def test_a_run_sees_its_benchmarks_dataset_folder_when_there_is_one(tmp_path):
+    from verify.worker import dataset_dir
+
+    (tmp_path / "resnet").mkdir()
+    assert dataset_dir(tmp_path, "resnet") == tmp_path / "resnet"
+    assert dataset_dir(tmp_path, "bert") == tmp_path  # no folder of its own: the whole directory
+    assert dataset_dir(tmp_path / "resnet", "..") == tmp_path / "resnet"

@@ -20,6 +20,7 @@ Pure Python (no Django): the GPU worker imports it without database access.
 
 from __future__ import annotations
 
+import glob
 import os
 import resource
 import signal
@@ -175,6 +176,7 @@ class BubblewrapSandbox(Sandbox):
     sandbox (host -> inside), e.g. the Python interpreter and its site-packages."""
 
     runtime_binds: dict[str, str] = field(default_factory=dict)
+    devices: list[str] = field(default_factory=list)  # e.g. /dev/nvidia0, /dev/nvidiactl: the GPU
     bwrap: str = "bwrap"
     setpriv: str = "setpriv"
 
@@ -209,6 +211,8 @@ class BubblewrapSandbox(Sandbox):
             "--tmpfs",
             "/tmp",
         ]
+        for device in self.devices:
+            argv += ["--dev-bind", device, device]
         for parent in sorted({str(Path(inside).parent) for inside in self.runtime_binds.values()} - {"/"}):
             argv += ["--perms", "0755", "--dir", parent]  # bwrap would create it 0700, unreadable after setpriv
         for host, inside in self.runtime_binds.items():
@@ -350,7 +354,8 @@ SANDBOX_ENV = {"PATH": SANDBOX_PATH, "PYTHONPATH": "/opt/site-packages", "PYTHON
 
 def make_sandbox(kind: str, image: str = "", engine: str = "docker") -> Sandbox:
     if kind == "bubblewrap":
-        return BubblewrapSandbox(runtime_binds=python_runtime_binds())
+        # The NVIDIA device nodes, where there are any (the driver's libraries come with /usr).
+        return BubblewrapSandbox(runtime_binds=python_runtime_binds(), devices=sorted(glob.glob("/dev/nvidia*")))
     if kind == "container":
         if not image:
             raise ValueError("VERIFY_SANDBOX=container needs VERIFY_CONTAINER_IMAGE")

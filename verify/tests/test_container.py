@@ -65,6 +65,12 @@ def test_bubblewrap_command_line_isolates_and_drops_privileges():
                          "--bounding-set=-all -- /bin/sh /code/run_and_time.sh")
 
 
+def test_bubblewrap_passes_the_gpu_device_nodes_through():
+    argv = BubblewrapSandbox(devices=["/dev/nvidia0", "/dev/nvidiactl"]).command(SPEC)
+    text = " ".join(argv)
+    assert "--dev /dev --tmpfs /tmp --dev-bind /dev/nvidia0 /dev/nvidia0 --dev-bind /dev/nvidiactl /dev/nvidiactl" in text
+
+
 def test_make_sandbox_refuses_unknown_kinds_and_a_container_without_image():
     with pytest.raises(ValueError, match="bubblewrap or container"):
         make_sandbox("chroot")

@@ -156,7 +156,7 @@ def test_memory_beyond_the_limit_ends_as_out_of_memory(sandbox, tmp_path):
         import numpy
         blocks = [numpy.ones(64 * 1024**2, dtype=numpy.uint8) for _ in range(64)]  # 4 GiB
         print("ALLOCATED", len(blocks))
-    """, limits=Limits(wall_seconds=30, memory_bytes=768 * 1024**2, max_processes=64))
+    """, limits=Limits(wall_seconds=30, memory_bytes=1536 * 1024**2, max_processes=64))
     assert "ALLOCATED" not in log
     assert outcome.status == OUT_OF_MEMORY, (outcome, log)
     assert "memory" in outcome.detail

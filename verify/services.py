@@ -98,8 +98,18 @@ def request_verification(*, actor, result: Result, runs: int | None = None) -> V
 
 def enqueue(job_id: int, token: str) -> bool:
     """Send the job by task name (the GPU worker's code is not imported here) to the `gpu` queue."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        # No broker (the embedded default): GPU work never runs in the web process.
+        VerificationJob.objects.filter(pk=job_id).update(stage="waiting: no task broker is configured (CELERY_BROKER_URL)")
+        return False
     try:
-        sent = current_app.send_task(RUN_JOB_TASK, args=[job_id, token], queue="gpu")
+        sent = current_app.send_task(
+            RUN_JOB_TASK,
+            args=[job_id, token],
+            queue="gpu",
+            retry=True,
+            retry_policy={"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5},
+        )
     except Exception as exc:  # the broker refused it: the job stays queued and the sweep fails it
         log.warning("verification %s stays queued: the broker refused it (%s)", job_id, exc)
         return False

@@ -1,5 +1,6 @@
-"""The Celery wiring: names, queues, limits, and the beat sweep."""
+"""The Celery wiring: names, queues, limits, the beat sweep, and sending with no broker."""
 
+import pytest
 from django.conf import settings
 
 from config.celery import app
@@ -23,3 +24,35 @@ def test_the_sweep_runs_from_beat_where_the_database_is():
     entry = settings.CELERY_BEAT_SCHEDULE["verify-sweep-stale"]
     assert entry["task"] == "verify.sweep_stale" and entry["options"]["queue"] == "ingest"
     assert app.amqp.router.route({}, "verify.sweep_stale")["queue"].name == "ingest"
+
+
+@pytest.mark.django_db
+def test_with_the_broker_down_the_job_stays_queued_and_the_request_is_quick(personas, tmp_path, settings, django_capture_on_commit_callbacks):
+    import time
+
+    from ingest.tests.upload_fixtures import celery_broker, free_port
+    from verify import services
+    from verify.models import VerificationJob
+    from verify.tests.world import verifiable_result
+
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    result = verifiable_result(personas, tmp_path)
+    started = time.monotonic()
+    with celery_broker(f"redis://127.0.0.1:{free_port()}/0"), django_capture_on_commit_callbacks(execute=True):
+        job = services.request_verification(actor=personas["chair"], result=result, runs=1)
+    assert time.monotonic() - started < 15
+    job = VerificationJob.objects.get(pk=job.pk)
+    assert (job.state, job.task_id) == ("queued", "")
+
+
+@pytest.mark.django_db
+def test_without_a_broker_the_job_waits_and_says_why(personas, tmp_path, settings, django_capture_on_commit_callbacks):
+    from verify import services
+    from verify.models import VerificationJob
+    from verify.tests.world import verifiable_result
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    result = verifiable_result(personas, tmp_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        job = services.request_verification(actor=personas["chair"], result=result, runs=1)
+    assert "no task broker" in VerificationJob.objects.get(pk=job.pk).stage

@@ -138,6 +138,28 @@ class Shipper:
         self.thread.join()
 
 
+class CappedOutput:
+    """Receives one run's output: into its log file and to the shipper, up to MAX_RUN_LOG_BYTES. A run
+    that floods its output must not fill the worker's disk: past the cap the rest is dropped (the run
+    goes on; its log then lacks run_stop, so it does not reach the target)."""
+
+    def __init__(self, log_file, shipper: Shipper):
+        self.log_file = log_file
+        self.shipper = shipper
+        self.written = 0
+
+    def __call__(self, chunk: bytes) -> None:
+        room = MAX_RUN_LOG_BYTES - self.written
+        if room <= 0:
+            return
+        kept = chunk[:room]
+        self.written += len(kept)
+        self.log_file.write(kept)
+        self.shipper.add(kept)
+        if len(kept) < len(chunk):
+            self.shipper.add(f"\n[output cut at {MAX_RUN_LOG_BYTES} bytes]\n".encode())
+
+
 def fetch_code(api: InternalApi, workdir: Path) -> Path:
     """Download the implementation folder (a tar.gz) and unpack it with the ingestion's archive
     safety checks (no links, no escaping paths, size limits)."""
@@ -174,7 +196,9 @@ def run_job(job_id: int, token: str, config: WorkerConfig | None = None) -> str:
     except JobGone:
         return "gone"
     except Exception as exc:  # our side (a missing bwrap, a broken download): say so rather than go silent
-        if type(exc).__name__ == "SoftTimeLimitExceeded":  # the task reports that one itself
+        # Celery's time limit is the task's to report (verify/tasks.py). Matched by name: importing
+        # celery here would load parts of Django into this Django-free module.
+        if type(exc).__name__ == "SoftTimeLimitExceeded":
             raise
         report_outcome(job_id, token, FAILED, f"the verification worker could not run the job: {type(exc).__name__}: {exc}", config)
         return FAILED
@@ -206,21 +230,7 @@ def _run(api: InternalApi, spec: dict, config: WorkerConfig, workdir: Path) -> s
             log_path = workdir / f"rerun_{number}.txt"
             with log_path.open("wb") as log_file, Shipper(api, gpu, config.ship_seconds) as shipper:
 
-                written = [0]
-
-                def on_output(chunk: bytes, log_file=log_file, shipper=shipper, written=written) -> None:
-                    # A run that floods its output must not fill the worker's disk: past the cap the
-                    # rest is dropped (the run goes on; its log then lacks run_stop and fails the target).
-                    room = MAX_RUN_LOG_BYTES - written[0]
-                    if room <= 0:
-                        return
-                    kept = chunk[:room]
-                    written[0] += len(kept)
-                    log_file.write(kept)
-                    shipper.add(kept)
-                    if len(kept) < len(chunk):
-                        shipper.add(f"\n[output cut at {MAX_RUN_LOG_BYTES} bytes]\n".encode())
-
+                on_output = CappedOutput(log_file, shipper)
                 shipper.add(f"\n===== re-run {number} of {runs}, seed {seed} =====\n".encode())
                 outcome = sandbox.run(
                     RunSpec(

@@ -68,9 +68,12 @@ def can_request(user) -> bool:
     return is_privileged(user)
 
 
-def request_verification(*, actor, result: Result, runs: int | None = None) -> VerificationJob:
-    """Queue a verification of `result` with `runs` re-runs (default: the benchmark's required count)."""
-    if not can_request(actor):
+def request_verification(*, actor, result: Result, runs: int | None = None, rule: str = "") -> VerificationJob:
+    """Queue a verification of `result` with `runs` re-runs (default: the benchmark's required count),
+    asked by `actor` (a reviewer or chair) or, with no actor, by the named `rule`."""
+    if actor is None and not rule:
+        raise VerificationRefused("a verification is requested by a reviewer, a chair or a named rule", status=403)
+    if actor is not None and not can_request(actor):
         raise VerificationRefused("only reviewers and chairs may request a verification", status=403)
     runs = result.benchmark.required_runs if runs is None else runs
     if not 1 <= runs <= MAX_RUNS:
@@ -90,10 +93,33 @@ def request_verification(*, actor, result: Result, runs: int | None = None) -> V
         )
         token = secrets.token_urlsafe(32)
         VerificationJob.objects.filter(pk=job.pk).update(token_sha256=_digest(token))
-        _record_event(job.pk, "requested", actor.get_username(), f"{runs} run(s), tolerance {job.tolerance:.0%}")
+        by = actor.get_username() if actor is not None else f"rule: {rule}"
+        _record_event(job.pk, "requested", by, f"{runs} run(s), tolerance {job.tolerance:.0%}")
         transaction.on_commit(lambda: enqueue(job.pk, token))
     job.refresh_from_db()
     return job
+
+
+def request_for_new_records(round_, runs: int | None = None) -> list[VerificationJob]:
+    """The rule "verify every new record": in `round_`, each benchmark's fastest scored result per
+    division that is faster than every result of that benchmark and division in every other round
+    of the suite, uploaded (its code is stored) and never verified, is queued for a verification."""
+    results = Result.objects.filter(submission__round=round_, submission__is_current=True, score_minutes__isnull=False)
+    jobs = []
+    for benchmark, division in results.values_list("benchmark__name", "division").distinct().order_by("benchmark__name", "division"):
+        fastest = results.filter(benchmark__name=benchmark, division=division).order_by("score_minutes", "pk").first()
+        earlier_best = (
+            Result.objects.filter(benchmark__name=benchmark, division=division, submission__round__suite=round_.suite,
+                                  score_minutes__isnull=False)
+            .exclude(submission__round=round_)
+            .order_by("score_minutes")
+            .values_list("score_minutes", flat=True)
+            .first()
+        )
+        is_record = earlier_best is None or fastest.score_minutes < earlier_best
+        if is_record and hasattr(fastest.submission, "upload") and not fastest.verification_jobs.exists():
+            jobs.append(request_verification(actor=None, result=fastest, runs=runs, rule="every new record"))
+    return jobs
 
 
 def enqueue(job_id: int, token: str) -> bool:

@@ -56,3 +56,32 @@ def test_without_a_broker_the_job_waits_and_says_why(personas, tmp_path, setting
     with django_capture_on_commit_callbacks(execute=True):
         job = services.request_verification(actor=personas["chair"], result=result, runs=1)
     assert "no task broker" in VerificationJob.objects.get(pk=job.pk).stage
+
+
+@pytest.mark.django_db
+def test_the_new_record_rule_queues_each_record_once(personas, tmp_path, monkeypatch):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from results.models import Result
+    from results.tests.factories import make_result, make_round, make_submission, make_system
+    from verify import services
+    from verify.models import VerificationJob
+    from verify.tests.world import verifiable_result
+
+    monkeypatch.setattr(services, "enqueue", lambda job_id, token: True)
+    record = verifiable_result(personas, tmp_path)  # tiny_mlp in training-v6.1, ~0.017 min
+    earlier = make_round("6.0", benchmarks=("tiny_mlp",))
+    make_result(make_system(make_submission(earlier, personas["beta"])), "tiny_mlp", minutes=5.0)
+    out = StringIO()
+    call_command("verify_new_records", "--round", "training-v6.1", "--runs", "2", stdout=out)
+    job = VerificationJob.objects.get()
+    assert (job.result, job.runs_requested, job.events[0]["by"]) == (record, 2, "rule: every new record")
+    assert "1 new record(s) queued" in out.getvalue()
+    call_command("verify_new_records", "--round", "training-v6.1", stdout=StringIO())
+    assert VerificationJob.objects.count() == 1  # never twice
+    # Not a record when an earlier round was faster.
+    Result.objects.filter(submission__round=earlier).update(score_minutes=0.001)
+    VerificationJob.objects.all().delete()
+    assert services.request_for_new_records(record.submission.round) == []

@@ -12,9 +12,9 @@ after one is an event of its own. Reported line numbers count '\\n' only (what e
 from __future__ import annotations
 
 import hashlib
-from functools import partial
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, BinaryIO
 
 from orjson import JSONDecodeError

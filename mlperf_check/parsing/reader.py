@@ -136,28 +136,19 @@ class LogReader:
         """Records of the event lines in data[:end], which ends with a line terminator except for
         the last piece of a stream; `newlines` counts the '\\n' before data[0].
 
-        This loop runs once per event, so the common case (a well-formed ':::MLLOG {json}' line)
+        This loop runs once per line, so the common case (a well-formed ':::MLLOG {json}' line)
         is decoded inline, with no call but the JSON decoder's: this is most of the parser's
-        cost (bench/parse.py). Any other line takes event(), which says what is wrong with it."""
-        pos = 0  # always at the start of a line (or of a '\\r' segment)
-        counted = 0  # data[:counted] has been counted into `newlines`
-        find = data.find
-        rfind = data.rfind
-        count = data.count
+        cost (bench/parse.py). Any other event line takes event(), which says what is wrong."""
+        number = newlines
         stats = self.stats
-        while (hit := find(EVENT_PREFIX, pos, end)) >= 0:
-            start = rfind(b"\n", pos, hit) + 1 or pos
-            stop = find(b"\n", hit, end)
-            if stop < 0:
-                stop = end
-            newlines += count(b"\n", counted, start)
-            counted = start
-            pos = stop + 1
-            line = data[start:stop]
+        for line in (data if end == len(data) else data[:end]).split(b"\n"):
+            number += 1
+            if EVENT_PREFIX not in line:
+                continue
             if line[-1:] == b"\r":  # CRLF: the empty segment after the '\r' holds no event
                 line = line[:-1]
             if b"\r" in line or len(line) > MAX_LINE:
-                yield from self.segments(line, newlines + 1)
+                yield from self.segments(line, number)
                 continue
             at = line.rfind(MLLOG_TOKEN)
             if at >= 0 and stats.log_format == MLLOG:
@@ -173,9 +164,9 @@ class LogReader:
                     if type(key) is str and type(metadata) is dict and type(raw_time) in (int, float):
                         index = stats.event_count
                         stats.event_count = index + 1
-                        yield new_record((key, value, metadata, float(raw_time), newlines + 1, index))
+                        yield new_record((key, value, metadata, float(raw_time), number, index))
                         continue
-            record = self.event(line, newlines + 1)
+            record = self.event(line, number)
             if record is not None:
                 yield record
 

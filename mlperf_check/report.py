@@ -188,6 +188,12 @@ class BenchmarkResult:
     shipped_factor: ShippedFactor | None = None  # None when the folder has no scaling.json
     findings: list[Finding] = field(default_factory=list)
 
+    @property
+    def published_factor(self) -> float | None:
+        """The factor the official summarizer multiplies by: the shipped scaling.json, or 1.0 where
+        the folder has none; None when the shipped file cannot be read."""
+        return 1.0 if self.shipped_factor is None else self.shipped_factor.factor
+
 
 @dataclass
 class PackageReport:

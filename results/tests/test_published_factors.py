@@ -224,6 +224,17 @@ def test_the_result_page_and_round_table_mark_a_decided_factor(client, v30, chai
     assert "Score rests on" not in client.get(f"/results/{resnet().result_id}/").content.decode()
 
 
+def test_the_api_gives_both_scores_and_the_factor_source(client, v30, chair):
+    import_round(v30, "--publish", "--published-factors", "--chair", "chair")
+    data = client.get(f"/api/v1/results/{dlrm().result_id}/").json()
+    assert (data["score_minutes"], data["scaling_factor"], data["factor_source"]) == (
+        PUBLISHED_DLRM, 1.0370762711864403, "decision"
+    )
+    assert (data["computed_score_minutes"], data["computed_scaling_factor"], data["shipped_scaling_factor"]) == (
+        LOGS_DLRM, 1.0324858757062145, 1.0370762711864403
+    )
+
+
 def test_the_result_page_names_a_shipped_factor_that_is_not_applied(client, v30):
     import_round(v30, "--publish")
     page = client.get(f"/results/{dlrm().result_id}/").content.decode()

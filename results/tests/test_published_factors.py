@@ -348,3 +348,18 @@ def test_the_v30_round_is_reproduced_with_published_factors_and_explained_withou
         assert result.findings.filter(code="SHIPPED_FACTOR_LARGER").count() == 1
     assert Waiver.objects.filter(kind="published_factor", reason=SHIPPED_FACTOR_REASON).count() == 2
     assert Finding.objects.filter(checker="shipped_factors").count() == 10  # one per shipped scaling.json
+
+
+def test_a_decision_edited_in_the_admin_moves_the_score_at_once(imported):
+    from django.contrib.admin.sites import site
+
+    waiver_admin = site._registry[Waiver]
+    result = dlrm()
+    waiver = Waiver(
+        round=result.submission.round, organization=result.submission.organization, system_id="G593-SD0_hugectr",
+        benchmark="dlrm_dcnv2", kind="published_factor", factor=1.0370762711864403, reason="entered by a chair",
+    )
+    waiver_admin.save_model(None, waiver, None, False)
+    assert (dlrm().score_minutes, dlrm().factor_source) == (PUBLISHED_DLRM, "decision")
+    waiver_admin.delete_model(None, waiver)
+    assert (dlrm().score_minutes, dlrm().factor_source) == (LOGS_DLRM, "computed")

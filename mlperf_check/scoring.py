@@ -5,6 +5,10 @@ The official `_compute_olympic_average`: with k = the benchmark's olympic drop (
 i.e. the k fastest runs are dropped and the failed runs stand in for the slowest drops. The score
 is that mean times the RCP scaling factor.
 
+The summarizer takes the factor from the `scaling.json` it finds in the folder; here the factor
+comes from the RCP evaluation, and a shipped `scaling.json` is only read (`read_shipped_factor`) for
+the shipped_factors checker to compare.
+
 One deliberate difference: a run fails here when it is not `RunLog.converged` (official per-run
 rules, our stricter per-run checks, AND run_stop status `success`). The official summarizer only
 drops runs failing its compliance check and scores an aborted run that reached the target.

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System, Waiver
+from .services import apply_factor_decisions
 
 
 class BenchmarkInline(admin.TabularInline):
@@ -63,5 +64,16 @@ class FindingAdmin(admin.ModelAdmin):
 
 @admin.register(Waiver)
 class WaiverAdmin(admin.ModelAdmin):
-    list_display = ("kind", "organization", "system_id", "benchmark", "round", "granted_by", "created_at")
+    list_display = (
+        "kind", "organization", "system_id", "benchmark", "round", "factor", "accepted", "granted_by", "created_at"
+    )
     list_filter = ("kind", "round")
+
+    # A scaling-factor decision edited here moves the scores at once, as the services' decisions do.
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        apply_factor_decisions(obj.round, obj.organization)
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        apply_factor_decisions(obj.round, obj.organization)

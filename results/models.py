@@ -17,6 +17,7 @@ from .constants import (
     Availability,
     Deployment,
     Division,
+    FactorSource,
     MetricDirection,
     RcpStatus,
     RoundState,
@@ -165,9 +166,17 @@ class Result(models.Model):
     result_id = models.CharField(max_length=32, db_index=True, help_text="Citable id, e.g. 1.0-0042")
     folder = models.CharField(max_length=512, help_text="results/<system>/<benchmark> in the package")
     division = models.CharField(max_length=8, choices=Division.choices, blank=True)
-    score_minutes = models.FloatField(null=True, blank=True, help_text="Olympic mean x RCP factor")
+    score_minutes = models.FloatField(null=True, blank=True, help_text="Olympic mean x scaling factor")
     mean_minutes = models.FloatField(null=True, blank=True, help_text="Olympic mean before the RCP factor")
-    scaling_factor = models.FloatField(default=1.0)
+    scaling_factor = models.FloatField(default=1.0, help_text="The factor score_minutes uses")
+    factor_source = models.CharField(max_length=16, choices=FactorSource.choices, default=FactorSource.COMPUTED)
+    computed_score_minutes = models.FloatField(
+        null=True, blank=True, help_text="Olympic mean x the factor computed from the logs"
+    )
+    computed_scaling_factor = models.FloatField(default=1.0, help_text="From the logs and the RCP tables")
+    shipped_scaling_factor = models.FloatField(
+        null=True, blank=True, help_text="The package's scaling.json (none, or unreadable: null); never applied by itself"
+    )
     score_note = models.CharField(max_length=255, blank=True, help_text="Why there is no score")
     dropped_runs = models.PositiveSmallIntegerField(default=0, help_text="Runs that failed compliance")
     rcp_status = models.CharField(max_length=24, choices=RcpStatus.choices, default=RcpStatus.NOT_APPLICABLE)
@@ -240,13 +249,18 @@ class Finding(models.Model):
 
 
 class Waiver(models.Model):
-    """A recorded decision to bypass a check for one system and benchmark (never a file in the upload)."""
+    """A recorded decision on one system and benchmark of an organization in a round (never a file
+    in the upload): a bypass of a check, or the scaling factor its score uses (kind
+    published_factor, with `factor`). A rejected decision (accepted False) is kept as a record and
+    changes nothing."""
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="waivers")
     organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="waivers")
     system_id = models.CharField(max_length=255)
     benchmark = models.CharField(max_length=64)
     kind = models.CharField(max_length=16, choices=WaiverKind.choices)
+    factor = models.FloatField(null=True, blank=True, help_text="published_factor: the scaling factor decided on")
+    accepted = models.BooleanField(default=True, help_text="False: the request (e.g. a shipped factor) was rejected")
     reason = models.TextField()
     granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)

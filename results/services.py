@@ -4,6 +4,12 @@
 submission, in one transaction. It is idempotent: the same content imported twice changes
 nothing, changed content replaces the submission's rows in place, and citable result ids
 (`1.0-0042`) are kept for every (system, benchmark) seen before.
+
+Scaling-factor decisions: a result's score uses the factor computed from the logs unless an
+accepted `Waiver` of kind published_factor names another (`apply_factor_decisions`). Such
+decisions come from importing a published round with its shipped factors
+(`record_published_factors`) or from a reviewer accepting or rejecting a shipped factor
+(`accept_shipped_factor`, `reject_shipped_factor`), never from the upload itself.
 """
 
 from __future__ import annotations
@@ -18,19 +24,29 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from mlperf_check.report import PackageReport, RunLog
 from mlperf_check.rules.catalog import get_ruleset
 from mlperf_check.rules.official import closed_hyperparameter_rules
 
-from .constants import MetricDirection, RoundState, Suite
+from .constants import FactorSource, MetricDirection, RoundState, Suite, WaiverKind
 from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System, Waiver
-from .querysets import RoundSlugError, parse_round_slug
+from .querysets import RoundSlugError, is_privileged, parse_round_slug
 
 # Log copies are stored content-addressed, so identical logs are stored once.
 LOG_STORAGE_PREFIX = "logs"
 # Part of every submission digest: bump it when what the import derives from a report changes
 # (a new stored field, another eval-curve layout), so that re-importing unchanged files rewrites them.
-IMPORT_FORMAT = 2
+IMPORT_FORMAT = 3
+# The reasons recorded by import_results --published-factors.
+SHIPPED_FACTOR_REASON = "shipped in the published package"
+NO_SHIPPED_FACTOR_REASON = (
+    "the published package ships no scaling.json, so the official summarizer published the score with 1.0"
+)
+
+
+class DecisionRefused(Exception):
+    """A decision the user may not take (role, conflict of interest), or with nothing to decide."""
 
 
 @dataclass
@@ -39,6 +55,7 @@ class ImportOutcome:
     status: str  # "created" | "updated" | "unchanged"
     results: int = 0
     runs: int = 0
+    decisions: int = 0  # published_factor decisions recorded or changed
 
 
 def ensure_round(slug: str) -> Round:
@@ -112,15 +129,21 @@ def import_report(
     source: str,
     publish: bool = False,
     store_logs=None,
+    published_factors_by=None,
 ) -> ImportOutcome:
     """Store one submitter's report as version 1 of its submission to `round_`.
 
     `store_logs(run) -> bytes | None` returns a result file's content for the content-addressed
-    log copy (None skips it). One transaction; re-running with unchanged content is a no-op.
+    log copy (None skips it). `published_factors_by`: the chair recording the package's shipped
+    factors as decisions (import_results --published-factors). One transaction; re-running with
+    unchanged content is a no-op.
     """
     digest = report_digest(report)
     with transaction.atomic():
         org = organization_for(report)
+        decisions = 0
+        if published_factors_by is not None:
+            decisions = record_published_factors(report, round_=round_, organization=org, chair=published_factors_by)
         submission = (
             Submission.objects.select_for_update()
             .filter(round=round_, organization=org, version=1)
@@ -130,7 +153,8 @@ def import_report(
             if publish and not submission.is_published:
                 submission.is_published = True
                 submission.save(update_fields=["is_published", "updated_at"])
-            return ImportOutcome(submission, "unchanged")
+            apply_factor_decisions(round_, org)
+            return ImportOutcome(submission, "unchanged", decisions=decisions)
         status = "updated" if submission else "created"
         if submission is None:
             submission = Submission(round=round_, organization=org, version=1)
@@ -140,6 +164,7 @@ def import_report(
         submission.is_published = publish or submission.is_published
         outcome = write_report(report, submission=submission, store_logs=store_logs)
         outcome.status = status
+        outcome.decisions = decisions
     return outcome
 
 
@@ -167,6 +192,7 @@ def write_report(report: PackageReport, *, submission: Submission, store_logs=No
         submission.save()
         outcome = ImportOutcome(submission, "created")
         _write_rows(report, submission, known_ids, store_logs, outcome)
+        apply_factor_decisions(submission.round, submission.organization)
     return outcome
 
 
@@ -223,6 +249,10 @@ def _write_rows(report, submission, known_ids, store_logs, outcome: ImportOutcom
             score_minutes=result_report.score_minutes,
             mean_minutes=result_report.mean_minutes,
             scaling_factor=result_report.rcp.scaling_factor,
+            factor_source=FactorSource.COMPUTED,
+            computed_score_minutes=result_report.score_minutes,
+            computed_scaling_factor=result_report.rcp.scaling_factor,
+            shipped_scaling_factor=result_report.shipped_factor.factor if result_report.shipped_factor else None,
             score_note=result_report.score_note,
             dropped_runs=result_report.dropped_runs,
             rcp_status=result_report.rcp.status,
@@ -336,10 +366,128 @@ def waivers_for(round_: Round, organization_slug: str) -> frozenset[tuple[str, s
     """The recorded bypass decisions (Waiver rows) of an organization in a round, in the
     (system id, benchmark, kind) form the checking pipeline takes."""
     return frozenset(
-        Waiver.objects.filter(round=round_, organization__slug=organization_slug).values_list(
+        Waiver.objects.filter(round=round_, organization__slug=organization_slug, accepted=True).values_list(
             "system_id", "benchmark", "kind"
         )
     )
+
+
+# -- scaling-factor decisions ---------------------------------------------------------------------
+
+
+def record_published_factors(report: PackageReport, *, round_: Round, organization: Organization, chair) -> int:
+    """Record, as accepted decisions by `chair`, the factor the official summarizer published for
+    every result folder where it differs from the factor the logs give: the shipped scaling.json,
+    or 1.0 where the folder has none. An unreadable scaling.json decides nothing. Returns the
+    number of decisions recorded or changed."""
+    if not (chair.is_superuser or chair.groups.filter(name="chairs").exists()):
+        raise DecisionRefused(f"{chair}: only a chair records the factors of a published round")
+    changed = 0
+    for result in report.results:
+        published = result.published_factor
+        if published is None or abs(published - result.rcp.scaling_factor) <= FACTOR_TOLERANCE:
+            continue
+        reason = NO_SHIPPED_FACTOR_REASON if result.shipped_factor is None else SHIPPED_FACTOR_REASON
+        changed += _record_factor_decision(
+            round_, organization, result.system_id, result.benchmark,
+            factor=published, accepted=True, by=chair, reason=reason,
+        )
+    return changed
+
+
+def accept_shipped_factor(result: Result, *, by, reason: str) -> Waiver:
+    """A reviewer accepts the factor the result's package ships: the score uses it from now on, in
+    every version of this system and benchmark, until the decision is rejected."""
+    return _decide_on_shipped_factor(result, by=by, reason=reason, accepted=True)
+
+
+def reject_shipped_factor(result: Result, *, by, reason: str) -> Waiver:
+    """A reviewer rejects the shipped factor: the score uses the factor the logs give, and the
+    rejection is kept as a record."""
+    return _decide_on_shipped_factor(result, by=by, reason=reason, accepted=False)
+
+
+def _decide_on_shipped_factor(result: Result, *, by, reason: str, accepted: bool) -> Waiver:
+    organization = result.submission.organization
+    if not is_privileged(by):
+        raise DecisionRefused("only reviewers and chairs decide on scaling factors")
+    if organization.members.filter(pk=by.pk).exists():
+        raise DecisionRefused(
+            f"conflict of interest: {by} is a member of {organization}, so {result.result_id} is not theirs to decide"
+        )
+    shipped = result.shipped_scaling_factor
+    if shipped is None:
+        raise DecisionRefused(f"{result.folder} ships no readable scaling.json: there is no shipped factor to decide on")
+    if abs(shipped - result.computed_scaling_factor) <= FACTOR_TOLERANCE:
+        raise DecisionRefused(f"the shipped factor {shipped!r} agrees with the logs: there is nothing to decide")
+    reason = (reason or "").strip()
+    if not reason:
+        raise DecisionRefused("a decision needs a reason")
+    round_ = result.submission.round
+    with transaction.atomic():
+        _record_factor_decision(
+            round_, organization, result.system.system_id, result.benchmark.name,
+            factor=shipped, accepted=accepted, by=by, reason=reason,
+        )
+        apply_factor_decisions(round_, organization)
+    return Waiver.objects.get(
+        round=round_, organization=organization, system_id=result.system.system_id,
+        benchmark=result.benchmark.name, kind=WaiverKind.PUBLISHED_FACTOR,
+    )
+
+
+def _record_factor_decision(round_, organization, system_id, benchmark, *, factor, accepted, by, reason) -> bool:
+    """Create or replace the one published_factor decision of a system and benchmark. Returns
+    whether anything changed (an identical decision is left as it was)."""
+    decision = {"factor": factor, "accepted": accepted, "granted_by": by, "reason": reason}
+    waiver = Waiver.objects.filter(
+        round=round_, organization=organization, system_id=system_id, benchmark=benchmark,
+        kind=WaiverKind.PUBLISHED_FACTOR,
+    ).first()
+    if waiver is None:
+        Waiver.objects.create(
+            round=round_, organization=organization, system_id=system_id, benchmark=benchmark,
+            kind=WaiverKind.PUBLISHED_FACTOR, **decision,
+        )
+        return True
+    if all(getattr(waiver, name) == value for name, value in decision.items()):
+        return False
+    for name, value in decision.items():
+        setattr(waiver, name, value)
+    waiver.created_at = timezone.now()  # when the decision in force was taken
+    waiver.save()
+    return True
+
+
+def apply_factor_decisions(round_: Round, organization: Organization) -> int:
+    """Bring the scores of an organization's results in a round in line with the accepted
+    published_factor decisions: olympic mean x decided factor where one exists, the score the
+    logs give everywhere else. Returns the number of results changed (none: nothing is written)."""
+    decisions = Waiver.objects.filter(
+        round=round_, organization=organization, kind=WaiverKind.PUBLISHED_FACTOR, accepted=True, factor__isnull=False
+    )
+    decided = {(system_id, benchmark): factor for system_id, benchmark, factor in decisions.values_list(
+        "system_id", "benchmark", "factor"
+    )}
+    changed = []
+    results = Result.objects.filter(submission__round=round_, submission__organization=organization).select_related(
+        "system", "benchmark"
+    )
+    for result in results:
+        factor = decided.get((result.system.system_id, result.benchmark.name))
+        if factor is None:
+            wanted = (result.computed_score_minutes, result.computed_scaling_factor, FactorSource.COMPUTED)
+        else:
+            score = None if result.mean_minutes is None else result.mean_minutes * factor
+            wanted = (score, factor, FactorSource.DECISION)
+        if (result.score_minutes, result.scaling_factor, result.factor_source) != wanted:
+            result.score_minutes, result.scaling_factor, result.factor_source = wanted
+            changed.append(result)
+    if changed:
+        Result.objects.bulk_update(changed, ["score_minutes", "scaling_factor", "factor_source"])
+        # The page cache keys on submission timestamps (results/caching.py).
+        Submission.objects.filter(pk__in={r.submission_id for r in changed}).update(updated_at=timezone.now())
+    return len(changed)
 
 
 def publish_round(round_: Round) -> None:

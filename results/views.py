@@ -16,17 +16,21 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
+
 from . import charts
 from .caching import cache_public_page
-from .constants import RoundState, Severity, Suite
+from .constants import FactorSource, RoundState, Severity, Suite, WaiverKind
 from .exports import summary_rows
-from .models import Benchmark, Finding, Result, Round, Run, System
-from .querysets import RoundSlugError
+from .models import Benchmark, Finding, Result, Round, Run, System, Waiver
+from .querysets import RoundSlugError, is_privileged
 from .tables import (
     CATEGORIES,
     CATEGORY_LABELS,
     CATEGORY_ORDER,
+    DECIDED,
     DIVISION_ORDER,
+    FACTOR_VIEWS,
     category_of,
     round_table,
     rows_to_csv,
@@ -133,6 +137,8 @@ def round_detail(request, slug: str):
     context = {
         "round": round_,
         "table": table,
+        "decided_cells": any(cell and cell["factor_source"] == FactorSource.DECISION
+                             for row in table.rows for cell in row["cell_list"]),
         "groups": table.groups(),
         "colspan": 8 + len(table.benchmarks),
         "sort_base": query.urlencode(),
@@ -145,18 +151,27 @@ def round_detail(request, slug: str):
 @cache_public_page
 def round_export(request, slug: str, fmt: str):
     round_ = _round_or_404(request.user, slug)
-    table = round_table(round_, request.user, request.GET)
+    factors = _factor_view(request)
+    table = round_table(round_, request.user, request.GET, factors=factors)
     if fmt == "csv":
         return _csv_response(table.columns, table.export_rows(), f"{round_.slug}-results.csv")
-    return JsonResponse({"round": round_.slug, "columns": table.columns, "rows": table.export_rows()})
+    return JsonResponse(
+        {"round": round_.slug, "factors": factors, "columns": table.columns, "rows": table.export_rows()}
+    )
 
 
 @cache_public_page
 def round_summary(request, slug: str):
     """The official-style summary (results/exports.py), visible results only."""
     round_ = _round_or_404(request.user, slug)
-    columns, rows = summary_rows(round_, user=request.user)
+    columns, rows = summary_rows(round_, user=request.user, factors=_factor_view(request))
     return _csv_response(columns, rows, f"{round_.slug}-summary.csv")
+
+
+def _factor_view(request) -> str:
+    """?factors=computed exports every score with the factor the logs give; anything else, the decided scores."""
+    factors = request.GET.get("factors", DECIDED)
+    return factors if factors in FACTOR_VIEWS else DECIDED
 
 
 def _benchmark_or_404(request, slug: str, name: str) -> tuple[Round, Benchmark]:
@@ -336,8 +351,28 @@ def result_detail(request, result_id: str):
         "charts": _result_charts(result, runs),
         "versions": versions,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
+        "factor_decision": _factor_decision(result),
+        "shipped_factor_differs": result.shipped_scaling_factor is not None
+        and abs(result.shipped_scaling_factor - result.computed_scaling_factor) > FACTOR_TOLERANCE,
+        "show_decider": is_privileged(request.user),
     }
     return render(request, "results/result.html", context)
+
+
+def _factor_decision(result: Result) -> Waiver | None:
+    """The published_factor decision recorded on the result's system and benchmark (accepted or
+    rejected), or None."""
+    return (
+        Waiver.objects.filter(
+            round=result.submission.round_id,
+            organization=result.submission.organization_id,
+            system_id=result.system.system_id,
+            benchmark=result.benchmark.name,
+            kind=WaiverKind.PUBLISHED_FACTOR,
+        )
+        .select_related("granted_by")
+        .first()
+    )
 
 
 @cache_public_page

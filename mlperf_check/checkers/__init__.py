@@ -22,6 +22,8 @@ CHECKERS: dict[str, str] = {
     "seeds": "mlperf_check.checkers.seeds.SeedChecker",
     "run_count": "mlperf_check.checkers.run_count.RunCountChecker",
     "rcp": "mlperf_check.checkers.rcp.RcpChecker",
+    # What the package ships to set its own score (scaling.json, package_checker_params).
+    "shipped_factors": "mlperf_check.checkers.shipped_factors.ShippedFactorsChecker",
 }
 
 

@@ -3,6 +3,11 @@
 Idempotent: importing the same files twice changes nothing; changed files update the
 submission in place (result ids are kept). Each submitter is imported in its own transaction.
 Packages are checked in parallel worker processes; rows are written by this process.
+
+Scores use the factor the logs give. `--published-factors --chair NAME` reproduces a published
+round: wherever the factor the official summarizer used (the folder's scaling.json, 1.0 where
+there is none) differs from it, the chair's decision to use that factor is recorded (a Waiver of
+kind published_factor) and the score rests on it; the result pages say so.
 """
 
 import os
@@ -10,6 +15,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 from tqdm import tqdm
@@ -17,7 +23,7 @@ from tqdm import tqdm
 from mlperf_check.package import looks_like_submitter_folder
 from mlperf_check.pipeline import PackageError, check_package
 from results.querysets import RoundSlugError
-from results.services import ensure_round, import_report, publish_round, waivers_for
+from results.services import DecisionRefused, ensure_round, import_report, publish_round, waivers_for
 
 
 def _check(folder: str, ruleset: str, waivers: frozenset):
@@ -35,11 +41,25 @@ class Command(BaseCommand):
         parser.add_argument("--round", required=True, help="e.g. training-v1.0")
         parser.add_argument("--publish", action="store_true", help="publish the round and the imported results")
         parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
+        parser.add_argument(
+            "--published-factors",
+            action="store_true",
+            help="record the scaling factors the packages ship (1.0 where none) as decisions where they "
+            "differ from the logs, so that scores are the published ones (needs --chair)",
+        )
+        parser.add_argument("--chair", help="user name of the chair recording the --published-factors decisions")
 
-    def handle(self, *args, path, round, publish, jobs, **options):
+    def handle(self, *args, path, round, publish, jobs, published_factors, chair, **options):
         root = Path(path)
         if not root.is_dir():
             raise CommandError(f"{path}: not a folder", returncode=2)
+        decided_by = None
+        if published_factors:
+            if not chair:
+                raise CommandError("--published-factors records decisions: name the chair with --chair", returncode=2)
+            decided_by = get_user_model().objects.filter(username=chair).first()
+            if decided_by is None:
+                raise CommandError(f"--chair {chair}: no such user", returncode=2)
         try:
             round_ = ensure_round(round)
         except (RoundSlugError, ValueError) as exc:
@@ -67,14 +87,20 @@ class Command(BaseCommand):
                     self.stderr.write(f"{folder}: {error}")
                 else:
                     base = Path(folder)
-                    outcome = import_report(
-                        report,
-                        round_=round_,
-                        source=str(base.resolve()),
-                        publish=publish,
-                        store_logs=lambda run, base=base: (base / run.file).read_bytes(),
-                    )
+                    try:
+                        outcome = import_report(
+                            report,
+                            round_=round_,
+                            source=str(base.resolve()),
+                            publish=publish,
+                            store_logs=lambda run, base=base: (base / run.file).read_bytes(),
+                            published_factors_by=decided_by,
+                        )
+                    except DecisionRefused as exc:
+                        raise CommandError(str(exc), returncode=2) from exc
                     counts = f" ({outcome.results} results, {outcome.runs} runs)" if outcome.status != "unchanged" else ""
+                    if outcome.decisions:
+                        counts += f"; {outcome.decisions} published scaling factor decision(s) recorded"
                     self.stdout.write(f"{report.submitter}: {outcome.status}{counts}")
                 progress.update()
         progress.close()

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "results",
     "ingest",
     "review",
+    "verify",
 ]
 
 MIDDLEWARE = [
@@ -206,6 +207,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("INGEST_SWEEP_SECONDS", "60")),
         "options": {"queue": "ingest", "expires": 60},
     },
+    # Runs where the database is (queue `ingest`), never on a GPU worker.
+    "verify-sweep-stale": {
+        "task": "verify.sweep_stale",
+        "schedule": float(os.environ.get("VERIFY_SWEEP_SECONDS", "60")),
+        "options": {"queue": "ingest", "expires": 60},
+    },
 }
 # Uploaded tarballs: the "submissions" storage. Local files under MEDIA_ROOT unless
 # SUBMISSIONS_S3_BUCKET names a bucket of any S3-compatible store (django-storages; needs boto3).
@@ -225,3 +232,30 @@ if os.environ.get("SUBMISSIONS_S3_BUCKET"):
     }
 else:
     STORAGES["submissions"] = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+
+# Verification (issue 11): re-runs on GPU workers (queue `gpu`; verify/). Per-run sandbox limits
+# are sent to the worker with each job. The whole job's hard limit (1.2 x soft) must stay under
+# CELERY_VISIBILITY_TIMEOUT, or Redis redelivers a job still running: raise both for real benchmarks.
+VERIFY_SOFT_TIME_LIMIT_SECONDS = env_int("VERIFY_SOFT_TIME_LIMIT_SECONDS", 2700)
+VERIFY_HARD_TIME_LIMIT_SECONDS = int(VERIFY_SOFT_TIME_LIMIT_SECONDS * 1.2)
+VERIFY_RUN_WALL_SECONDS = float(os.environ.get("VERIFY_RUN_WALL_SECONDS", "600"))
+VERIFY_MEMORY_BYTES = env_int("VERIFY_MEMORY_BYTES", 32 * 1024**3)
+VERIFY_MAX_PROCESSES = env_int("VERIFY_MAX_PROCESSES", 512)
+VERIFY_CPU_SECONDS = env_int("VERIFY_CPU_SECONDS", 24 * 3600)
+VERIFY_FILE_SIZE_BYTES = env_int("VERIFY_FILE_SIZE_BYTES", 16 * 1024**3)
+VERIFY_TMPFS_BYTES = env_int("VERIFY_TMPFS_BYTES", 1024**3)
+VERIFY_RUN_SCRIPT = os.environ.get("VERIFY_RUN_SCRIPT", "run_and_time.sh")
+# Reproduced when the re-runs' olympic mean is within this fraction of the claimed one.
+VERIFY_TOLERANCE_VISION = float(os.environ.get("VERIFY_TOLERANCE_VISION", "0.05"))
+VERIFY_TOLERANCE_OTHER = float(os.environ.get("VERIFY_TOLERANCE_OTHER", "0.10"))
+# Per benchmark, written as VERIFY_TOLERANCES=resnet=0.05,tiny_mlp=0.5
+VERIFY_TOLERANCES = {
+    name.strip(): float(value)
+    for name, _, value in (item.partition("=") for item in os.environ.get("VERIFY_TOLERANCES", "").split(","))
+    if name.strip()
+}
+# A running job whose worker has not reported for this long is finished as "worker lost".
+VERIFY_STALE_AFTER_SECONDS = float(os.environ.get("VERIFY_STALE_AFTER_SECONDS", "180"))
+VERIFY_QUEUED_EXPIRE_SECONDS = env_int("VERIFY_QUEUED_EXPIRE_SECONDS", 7 * 24 * 3600)
+VERIFY_MAX_LOG_CHARS = env_int("VERIFY_MAX_LOG_CHARS", 20_000_000)
+VERIFY_MAX_REQUEST_BYTES = env_int("VERIFY_MAX_REQUEST_BYTES", 2 * 1024**2)  # under DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -99,6 +99,8 @@ class JobSerializer(serializers.Serializer):
     stage = serializers.CharField()
     files_done = serializers.IntegerField()
     files_total = serializers.IntegerField()
+    error_count = serializers.IntegerField(help_text="Error findings, once done")
+    summary = serializers.CharField(help_text='The state in words: "done, 3 errors" when done with errors')
     attempts = serializers.IntegerField()
     error_kind = serializers.CharField()
     error = serializers.CharField()

@@ -269,10 +269,11 @@ def run_ingest(job_id: int, *, token: str) -> IngestOutcome:
 
 
 def _unpack_and_check(job_id: int, token: str, workdir: Path):
+    from mlperf_check.checkers.uploader import check_uploader
     from mlperf_check.pipeline import PackageError, check_folder
     from mlperf_check.safety import ArchiveLimits, UnsafeArchive, extract_archive
 
-    upload = Upload.objects.select_related("round").get(job__pk=job_id)
+    upload = Upload.objects.select_related("round", "organization").get(job__pk=job_id)
     archive = _local_copy(upload, workdir)
     try:
         root = extract_archive(archive, workdir / "package", ArchiveLimits(**settings.ARCHIVE_LIMITS))
@@ -299,6 +300,8 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
         )
     except PackageError as exc:
         raise SubmitterError(str(exc)) from exc
+    organization = upload.organization
+    check_uploader(report, organization.name, [organization.slug, *organization.aliases])
     _advance(job_id, token, state=JobState.CHECKING, stage="storing results and findings")
     return report, root
 
@@ -328,7 +331,12 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
         _make_current(submission)
         now = timezone.now()
         IngestJob.objects.filter(pk=job_id).update(
-            state=JobState.DONE, stage="", finished_at=now, heartbeat_at=now, files_done=F("files_total")
+            state=JobState.DONE,
+            stage="",
+            finished_at=now,
+            heartbeat_at=now,
+            files_done=F("files_total"),
+            error_count=submission.findings.filter(severity="error").count(),
         )
 
 

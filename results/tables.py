@@ -10,7 +10,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import Count, Q
 
 from .constants import Availability, Deployment
 from .models import Result, Round, System
@@ -172,8 +172,10 @@ def round_table(round_: Round, user, query) -> RoundTable:
     )
     # Plain values, not model instances: a 500-system round is ~2,000 results, and building five
     # model objects per result cost more than the query.
-    results = filters.apply(visible).values(
-        "system_id", "result_id", "division", "score_minutes", "score_note", "benchmark__name",
+    # Error findings of each result: a published result with errors carries a visible marker.
+    with_errors = filters.apply(visible).annotate(error_count=Count("findings", filter=Q(findings__severity="error")))
+    results = with_errors.values(
+        "system_id", "result_id", "division", "score_minutes", "score_note", "benchmark__name", "error_count",
         "submission__organization__name", "submission__organization__slug",
         *[f"system__{name}" for name in system_fields],
     )
@@ -206,6 +208,7 @@ def round_table(round_: Round, user, query) -> RoundTable:
             "display": "" if minutes is None else f"{minutes:.2f}",
             "result_id": result["result_id"],
             "note": result["score_note"],
+            "errors": result["error_count"],
         }
     table_rows = list(rows.values())
     for row in table_rows:

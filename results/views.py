@@ -331,6 +331,7 @@ def result_detail(request, result_id: str):
         "runs": runs,
         "findings": by_severity,
         "finding_count": len(findings),
+        "error_count": sum(1 for f in findings if f.severity == Severity.ERROR),
         "hyperparameters": _hyperparameter_rows(runs),
         "run_labels": [_run_label(r) for r in runs],
         "charts": _result_charts(result, runs),

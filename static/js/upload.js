@@ -26,10 +26,12 @@
     var j = data.job;
     job.hidden = false;
     var badge = document.getElementById("job-state");
-    badge.textContent = j.state;
-    badge.className = "badge state-" + j.state;
+    // "done, 3 errors" is not a clean "done": it gets its own (not green) badge.
+    var badgeClass = "badge state-" + (j.state === "done" && j.error_count ? "done-errors" : j.state);
+    badge.textContent = j.summary;
+    badge.className = badgeClass;
     var listed = document.getElementById("upload-row-state-" + data.id);
-    if (listed) { listed.textContent = j.state; listed.className = "badge state-" + j.state; }
+    if (listed) { listed.textContent = j.summary; listed.className = badgeClass; }
     document.getElementById("job-receipt").textContent =
       data.organization + " · " + data.round + " · version " + data.version + " · " + data.original_name +
       " (" + humanBytes(data.size) + ") · sha256 " + data.sha256 + " · uploaded by " + data.uploader;

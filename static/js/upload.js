@@ -165,8 +165,11 @@
     data.append("round", form.elements.round.value);
     if (form.elements.organization) data.append("organization", form.elements.organization.value);
     data.append("file", chosen, chosen.name);
+    // Round and organization in the URL too: the server refuses a closed round before the body.
+    var query = new URLSearchParams({ round: form.elements.round.value });
+    if (form.elements.organization) query.set("organization", form.elements.organization.value);
     var xhr = new XMLHttpRequest();
-    xhr.open("POST", form.dataset.api);
+    xhr.open("POST", form.dataset.api + "?" + query.toString());
     xhr.setRequestHeader("X-CSRFToken", form.elements.csrfmiddlewaretoken.value);
     xhr.setRequestHeader("Accept", "application/json");
     var wrap = document.getElementById("upload-bar-wrap");

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Q
@@ -264,10 +265,24 @@ def _options(round_: Round, user) -> dict:
     }
 
 
+# A cell a spreadsheet would run as a formula (OWASP "CSV injection"): =, +, -, @ (and | %, as
+# defusedcsv also guards), tab or carriage return first. Plain numbers such as -1.5 stay numbers.
+FORMULA_START = ("=", "+", "-", "@", "|", "%", "\t", "\r")
+PLAIN_NUMBER = re.compile(r"^[-+]?[0-9][0-9,]*(\.[0-9]*)?([eE][-+]?[0-9]+)?$")
+
+
+def neutralise_formula(value):
+    """The value as a CSV cell no spreadsheet evaluates: a leading quote on formula-like text."""
+    if not isinstance(value, str) or not value.startswith(FORMULA_START) or PLAIN_NUMBER.match(value):
+        return value
+    return "'" + value
+
+
 def rows_to_csv(columns: list[str], rows: list[dict]) -> str:
+    """Every CSV the site and the commands write comes from here, formula-neutralised."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
+    writer.writerow({key: neutralise_formula(key) for key in columns})
     for row in rows:
-        writer.writerow({key: "" if row.get(key) is None else row.get(key) for key in columns})
+        writer.writerow({key: "" if row.get(key) is None else neutralise_formula(row.get(key)) for key in columns})
     return buffer.getvalue()

@@ -8,6 +8,7 @@ import json
 from collections import defaultdict
 from urllib.parse import quote
 
+from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db.models import Count, Min, Q
 from django.http import FileResponse, Http404, HttpResponse, JsonResponse
@@ -565,8 +566,9 @@ def search(request):
 
 @cache_public_page
 def sitemap(request):
-    """Public pages only: built for an anonymous visitor whoever asks."""
-    base = request.build_absolute_uri("/").rstrip("/")
+    """Public pages only: built for an anonymous visitor whoever asks. The URLs start with
+    SITE_URL, never with the request's Host header: the answer is cached and served to everyone."""
+    base = settings.SITE_URL.rstrip("/")
     urls = [reverse("results:home"), reverse("results:progress", args=["training"])]
     rounds = Round.objects.visible_to(None)
     for round_ in rounds:

@@ -318,3 +318,30 @@ def test_the_raw_log_downloads_as_uploaded_for_those_who_may_see_it(client, worl
 def test_finding_links_open_the_page_holding_their_line(client, world):
     html = client.get("/results/1.0-0001/").content.decode()
     assert "?page=1#L7" in html
+
+
+def test_a_system_name_that_is_a_spreadsheet_formula_is_neutralised_in_every_csv(client, world):
+    # The attack: a submitter names its system =HYPERLINK(...) and the CSV runs it in Excel.
+    from results.models import System
+
+    System.objects.filter(system_id="dgx").update(
+        name='=HYPERLINK("http://evil.example","x")', framework="+cmd|' /C calc'!A0", notes="\tnote",
+        accelerator_model_name="@SUM(1+1)",
+    )
+    for url in ("/rounds/training-v1.0/table.csv", "/rounds/training-v1.0/summary.csv"):
+        rows = list(csv.DictReader(io.StringIO(client.get(url).content.decode())))
+        dgx = next(row for row in rows if row["system_id"] == "dgx")
+        assert dgx["system"] == "'=HYPERLINK(\"http://evil.example\",\"x\")"
+        assert dgx["framework"].startswith("'+cmd")
+        assert dgx["accelerator_model_name"] == "'@SUM(1+1)"
+        assert dgx["notes"] == "'\tnote"
+        for row in rows:
+            for value in row.values():
+                assert not value or value[0] not in "=+@\t\r", (url, value)
+
+
+def test_negative_numbers_stay_numbers_in_csv():
+    from results.tables import neutralise_formula
+
+    assert neutralise_formula("-1.5") == "-1.5" and neutralise_formula(-2) == -2
+    assert neutralise_formula("-1+2") == "'-1+2" and neutralise_formula("\rx") == "'\rx"

@@ -46,6 +46,11 @@ class UploadRequestSerializer(serializers.Serializer):
     organization = serializers.SlugField(
         required=False, help_text="Organization slug; needed only when you belong to several"
     )
+    confirm_identical = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Upload even when the file is byte-identical to an earlier version (otherwise 409)",
+    )
 
 
 class ReceiptSerializer(serializers.ModelSerializer):
@@ -200,7 +205,9 @@ class SubmissionUploadView(StreamingUploadMixin, APIView):
             400: OpenApiResponse(description="Not an accepted archive, unknown round or organization"),
             403: OpenApiResponse(description="Not a member, or the round is closed to you"),
             413: OpenApiResponse(description="Larger than UPLOAD_MAX_BYTES"),
+            409: OpenApiResponse(description="Identical to an earlier version (code `identical`): resend with confirm_identical"),
             429: OpenApiResponse(description="Upload rate or concurrent-job limit reached"),
+            503: OpenApiResponse(description="The database or Redis is briefly unreachable; see Retry-After"),
         },
         examples=[
             OpenApiExample(
@@ -242,9 +249,10 @@ class SubmissionUploadView(StreamingUploadMixin, APIView):
                 round_=round_,
                 organization=organization,
                 uploaded_file=form.validated_data["file"],
+                confirm_identical=form.validated_data["confirm_identical"],
             )
         except UploadRefused as exc:
-            return _error(str(exc), exc.status)
+            return _error(str(exc), exc.status, exc.code)
         upload = Upload.objects.select_related("round", "organization", "uploaded_by", "job").get(
             pk=upload.pk
         )
@@ -292,5 +300,5 @@ class UploadStatusView(APIView):
         return Response(UploadStatusSerializer(upload, context={"request": request}).data)
 
 
-def _error(message: str, code: int) -> Response:
-    return Response({"detail": message}, status=code)
+def _error(message: str, status_code: int, code: str = "") -> Response:
+    return Response({"detail": message, **({"code": code} if code else {})}, status=status_code)

@@ -44,9 +44,10 @@ COPY_CHUNK_BYTES = 1024 * 1024
 class UploadRefused(Exception):
     """The upload is not accepted; `status` is the HTTP status that says why."""
 
-    def __init__(self, message: str, status: int = 400):
+    def __init__(self, message: str, status: int = 400, code: str = ""):
         super().__init__(message)
         self.status = status
+        self.code = code  # for clients that act on it, e.g. "identical" (send confirm_identical)
 
 
 class SubmitterError(Exception):
@@ -154,12 +155,15 @@ def _too_many_jobs(organization: Organization) -> str:
     )
 
 
-def accept_upload(*, actor, round_: Round, organization: Organization, uploaded_file) -> Upload:
+def accept_upload(
+    *, actor, round_: Round, organization: Organization, uploaded_file, confirm_identical: bool = False
+) -> Upload:
     """Store `uploaded_file` (a HashingUploadHandler file carrying `.sha256`) as the next version of
     `organization`'s submission to `round_`, and enqueue its ingestion after commit.
 
     Refuses (UploadRefused) non-members, unknown archive types, closed rounds without an open
-    resubmission window, and organizations already running MAX_CONCURRENT_JOBS_PER_ORG jobs. The
+    resubmission window, organizations already running MAX_CONCURRENT_JOBS_PER_ORG jobs, and
+    (unless `confirm_identical`) the very bytes of an earlier version (409, naming it). The
     version is allocated under a lock on the organization row, so two simultaneous uploads get
     two versions. The stored name is content-addressed, so the same bytes are stored once.
     """
@@ -179,6 +183,14 @@ def accept_upload(*, actor, round_: Round, organization: Organization, uploaded_
         raise UploadRefused(_too_many_jobs(organization), status=429)  # before storing anything
 
     sha256 = uploaded_file.sha256
+    identical = Upload.objects.filter(round=round_, organization=organization, sha256=sha256).order_by("-version")
+    if not confirm_identical and (earlier := identical.first()) is not None:
+        raise UploadRefused(
+            f"this file is identical to version {earlier.version} (uploaded {earlier.created_at:%Y-%m-%d %H:%M} UTC "
+            f"as {earlier.original_name}); confirm to upload it again as a new version",
+            status=409,
+            code="identical",
+        )
     storage = submissions_storage()
     wanted = f"uploads/{round_.slug}/{organization.slug}/{sha256}{suffix}"
     already_stored = storage.exists(wanted)

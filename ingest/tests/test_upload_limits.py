@@ -170,3 +170,16 @@ def test_an_archive_refused_by_the_safety_checks_is_not_kept(personas, open_roun
     upload.job.refresh_from_db()
     assert "symlink" in upload.job.error or "link" in upload.job.error
     assert not storages["submissions"].exists(upload.storage_name)
+
+
+def test_a_byte_identical_upload_says_identical_to_version_n_and_needs_confirmation(personas, open_round, tmp_path):
+    tarball = sample_tarball(tmp_path)
+    assert post_upload(client_for(personas["owner"]), tarball).status_code == 201
+    refused = post_upload(client_for(personas["owner"]), tarball)
+    assert refused.status_code == 409
+    assert refused.json()["code"] == "identical" and "identical to version 1" in refused.json()["detail"]
+    assert Upload.objects.count() == 1
+    confirmed = post_upload(client_for(personas["owner"]), tarball, confirm_identical="true")
+    assert confirmed.status_code == 201 and confirmed.json()["version"] == 2
+    # Another organization's identical bytes are its own first version.
+    assert post_upload(client_for(personas["outsider"]), tarball).status_code == 201

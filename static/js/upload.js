@@ -160,10 +160,15 @@
 
   form.addEventListener("submit", function (e) {
     e.preventDefault();
-    if (!chosen) return;
+    if (chosen) send(false);
+  });
+
+  // confirmIdentical: the user agreed to upload bytes identical to an earlier version again.
+  function send(confirmIdentical) {
     var data = new FormData();
     data.append("round", form.elements.round.value);
     if (form.elements.organization) data.append("organization", form.elements.organization.value);
+    if (confirmIdentical) data.append("confirm_identical", "true");
     data.append("file", chosen, chosen.name);
     // Round and organization in the URL too: the server refuses a closed round before the body.
     var query = new URLSearchParams({ round: form.elements.round.value });
@@ -191,6 +196,9 @@
         statusLine.append(link);
         listUpload(body);
         poll(body.status_url);
+      } else if (xhr.status === 409 && body.code === "identical" &&
+                 window.confirm(body.detail + ".\n\nUpload it again as a new version?")) {
+        send(true);
       } else {
         statusLine.textContent = "Refused: " + (body.detail || JSON.stringify(body) || xhr.statusText);
         button.disabled = false;
@@ -201,5 +209,5 @@
       button.disabled = false;
     });
     xhr.send(data);
-  });
+  }
 })();

@@ -4,6 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Everything make starts is development: DEBUG on and the development key unless set otherwise.
+# Production (no DJANGO_ENV) refuses to start without a real SECRET_KEY and ALLOWED_HOSTS.
+export DJANGO_ENV ?= development
 
 .PHONY: run test venv dev-venv migrate sample services services-stop lint bench-ingest bench-verify clean
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import Count, Q
 
 from .constants import Availability, Deployment, FactorSource
 from .models import Result, Round, System
@@ -184,9 +185,11 @@ def round_table(round_: Round, user, query, factors: str = DECIDED) -> RoundTabl
     )
     # Plain values, not model instances: a 500-system round is ~2,000 results, and building five
     # model objects per result cost more than the query.
-    results = filters.apply(visible).values(
+    # Error findings of each result: a published result with errors carries a visible marker.
+    with_errors = filters.apply(visible).annotate(error_count=Count("findings", filter=Q(findings__severity="error")))
+    results = with_errors.values(
         "system_id", "result_id", "division", "score_minutes", "computed_score_minutes", "factor_source",
-        "scaling_factor", "score_note", "benchmark__name",
+        "scaling_factor", "score_note", "benchmark__name", "error_count",
         "submission__organization__name", "submission__organization__slug",
         *[f"system__{name}" for name in system_fields],
     )
@@ -222,6 +225,7 @@ def round_table(round_: Round, user, query, factors: str = DECIDED) -> RoundTabl
             "note": result["score_note"],
             "factor_source": FactorSource.DECISION if decided else FactorSource.COMPUTED,
             "decided_factor": result["scaling_factor"] if decided else None,
+            "errors": result["error_count"],
         }
     table_rows = list(rows.values())
     for row in table_rows:
@@ -278,10 +282,24 @@ def _options(round_: Round, user) -> dict:
     }
 
 
+# A cell a spreadsheet would run as a formula (OWASP "CSV injection"): =, +, -, @ (and | %, as
+# defusedcsv also guards), tab or carriage return first. Plain numbers such as -1.5 stay numbers.
+FORMULA_START = ("=", "+", "-", "@", "|", "%", "\t", "\r")
+PLAIN_NUMBER = re.compile(r"^[-+]?[0-9][0-9,]*(\.[0-9]*)?([eE][-+]?[0-9]+)?$")
+
+
+def neutralise_formula(value):
+    """The value as a CSV cell no spreadsheet evaluates: a leading quote on formula-like text."""
+    if not isinstance(value, str) or not value.startswith(FORMULA_START) or PLAIN_NUMBER.match(value):
+        return value
+    return "'" + value
+
+
 def rows_to_csv(columns: list[str], rows: list[dict]) -> str:
+    """Every CSV the site and the commands write comes from here, formula-neutralised."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
+    writer.writerow({key: neutralise_formula(key) for key in columns})
     for row in rows:
-        writer.writerow({key: "" if row.get(key) is None else row.get(key) for key in columns})
+        writer.writerow({key: "" if row.get(key) is None else neutralise_formula(row.get(key)) for key in columns})
     return buffer.getvalue()

@@ -8,9 +8,10 @@ import json
 from collections import defaultdict
 from urllib.parse import quote
 
+from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db.models import Count, Min, Q
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.html import escape
@@ -18,7 +19,7 @@ from django.utils.safestring import mark_safe
 
 from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 
-from . import charts
+from . import charts, logs
 from .caching import cache_public_page
 from .constants import FactorSource, RoundState, Severity, Suite, WaiverKind
 from .exports import summary_rows
@@ -37,7 +38,6 @@ from .tables import (
 )
 
 FIXED_SCALE = 8  # accelerators; the round-over-round speedup compares the best entries at this scale
-MAX_LOG_BYTES = 20 * 1024 * 1024
 SEARCH_LIMIT = 200
 
 
@@ -328,8 +328,7 @@ def result_detail(request, result_id: str):
     log_of_file = {run.file: run for run in runs if run.log_name}
     for finding in findings:
         run = log_of_file.get(finding.file)
-        finding.log_url = (f"{reverse('results:log', args=[run.sha256])}#L{finding.line}"
-                           if run and finding.line else "")
+        finding.log_url = log_line_url(run.sha256, finding.line) if run and finding.line else ""
     by_severity = [
         {"severity": label, "key": value, "findings": [f for f in findings if f.severity == value]}
         for value, label in Severity.choices
@@ -346,6 +345,7 @@ def result_detail(request, result_id: str):
         "runs": runs,
         "findings": by_severity,
         "finding_count": len(findings),
+        "error_count": sum(1 for f in findings if f.severity == Severity.ERROR),
         "hyperparameters": _hyperparameter_rows(runs),
         "run_labels": [_run_label(r) for r in runs],
         "charts": _result_charts(result, runs),
@@ -384,33 +384,60 @@ def result_chart(request, result_id: str, chart: str, fmt: str):
     raise Http404("no such chart")
 
 
-@cache_public_page
-def run_log(request, sha256: str):
-    """A stored log copy as HTML, one anchor per line (#L123). Visible only with a visible run."""
+def _log_run_or_404(user, sha256: str) -> Run:
+    """The newest visible run with this log. Visible only with a visible run."""
     run = (
-        Run.objects.visible_to(request.user).filter(sha256=sha256).exclude(log_name="")
+        Run.objects.visible_to(user).filter(sha256=sha256).exclude(log_name="")
         .select_related("result__benchmark", "result__submission__round")
         .order_by("-result__submission__is_current", "-result__submission__version")
         .first()
     )
     if run is None or not default_storage.exists(run.log_name):
         raise Http404("no such log")
+    return run
+
+
+def log_line_url(sha256: str, line: int) -> str:
+    """A link to one line of a log, on whichever page holds it."""
+    return f"{reverse('results:log', args=[sha256])}?page={logs.page_of_line(line)}#L{line}"
+
+
+@cache_public_page
+def run_log(request, sha256: str):
+    """One page of a stored log copy as HTML, one anchor per line (#L123, numbered across pages);
+    `?line=N` opens the page holding line N. Memory stays bounded whatever the log (results/logs.py)."""
+    run = _log_run_or_404(request.user, sha256)
+    try:
+        line = int(request.GET.get("line", 0))
+        number = logs.page_of_line(line) if line > 0 else int(request.GET.get("page", 1))
+    except ValueError:
+        raise Http404("page and line are numbers") from None
     with default_storage.open(run.log_name, "rb") as handle:
-        content = handle.read(MAX_LOG_BYTES + 1)
-    truncated = len(content) > MAX_LOG_BYTES
-    # Numbered by "\n" only, as the parser numbers the lines that findings cite (a lone "\r" from a
-    # progress bar does not start a line).
-    lines = content[:MAX_LOG_BYTES].decode("utf-8", errors="replace").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    lines = [line.removesuffix("\r") for line in lines]
+        page = logs.read_page(handle, number)
+    if page is None:
+        raise Http404("the log has no such page")
     body = "".join(
-        f'<a class="ln" id="L{n}" href="#L{n}">{n}</a><span class="code">{escape(line)}</span>\n'
-        for n, line in enumerate(lines, start=1)
+        f'<a class="ln" id="L{n}" href="#L{n}">{n}</a><span class="code">{escape(text)}</span>\n'
+        for n, text in enumerate(page.lines, start=page.first_line)
     )
+    base = reverse("results:log", args=[sha256])
     return render(request, "results/log.html", {
-        "run": run, "result": run.result, "body": mark_safe(body), "truncated": truncated, "line_count": len(lines),
+        "run": run, "result": run.result, "body": mark_safe(body), "page": page,
+        "previous_url": f"{base}?page={page.number - 1}" if page.number > 1 else "",
+        "next_url": f"{base}?page={page.number + 1}" if page.number < page.page_count else "",
+        "start_url": log_line_url(sha256, run.run_start_line) if run.run_start_line else "",
+        "stop_url": log_line_url(sha256, run.run_stop_line) if run.run_stop_line else "",
     })
+
+
+def run_log_raw(request, sha256: str):
+    """The stored log as it was uploaded, streamed from storage as plain text."""
+    run = _log_run_or_404(request.user, sha256)
+    response = FileResponse(
+        default_storage.open(run.log_name, "rb"), as_attachment=True, filename=run.file.rsplit("/", 1)[-1]
+    )
+    response["Content-Type"] = "text/plain; charset=utf-8"
+    return response
 
 
 # --- systems, compare, search -----------------------------------------------------------------
@@ -574,8 +601,9 @@ def search(request):
 
 @cache_public_page
 def sitemap(request):
-    """Public pages only: built for an anonymous visitor whoever asks."""
-    base = request.build_absolute_uri("/").rstrip("/")
+    """Public pages only: built for an anonymous visitor whoever asks. The URLs start with
+    SITE_URL, never with the request's Host header: the answer is cached and served to everyone."""
+    base = settings.SITE_URL.rstrip("/")
     urls = [reverse("results:home"), reverse("results:progress", args=["training"])]
     rounds = Round.objects.visible_to(None)
     for round_ in rounds:

@@ -5,6 +5,7 @@ number of queries, whatever the size of the database."""
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from urllib.parse import quote
 
@@ -15,6 +16,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+
+from mlperf_check.rules.rcp import SAMPLE_UNIT_BENCHMARKS, SAMPLES_BENCHMARKS
 
 from . import charts
 from .caching import cache_public_page
@@ -31,6 +34,7 @@ from .tables import (
     round_table,
     rows_to_csv,
 )
+from .templatetags.numbers import format_quantity
 
 FIXED_SCALE = 8  # accelerators; the round-over-round speedup compares the best entries at this scale
 MAX_LOG_BYTES = 20 * 1024 * 1024
@@ -48,6 +52,17 @@ def _round_or_404(user, slug: str) -> Round:
     if round_ is None:
         raise Http404("no such round")
     return round_
+
+
+def convergence_unit(benchmark: str) -> str:
+    """What the benchmark's convergence point counts, as its RCP rules measure it (never guessed
+    from the size of the numbers: BERT counts samples, some logs still say epoch 1)."""
+    return "samples" if benchmark in SAMPLE_UNIT_BENCHMARKS else "epochs"
+
+
+def natural_key(text: str) -> list:
+    """result_2 before result_10."""
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", text)]
 
 
 def _csv_response(columns: list[str], rows: list[dict], filename: str) -> HttpResponse:
@@ -176,7 +191,7 @@ def _benchmark_points(user, round_: Round, benchmark: Benchmark) -> list[dict]:
 
 
 def _benchmark_charts(points: list[dict], benchmark: Benchmark, colour_by: str) -> list[charts.Chart]:
-    unit = "epochs" if any((p["converge"] or 0) < 10_000 for p in points if p["converge"]) else "samples"
+    unit = convergence_unit(benchmark.name)
     return [
         charts.time_to_train(points, benchmark.name, category_order=[label for _, label in CATEGORIES]),
         charts.scaling(points, benchmark.name, colour_by=colour_by),
@@ -214,6 +229,7 @@ def benchmark_detail(request, slug: str, name: str):
         "scaling_families": sorted(scaling_families, key=lambda p: (p["submitter"], p["accelerator"],
                                                                     p["accelerators"])),
         "targets": benchmark.quality_targets,
+        "unit": convergence_unit(benchmark.name),
     }
     return render(request, "results/benchmark.html", context)
 
@@ -283,6 +299,26 @@ def _run_label(run: Run) -> str:
     return run.file.rsplit("/", 1)[-1]
 
 
+def _runs_in_order(result: Result) -> list[Run]:
+    return sorted(result.runs.all(), key=lambda run: natural_key(run.file))
+
+
+def _run_convergence(run: Run, benchmark: str) -> float | None:
+    """The run's convergence point in the benchmark's unit, or None when its log does not give one.
+
+    Sample-counting benchmarks: the evaluation's samples_count; for BERT, whose logs from some code
+    bases put the sample count in epoch_num and others log epoch_num 1 throughout, the epoch_num
+    only when it can be a sample count (at least one global batch, as the RCP check decides)."""
+    if convergence_unit(benchmark) == "epochs":
+        return run.epochs_to_target
+    if run.samples_to_target is not None or benchmark in SAMPLES_BENCHMARKS:
+        return run.samples_to_target
+    epoch = run.epochs_to_target
+    if epoch is not None and run.global_batch_size and epoch >= run.global_batch_size:
+        return epoch
+    return None
+
+
 def _result_charts(result: Result, runs: list[Run]) -> list[charts.Chart]:
     benchmark = result.benchmark
     targets = dict(benchmark.quality_targets) if benchmark.quality_targets else {"": benchmark.quality_target}
@@ -308,7 +344,10 @@ def _hyperparameter_rows(runs: list[Run]) -> list[dict]:
 @cache_public_page
 def result_detail(request, result_id: str):
     result = _result_or_404(request.user, result_id)
-    runs = list(result.runs.order_by("file"))
+    runs = _runs_in_order(result)
+    unit = convergence_unit(result.benchmark.name)
+    for run in runs:
+        run.convergence = _run_convergence(run, result.benchmark.name)
     findings = list(Finding.objects.filter(result=result).order_by("file", "line", "pk"))
     log_of_file = {run.file: run for run in runs if run.log_name}
     for finding in findings:
@@ -336,6 +375,7 @@ def result_detail(request, result_id: str):
         "charts": _result_charts(result, runs),
         "versions": versions,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
+        "unit": unit,
     }
     return render(request, "results/result.html", context)
 
@@ -343,7 +383,7 @@ def result_detail(request, result_id: str):
 @cache_public_page
 def result_chart(request, result_id: str, chart: str, fmt: str):
     result = _result_or_404(request.user, result_id)
-    for built in _result_charts(result, list(result.runs.order_by("file"))):
+    for built in _result_charts(result, _runs_in_order(result)):
         if built.name == chart:
             return _chart_response(built, fmt, result.result_id)
     raise Http404("no such chart")
@@ -462,7 +502,8 @@ def compare(request):
                                                     for r in results]),
                 ("RCP status", [r.get_rcp_status_display() for r in results]),
                 ("Global batch size", [r.global_batch_size for r in results]),
-                ("Epochs/samples to converge", [r.converge_mean for r in results]),
+                ("To converge (olympic mean)", [format_quantity(r.converge_mean, convergence_unit(r.benchmark.name))
+                                                if r.converge_mean is not None else None for r in results]),
             ]),
             ("System", [(label, [getattr(r.system, key) for r in results]) for key, label in SYSTEM_FIELDS]),
             ("Hyperparameters (first run)", [

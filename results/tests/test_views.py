@@ -287,3 +287,41 @@ def test_it_caches_public_pages_until_the_data_changes(client, world, django_use
     client.force_login(django_user_model.objects.create_user("visitor"))
     with django_assert_max_num_queries(12):
         assert client.get("/rounds/training-v1.0/").status_code == 200  # logged in: never from the cache
+
+
+def test_bert_counts_samples_as_its_rcp_rules_do(client, world):
+    """BERT logs differ: some put the sample count in epoch_num, NVIDIA's code logs epoch_num 1."""
+    result = world["dgx_bert"]
+    result.converge_mean = 2561296.375
+    result.rcp = {**result.rcp, "submission_mean": 2561296.375, "rcp_mean": 2793952.0}
+    result.save()
+    runs = list(result.runs.order_by("pk"))
+    runs[0].epochs_to_target, runs[0].global_batch_size = 1927522.0, 3264  # a sample count in epoch_num
+    runs[1].epochs_to_target, runs[1].global_batch_size = 1.0, 3264  # epoch 1: no sample count in the log
+    for run in runs[:2]:
+        run.save()
+    html = client.get("/results/1.0-0002/").content.decode()
+    assert "Samples to target" in html and "Epochs to target" not in html
+    assert "1,927,522" in html and ">1.0<" not in html
+    assert "2,561,296 samples" in html and "2,793,952 samples" in html and "2793952.0000" not in html
+    page = client.get("/rounds/training-v1.0/bert/")
+    assert "Samples to converge" in page.content.decode()
+    assert page.context["charts"][2].figure["layout"]["yaxis"]["title"]["text"].startswith("Samples")
+    resnet = client.get("/rounds/training-v1.0/resnet/")
+    assert resnet.context["charts"][2].figure["layout"]["yaxis"]["title"]["text"].startswith("Epochs")
+
+
+def test_runs_are_listed_in_natural_order(client, world):
+    result = world["dgx_resnet"]
+    for run, name in zip(result.runs.order_by("pk"), ["result_10.txt", "result_2.txt", "result_1.txt",
+                                                      "result_0.txt", "result_11.txt"], strict=True):
+        run.file = f"results/dgx/resnet/{name}"
+        run.save()
+    response = client.get("/results/1.0-0001/")
+    assert [r.file.rsplit("/", 1)[1] for r in response.context["runs"]] == [
+        "result_0.txt", "result_1.txt", "result_2.txt", "result_10.txt", "result_11.txt"]
+
+
+def test_compare_formats_numbers_with_their_unit(client, world):
+    html = client.get("/compare/?result=1.0-0001&result=1.0-0002").content.decode()
+    assert "40 epochs" in html and "40 samples" in html

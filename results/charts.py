@@ -511,3 +511,69 @@ def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int)
 
 def version_key(version: str) -> tuple:
     return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
+
+
+def headlines(entries: list[dict], targets: list[dict]) -> Chart:
+    """The newest round's best time per benchmark beside the previous round's best: what changed.
+
+    entries and targets as for round_over_round. Rows: one per benchmark of the newest round, with
+    its change ("1.8× faster", "new benchmark", "quality target changed: not comparable").
+    """
+    rounds = sorted({e["round"] for e in entries if _number(e.get("minutes"))}, key=version_key)
+    if not rounds:
+        return Chart("headlines", "Newest round", {"data": [], "layout": _layout("")}, [], [])
+    newest = rounds[-1]
+    previous = rounds[-2] if len(rounds) > 1 else None
+    target_of = {(t["round"], t["benchmark"]): t["target"] for t in targets}
+    best: dict[tuple[str, str], dict] = {}
+    for entry in entries:
+        key = (entry["round"], entry["benchmark"])
+        if _number(entry.get("minutes")) and (key not in best or entry["minutes"] < best[key]["minutes"]):
+            best[key] = entry
+    rows = []
+    for benchmark in sorted({b for r, b in best if r == newest}, key=str.lower):
+        now = best[(newest, benchmark)]
+        before = best.get((previous, benchmark)) if previous else None
+        same_target = before is not None and target_of.get((previous, benchmark)) == target_of.get((newest, benchmark))
+        if before is None:
+            change = "new benchmark" if previous else ""
+        elif not same_target:
+            change = "quality target changed: not comparable"
+        else:
+            change = f"{before['minutes'] / now['minutes']:.2f}× faster" if now["minutes"] <= before["minutes"] \
+                else f"{now['minutes'] / before['minutes']:.2f}× slower"
+        rows.append({"benchmark": benchmark, "round": newest, "minutes": now["minutes"], "system": now["system"],
+                     "submitter": now["submitter"], "accelerators": now.get("accelerators"),
+                     "result_id": now["result_id"], "previous_round": previous if before else None,
+                     "previous_minutes": before["minutes"] if before else None, "change": change})
+    names = [_text(r["benchmark"]) for r in rows]
+    traces = []
+    compared = [r for r in rows if r["previous_minutes"] is not None]
+    if compared:
+        traces.append({
+            "type": "bar", "orientation": "h", "name": f"best in v{_text(previous)}",
+            "y": [_text(r["benchmark"]) for r in compared], "x": [r["previous_minutes"] for r in compared],
+            "marker": {"color": "#c5ccd6"}, "hovertemplate": "%{y}: %{x:.2f} min<extra>%{fullData.name}</extra>",
+        })
+    traces.append({
+        "type": "bar", "orientation": "h", "name": f"best in v{_text(newest)}",
+        "y": names, "x": [r["minutes"] for r in rows],
+        "text": [f"{r['minutes']:,.2f} min · {_text(r['change'])}".rstrip(" ·") for r in rows],
+        "textposition": "auto",
+        "customdata": [r["result_id"] for r in rows],
+        "hovertext": [f"{_text(r['system'])} ({_text(r['submitter'])}), {r['accelerators'] or '?'} accelerators"
+                      for r in rows],
+        "hovertemplate": "%{y}: %{x:.2f} min<br>%{hovertext}<extra></extra>",
+        "marker": {"color": [benchmark_colour(r["benchmark"]) for r in rows]},
+    })
+    figure = {
+        "data": traces,
+        "layout": _layout(f"v{_text(newest)}: best time per benchmark" + (f", against v{_text(previous)}" if previous
+                                                                            else ""),
+                          barmode="group", height=max(260, 60 + 34 * len(rows)),
+                          xaxis=_axis(MINUTES_AXIS, log=True),
+                          yaxis=_axis("", autorange="reversed", categoryorder="array", categoryarray=names)),
+    }
+    columns = ["benchmark", "round", "minutes", "system", "submitter", "accelerators", "result_id", "previous_round",
+               "previous_minutes", "change"]
+    return Chart("headlines", f"Newest round (v{newest})", figure, columns, rows)

@@ -128,7 +128,11 @@ def home(request):
             round_.benchmark_count = benchmarks.get(round_.pk, 0)
         if mine:
             suites.append({"label": suite.label, "value": suite.value, "rounds": mine})
-    return render(request, "results/home.html", {"suites": suites})
+    # Pictures first: the best time per benchmark across rounds, and the newest round against the one before.
+    progress_charts = {chart.name: chart for chart in _progress_charts(request.user, Suite.TRAINING)}
+    return render(request, "results/home.html", {
+        "suites": suites, "best_time": progress_charts["best-time"], "headlines": progress_charts["headlines"],
+    })
 
 
 @cache_public_page
@@ -263,7 +267,7 @@ def _progress_charts(user, suite: str) -> list[charts.Chart]:
         {"round": b["round__version"], "benchmark": b["name"], "target": b["quality_target"]}
         for b in Benchmark.objects.filter(round__in=rounds).values("round__version", "name", "quality_target")
     ]
-    return charts.round_over_round(entries, targets, FIXED_SCALE)
+    return [*charts.round_over_round(entries, targets, FIXED_SCALE), charts.headlines(entries, targets)]
 
 
 @cache_public_page

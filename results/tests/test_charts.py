@@ -167,3 +167,20 @@ def test_every_chart_gives_a_benchmark_the_same_colour():
     assert colours["bert"] != colours["transformer"]
     best_alone, _, _ = charts.round_over_round([e for e in entries if e["benchmark"] == "bert"], [], 8)
     assert best_alone.figure["data"][0]["line"]["color"] == colours["bert"]
+
+
+def test_headlines_compare_the_newest_round_with_the_previous_one():
+    def entry(round_, benchmark, minutes):
+        return {"round": round_, "benchmark": benchmark, "minutes": minutes, "accelerators": 8, "system": "s",
+                "submitter": "A", "result_id": f"{round_}-{benchmark}-{minutes}"}
+
+    entries = [entry("0.7", "bert", 50.0), entry("1.0", "bert", 25.0), entry("1.0", "bert", 30.0),
+               entry("0.7", "ssd", 10.0), entry("1.0", "ssd", 8.0), entry("1.0", "unet3d", 40.0)]
+    targets = [{"round": "0.7", "benchmark": "ssd", "target": 0.212}, {"round": "1.0", "benchmark": "ssd", "target": 0.23}]
+    chart = charts.headlines(entries, targets)
+    rows = {r["benchmark"]: r for r in chart.rows}
+    assert rows["bert"]["minutes"] == 25.0 and rows["bert"]["change"] == "2.00× faster"
+    assert rows["ssd"]["change"] == "quality target changed: not comparable"
+    assert rows["unet3d"]["change"] == "new benchmark" and rows["unet3d"]["previous_minutes"] is None
+    assert [t["name"] for t in chart.figure["data"]] == ["best in v0.7", "best in v1.0"]
+    assert charts.headlines([], []).empty

@@ -325,3 +325,18 @@ def test_runs_are_listed_in_natural_order(client, world):
 def test_compare_formats_numbers_with_their_unit(client, world):
     html = client.get("/compare/?result=1.0-0001&result=1.0-0002").content.decode()
     assert "40 epochs" in html and "40 samples" in html
+
+
+def test_home_leads_with_pictures_and_real_publication_dates(client, world):
+    import datetime
+
+    round_ = world["round"]
+    round_.publish_at = datetime.datetime(2021, 6, 30, tzinfo=datetime.UTC)
+    round_.save()
+    response = client.get("/")
+    html = response.content.decode()
+    assert "June 2021" in html
+    assert 'id="figure-headlines"' in html and 'id="figure-best-time"' in html
+    assert "/progress/training/charts/headlines.csv" in html
+    csv_text = client.get("/progress/training/charts/headlines.csv").content.decode()
+    assert csv_text.startswith("benchmark,round,minutes") and "1.0-0003" in csv_text  # the fastest resnet

@@ -570,7 +570,7 @@ def headlines(entries: list[dict], targets: list[dict]) -> Chart:
         "data": traces,
         "layout": _layout(f"v{_text(newest)}: best time per benchmark" + (f", against v{_text(previous)}" if previous
                                                                             else ""),
-                          barmode="group", height=max(260, 60 + 34 * len(rows)),
+                          barmode="group", height=max(260, 60 + 34 * len(rows)), showlegend=bool(compared),
                           xaxis=_axis(MINUTES_AXIS, log=True),
                           yaxis=_axis("", autorange="reversed", categoryorder="array", categoryarray=names)),
     }

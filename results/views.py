@@ -11,8 +11,9 @@ from urllib.parse import quote
 
 from django.core.files.storage import default_storage
 from django.db.models import Count, Min, Q
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -603,3 +604,15 @@ def sitemap(request):
     body = "".join(f"<url><loc>{escape(base + url)}</loc></url>" for url in urls)
     xml = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>'
     return HttpResponse(xml, content_type="application/xml")
+
+
+# --- small files browsers and crawlers ask for ----------------------------------------------
+
+
+def favicon(request):
+    return HttpResponsePermanentRedirect(static("favicon.ico"))
+
+
+def robots_txt(request):
+    sitemap_url = request.build_absolute_uri(reverse("results:sitemap"))
+    return render(request, "robots.txt", {"sitemap_url": sitemap_url}, content_type="text/plain; charset=utf-8")

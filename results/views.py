@@ -72,6 +72,11 @@ def _csv_response(columns: list[str], rows: list[dict], filename: str) -> HttpRe
     return response
 
 
+def _draws(built: list[charts.Chart]) -> bool:
+    """Whether a page plots anything: Plotly is loaded only then."""
+    return any(not chart.empty for chart in built)
+
+
 def _chart_response(chart: charts.Chart, fmt: str, stem: str) -> HttpResponse:
     if fmt == "csv":
         return _csv_response(chart.columns, chart.rows, f"{stem}-{chart.name}.csv")
@@ -133,6 +138,7 @@ def home(request):
     progress_charts = {chart.name: chart for chart in _progress_charts(request.user, Suite.TRAINING)}
     return render(request, "results/home.html", {
         "suites": suites, "best_time": progress_charts["best-time"], "headlines": progress_charts["headlines"],
+        "draws_charts": not progress_charts["headlines"].empty,
     })
 
 
@@ -158,6 +164,11 @@ def round_detail(request, slug: str):
         "sort_base": query.urlencode(),
         "export_query": request.GET.urlencode(),
         "benchmark_rows": round_.benchmarks.order_by("name"),
+        # Benchmarks nobody entered are named, not linked: their page would be empty.
+        "benchmarks_with_results": set(
+            Result.objects.visible_to(request.user).current().for_round(round_)
+            .values_list("benchmark__name", flat=True).distinct()
+        ),
     }
     return render(request, "results/round.html", context)
 
@@ -235,6 +246,7 @@ def benchmark_detail(request, slug: str, name: str):
                                                                     p["accelerators"])),
         "targets": benchmark.quality_targets,
         "unit": convergence_unit(benchmark.name),
+        "draws_charts": _draws(built),
     }
     return render(request, "results/benchmark.html", context)
 
@@ -275,8 +287,9 @@ def _progress_charts(user, suite: str) -> list[charts.Chart]:
 def progress(request, suite: str = Suite.TRAINING):
     if suite not in Suite.values:
         raise Http404("no such suite")
+    built = _progress_charts(request.user, suite)
     return render(request, "results/progress.html", {
-        "suite": Suite(suite), "charts": _progress_charts(request.user, suite), "fixed_scale": FIXED_SCALE,
+        "suite": Suite(suite), "charts": built, "fixed_scale": FIXED_SCALE, "draws_charts": _draws(built),
     })
 
 
@@ -353,6 +366,7 @@ def result_detail(request, result_id: str):
     unit = convergence_unit(result.benchmark.name)
     for run in runs:
         run.convergence = _run_convergence(run, result.benchmark.name)
+    result_charts = _result_charts(result, runs)
     findings = list(Finding.objects.filter(result=result).order_by("file", "line", "pk"))
     log_of_file = {run.file: run for run in runs if run.log_name}
     for finding in findings:
@@ -377,7 +391,8 @@ def result_detail(request, result_id: str):
         "finding_count": len(findings),
         "hyperparameters": _hyperparameter_rows(runs),
         "run_labels": [_run_label(r) for r in runs],
-        "charts": _result_charts(result, runs),
+        "charts": result_charts,
+        "draws_charts": _draws(result_charts),
         "versions": versions,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
         "unit": unit,
@@ -591,11 +606,11 @@ def sitemap(request):
     rounds = Round.objects.visible_to(None)
     for round_ in rounds:
         urls.append(reverse("results:round", args=[round_.slug]))
-    for version, suite, name in Benchmark.objects.filter(round__in=rounds).values_list(
-        "round__version", "round__suite", "name"
-    ):
-        urls.append(reverse("results:benchmark", args=[f"{suite}-v{version}", name]))
     public = Result.objects.visible_to(None).current()
+    for version, suite, name in public.values_list(
+        "submission__round__version", "submission__round__suite", "benchmark__name"
+    ).distinct():
+        urls.append(reverse("results:benchmark", args=[f"{suite}-v{version}", name]))
     urls += [reverse("results:result", args=[rid]) for rid in public.values_list("result_id", flat=True).distinct()]
     systems = defaultdict(set)
     for org, system_id in public.values_list("submission__organization__slug", "system__system_id").distinct():

@@ -285,7 +285,7 @@ def test_it_caches_public_pages_until_the_data_changes(client, world, django_use
     make_result(make_system(sub, "new", name="Brand New System"), "resnet", minutes=5.0)
     assert "Brand New System" in client.get("/rounds/training-v1.0/").content.decode()
     client.force_login(django_user_model.objects.create_user("visitor"))
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(13):  # the page's fixed set, plus the header's Submit-link check
         assert client.get("/rounds/training-v1.0/").status_code == 200  # logged in: never from the cache
 
 
@@ -340,3 +340,16 @@ def test_home_leads_with_pictures_and_real_publication_dates(client, world):
     assert "/progress/training/charts/headlines.csv" in html
     csv_text = client.get("/progress/training/charts/headlines.csv").content.decode()
     assert csv_text.startswith("benchmark,round,minutes") and "1.0-0003" in csv_text  # the fastest resnet
+
+
+def test_a_benchmark_nobody_entered_says_so_and_is_not_linked(client, world):
+    from .factories import make_benchmark
+
+    make_benchmark(world["round"], "minigo")
+    round_page = client.get("/rounds/training-v1.0/").content.decode()
+    assert "minigo (no results)" in round_page and "/rounds/training-v1.0/minigo/" not in round_page
+    assert "/rounds/training-v1.0/minigo/" not in client.get("/sitemap.xml").content.decode()
+    page = client.get("/rounds/training-v1.0/minigo/")
+    html = page.content.decode()
+    assert page.status_code == 200 and "nothing to rank or plot" in html
+    assert "plotly" not in html and 'id="ranked"' not in html

@@ -252,6 +252,48 @@ def batch_size(points: list[dict], benchmark: str, unit: str) -> Chart:
     return Chart("batch-size", "Batch size", figure, columns, [{k: p.get(k) for k in columns} for p in rows])
 
 
+def pareto(points: list[dict], benchmark: str) -> Chart:
+    """Time to train against accelerator count, per division, with each division's Pareto frontier:
+    the results no other result of the division beats with as many accelerators or fewer."""
+    rows = [dict(p) for p in points
+            if _number(p.get("minutes")) and p["minutes"] > 0 and (p.get("accelerators") or 0) > 0]
+    divisions = sorted({p["division"] for p in rows}, key=lambda d: (d != "closed", d))
+    for division in divisions:
+        best_so_far = math.inf
+        for p in sorted((p for p in rows if p["division"] == division), key=lambda p: (p["accelerators"], p["minutes"])):
+            p["on_frontier"] = p["minutes"] < best_so_far
+            best_so_far = min(best_so_far, p["minutes"])
+    rows.sort(key=lambda p: (divisions.index(p["division"]), p["accelerators"], p["minutes"]))
+    traces = []
+    for index, division in enumerate(divisions):
+        mine = [p for p in rows if p["division"] == division]
+        frontier = [p for p in mine if p["on_frontier"]]
+        colour = _colour(index)
+        label = f"{_text(division or 'unknown')} division"
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": label, "legendgroup": label,
+            "x": [p["accelerators"] for p in mine], "y": [p["minutes"] for p in mine],
+            "text": [_system_hover(p) for p in mine], "customdata": [p["result_id"] for p in mine],
+            "hovertemplate": "%{text}<br>%{y:.2f} min<extra></extra>",
+            "marker": {"color": colour, "size": 8, "opacity": 0.55},
+        })
+        traces.append({
+            "type": "scatter", "mode": "lines+markers", "name": f"{label}: frontier", "legendgroup": label,
+            "x": [p["accelerators"] for p in frontier], "y": [p["minutes"] for p in frontier],
+            "text": [_system_hover(p) for p in frontier], "customdata": [p["result_id"] for p in frontier],
+            "hovertemplate": "%{text}<br>%{y:.2f} min (on the frontier)<extra></extra>",
+            "line": {"color": colour, "shape": "hv", "width": 2}, "marker": {"color": colour, "size": 10},
+        })
+    figure = {
+        "data": traces,
+        "layout": _layout(f"{_text(benchmark)}: fastest for the accelerators used (Pareto frontier)",
+                          xaxis=_axis("Accelerators (log scale)", log=True),
+                          yaxis=_axis(MINUTES_AXIS, log=True)),
+    }
+    columns = ["result_id", "division", "submitter", "system", "accelerator", "accelerators", "minutes", "on_frontier"]
+    return Chart("pareto", "Pareto frontier", figure, columns, [{k: p.get(k) for k in columns} for p in rows])
+
+
 # --- Result charts ----------------------------------------------------------------------------
 
 

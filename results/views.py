@@ -212,6 +212,7 @@ def _benchmark_charts(points: list[dict], benchmark: Benchmark, colour_by: str) 
         charts.time_to_train(points, benchmark.name, category_order=[label for _, label in CATEGORIES]),
         charts.scaling(points, benchmark.name, colour_by=colour_by),
         charts.batch_size(points, benchmark.name, unit=unit),
+        charts.pareto(points, benchmark.name),
     ]
 
 

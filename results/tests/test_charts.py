@@ -184,3 +184,13 @@ def test_headlines_compare_the_newest_round_with_the_previous_one():
     assert rows["unet3d"]["change"] == "new benchmark" and rows["unet3d"]["previous_minutes"] is None
     assert [t["name"] for t in chart.figure["data"]] == ["best in v0.7", "best in v1.0"]
     assert charts.headlines([], []).empty
+
+
+def test_the_pareto_frontier_holds_the_results_nothing_beats_with_as_few_accelerators():
+    chart = charts.pareto([point("a", 100.0, 8), point("b", 120.0, 16), point("c", 40.0, 32), point("d", 30.0, 32),
+                           point("e", 50.0, 64), point("o", 90.0, 8, division="open")], "resnet")
+    frontier = {r["result_id"] for r in chart.rows if r["on_frontier"]}
+    assert frontier == {"a", "d", "o"}  # b is slower than a with more; c is beaten by d; e by d with fewer
+    names = [t["name"] for t in chart.figure["data"]]
+    assert names == ["closed division", "closed division: frontier", "open division", "open division: frontier"]
+    assert chart.figure["data"][1]["x"] == [8, 32]

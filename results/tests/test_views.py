@@ -353,3 +353,12 @@ def test_a_benchmark_nobody_entered_says_so_and_is_not_linked(client, world):
     html = page.content.decode()
     assert page.status_code == 200 and "nothing to rank or plot" in html
     assert "plotly" not in html and 'id="ranked"' not in html
+
+
+def test_the_benchmark_page_draws_the_pareto_frontier_with_its_csv(client, world):
+    html = client.get("/rounds/training-v1.0/resnet/").content.decode()
+    assert 'id="figure-pareto"' in html and "charts/pareto.csv" in html
+    rows = list(csv.DictReader(io.StringIO(client.get("/rounds/training-v1.0/resnet/charts/pareto.csv")
+                                           .content.decode())))
+    assert {r["result_id"]: r["on_frontier"] for r in rows if r["division"] == "closed"} == {
+        "1.0-0001": "True", "1.0-0004": "True", "1.0-0003": "True"}

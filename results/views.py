@@ -72,6 +72,21 @@ def _csv_response(columns: list[str], rows: list[dict], filename: str) -> HttpRe
     return response
 
 
+OFFICIAL_REPOSITORY = "https://github.com/mlcommons/{suite}_results_v{version}"
+
+
+def official_links(submission, system_id: str) -> dict[str, str]:
+    """The system description and code of an imported result in the round's public MLCommons
+    repository, built as the official result summarizer builds its details_url and code_url.
+    Empty for uploads (not published there under this name) and unpublished rounds."""
+    if submission.source.startswith("upload:") or not submission.source or not submission.round.is_published:
+        return {}
+    folder = submission.source.rstrip("/").rsplit("/", 1)[-1]
+    base = OFFICIAL_REPOSITORY.format(suite=submission.round.suite, version=submission.round.version)
+    return {"details_url": f"{base}/blob/main/{quote(folder)}/systems/{quote(system_id)}.json",
+            "code_url": f"{base}/blob/master/{quote(folder)}/benchmarks"}
+
+
 def _draws(built: list[charts.Chart]) -> bool:
     """Whether a page plots anything: Plotly is loaded only then."""
     return any(not chart.empty for chart in built)
@@ -397,6 +412,7 @@ def result_detail(request, result_id: str):
         "versions": versions,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
         "unit": unit,
+        "official": official_links(result.submission, result.system.system_id),
     }
     return render(request, "results/result.html", context)
 
@@ -471,6 +487,7 @@ def system_detail(request, organization: str, system_id: str):
                         for key, value in description],
         "results": results,
         "category": CATEGORY_LABELS[category_of(system.availability, system.deployment)],
+        "official": official_links(system.submission, system.system_id),
     })
 
 

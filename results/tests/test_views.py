@@ -362,3 +362,16 @@ def test_the_benchmark_page_draws_the_pareto_frontier_with_its_csv(client, world
                                            .content.decode())))
     assert {r["result_id"]: r["on_frontier"] for r in rows if r["division"] == "closed"} == {
         "1.0-0001": "True", "1.0-0004": "True", "1.0-0003": "True"}
+
+
+def test_imported_results_link_to_the_rounds_public_repository(client, world):
+    submission = world["dgx_resnet"].submission
+    submission.source = "/data/training_results_v1.0/Alpha Inc"
+    submission.save()
+    html = client.get("/results/1.0-0001/").content.decode()
+    assert "https://github.com/mlcommons/training_results_v1.0/blob/main/Alpha%20Inc/systems/dgx.json" in html
+    assert "https://github.com/mlcommons/training_results_v1.0/blob/master/Alpha%20Inc/benchmarks" in html
+    assert "system description</a>" in client.get("/systems/alpha/dgx/").content.decode()
+    submission.source = "upload:alpha.tar.gz"
+    submission.save()
+    assert "mlcommons/training_results" not in client.get("/results/1.0-0001/").content.decode()

@@ -214,7 +214,7 @@ def test_it_compares_systems(client, world):
 
 def test_it_searches_systems_submitters_and_accelerators(client, world):
     response = client.get("/search/", {"q": "tpu"})
-    assert [a["accelerator_model_name"] for a in response.context["accelerators"]] == ["TPU v4"]
+    assert [a["label"] for a in response.context["accelerators"]] == ["TPU v4"]
     assert [s["system_id"] for s in response.context["systems"]] == ["vm"]
     response = client.get("/search/", {"q": "alpha"})
     assert [s["submission__organization__slug"] for s in response.context["submitters"]] == ["alpha"]
@@ -375,3 +375,37 @@ def test_imported_results_link_to_the_rounds_public_repository(client, world):
     submission.source = "upload:alpha.tar.gz"
     submission.save()
     assert "mlcommons/training_results" not in client.get("/results/1.0-0001/").content.decode()
+
+
+def test_search_lists_each_system_once_with_its_rounds_and_hides_systems_without_results(client, world):
+    make_system(world["dgx_resnet"].submission, "idle", name="DGX A100")  # same name, no result
+    twin = make_system(make_submission(world["round"], make_org("Gamma")), "dgx_twin", name="DGX A100",
+                       accelerator_model_name="NVIDIA A100-PCIe-40GB(250W)", framework="MXNet 21.05")
+    make_result(twin, "resnet", minutes=30.0)
+    response = client.get("/search/?q=dgx a100")
+    systems = response.context["systems"]
+    assert [(s["organization"], s["system_id"]) for s in systems] == [("alpha", "dgx"), ("gamma", "dgx_twin")]
+    assert systems[0]["rounds"] == [("training-v1.0", 2)] and systems[0]["ambiguous"]
+    html = response.content.decode()
+    assert "<code>dgx_twin</code>" in html and "MXNet 21.05" in html  # what tells the twins apart
+
+
+def test_accelerator_spellings_are_one_choice_for_filtering(client, world):
+    spelled = make_system(world["dgx_resnet"].submission, "pcie", name="PCIe box",
+                          accelerator_model_name="NVIDIA A100-PCIE-40GB (250W)")
+    other = make_system(world["dgx_resnet"].submission, "pcie2", name="PCIe box 2",
+                        accelerator_model_name="NVIDIA A100-PCIe-40GB(250W)")
+    make_result(spelled, "resnet", minutes=40.0)
+    make_result(other, "resnet", minutes=41.0)
+    make_result(make_system(world["dgx_resnet"].submission, "pcie3", name="PCIe box 3",
+                            accelerator_model_name="NVIDIA A100-PCIE-40GB (250W)"), "bert", minutes=42.0)
+    response = client.get("/rounds/training-v1.0/")
+    labels = [label for _, label in response.context["table"].options["accelerators"]]
+    assert labels.count("NVIDIA A100-PCIE-40GB (250W)") == 1 and "NVIDIA A100-PCIe-40GB(250W)" not in labels
+    filtered = client.get("/rounds/training-v1.0/?accelerator=nvidiaa100-pcie-40gb(250w)")
+    assert {row["system"] for row in filtered.context["table"].rows} == {"PCIe box", "PCIe box 2", "PCIe box 3"}
+    search = client.get("/search/?q=pcie").context["accelerators"]
+    assert len(search) == 1 and sorted(search[0]["spellings"]) == ["NVIDIA A100-PCIE-40GB (250W)",
+                                                                   "NVIDIA A100-PCIe-40GB(250W)"]
+    system_page = client.get("/systems/alpha/pcie2/").content.decode()
+    assert "NVIDIA A100-PCIe-40GB(250W)" in system_page  # the raw spelling where the system is shown

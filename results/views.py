@@ -517,6 +517,7 @@ def compare(request):
     system_keys = [s for s in request.GET.getlist("system") if "/" in s][:8]
     columns: list[dict] = []
     sections: list[tuple[str, list]] = []
+    missing: list[str] = []
     if result_ids:
         found = {}
         candidates = (
@@ -526,11 +527,12 @@ def compare(request):
         for result in candidates:
             found.setdefault(result.result_id, result)
         results = [found[r] for r in result_ids if r in found]
+        missing = [r for r in result_ids if r not in found]
         first_runs: dict[int, Run] = {}
         for run in Run.objects.filter(result__in=results).order_by("result", "file"):
             first_runs.setdefault(run.result_id, run)
         columns = [{"label": r.result_id, "url": reverse("results:result", args=[r.result_id]),
-                    "sub": f"{r.system.name} · {r.benchmark.name}"} for r in results]
+                    "sub": f"{r.system.name} · {r.benchmark.name}", "key": r.result_id} for r in results]
         hyper_keys = sorted({k for run in first_runs.values() for k in (run.hyperparameters or {})})
         sections = [
             ("Score", [
@@ -562,8 +564,10 @@ def compare(request):
                        .order_by("-submission__round__version", "-submission__version")):
             found.setdefault((system.submission.organization.slug, system.system_id), system)
         systems = [found[key] for key in wanted if key in found]
+        missing = [f"{org}/{system_id}" for org, system_id in wanted if (org, system_id) not in found]
         columns = [{"label": s.name, "sub": f"{s.submission.organization.name} · {s.submission.round.slug}",
-                    "url": reverse("results:system", args=[s.submission.organization.slug, s.system_id])}
+                    "url": reverse("results:system", args=[s.submission.organization.slug, s.system_id]),
+                    "key": f"{s.submission.organization.slug}/{s.system_id}"}
                    for s in systems]
         description_keys = sorted({k for s in systems for k in (s.description or {})})
         sections = [
@@ -572,8 +576,13 @@ def compare(request):
                 (key, [(s.description or {}).get(key) for s in systems]) for key in description_keys
             ]),
         ]
+    # Each column's "remove" link: this comparison without it.
+    parameter = "result" if result_ids else "system"
+    for column in columns:
+        others = [c["key"] for c in columns if c is not column]
+        column["remove_url"] = "?" + "&".join(f"{parameter}={quote(key, safe='/')}" for key in others)
     return render(request, "results/compare.html", {
-        "columns": columns, "rows": _compare_rows(sections),
+        "columns": columns, "rows": _compare_rows(sections), "missing": missing,
         "result_ids": " ".join(result_ids), "system_keys": " ".join(system_keys),
     })
 

@@ -409,3 +409,12 @@ def test_accelerator_spellings_are_one_choice_for_filtering(client, world):
                                                                    "NVIDIA A100-PCIe-40GB(250W)"]
     system_page = client.get("/systems/alpha/pcie2/").content.decode()
     assert "NVIDIA A100-PCIe-40GB(250W)" in system_page  # the raw spelling where the system is shown
+
+
+def test_compare_names_unknown_ids_and_columns_can_be_removed(client, world):
+    response = client.get("/compare/?result=1.0-0001&result=9.9-9999&result=1.0-0003&result=1.0-0004")
+    html = response.content.decode()
+    assert response.context["missing"] == ["9.9-9999"] and "<code>9.9-9999</code>" in html
+    remove = {c["key"]: c["remove_url"] for c in response.context["columns"]}
+    assert remove["1.0-0003"] == "?result=1.0-0001&result=1.0-0004"
+    assert client.get("/compare/?system=alpha/nope&system=alpha/dgx").context["missing"] == ["alpha/nope"]

@@ -490,9 +490,10 @@ def apply_factor_decisions(round_: Round, organization: Organization) -> int:
     return len(changed)
 
 
-def publish_round(round_: Round) -> None:
+def publish_round(round_: Round, published_at=None) -> None:
+    """`published_at`: the real publication date of a round imported after the fact."""
     with transaction.atomic():
         Submission.objects.filter(round=round_, is_current=True).update(is_published=True)
         round_.state = RoundState.PUBLISHED
-        round_.publish_at = round_.publish_at or timezone.now()
+        round_.publish_at = published_at or round_.publish_at or timezone.now()
         round_.save(update_fields=["state", "publish_at"])

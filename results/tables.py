@@ -9,9 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Value
+from django.db.models.functions import Lower, Replace
 
 from .constants import Availability, Deployment, FactorSource
 from .models import Result, Round, System
@@ -44,6 +46,29 @@ SYSTEM_COLUMNS = [
     ("notes", "Notes"),
 ]
 SORT_KEYS = {"submitter", "system", "number_of_nodes", "accelerators_count", "accelerator_model_name", "framework"}
+
+
+def accelerator_key(name: str) -> str:
+    """One key for the spellings of one accelerator ("A100-PCIE-40GB (250W)", "A100-PCIe-40GB(250W)"):
+    case and spaces ignored. Filters and groups use it; system pages show the name as submitted."""
+    return (name or "").replace(" ", "").lower()
+
+
+def accelerator_choices(names) -> list[tuple[str, str]]:
+    """(key, label) per accelerator, the label being the most used spelling; sorted by label."""
+    spellings: dict[str, Counter] = {}
+    for name in names:
+        if name:
+            spellings.setdefault(accelerator_key(name), Counter())[name] += 1
+    choices = [(key, counts.most_common(1)[0][0]) for key, counts in spellings.items()]
+    return sorted(choices, key=lambda choice: choice[1].lower())
+
+
+def with_accelerator(results, key: str, field: str = "system__accelerator_model_name"):
+    """Rows of `results` whose accelerator has `key` (accelerator_key), in the database."""
+    return results.alias(accelerator_key=Lower(Replace(field, Value(" "), Value("")))).filter(
+        accelerator_key=accelerator_key(key)
+    )
 
 
 def category_of(availability: str, deployment: str) -> str:
@@ -120,7 +145,7 @@ class RoundFilters:
         if self.submitter:
             results = results.filter(submission__organization__slug=self.submitter)
         if self.accelerator:
-            results = results.filter(system__accelerator_model_name=self.accelerator)
+            results = with_accelerator(results, self.accelerator)
         if self.acc_min is not None:
             results = results.filter(system__accelerators_count__gte=self.acc_min)
         if self.acc_max is not None:
@@ -128,6 +153,10 @@ class RoundFilters:
         if self.benchmarks:
             results = results.filter(benchmark__name__in=self.benchmarks)
         return results
+
+    @property
+    def accelerator_key(self) -> str:
+        return accelerator_key(self.accelerator)
 
     @property
     def active(self) -> bool:
@@ -268,17 +297,16 @@ def _options(round_: Round, user) -> dict:
         .values_list("submission__organization__slug", "submission__organization__name", "accelerator_model_name")
     )
     submitters: dict[str, str] = {}
-    accelerators: set[str] = set()
+    accelerators: list[str] = []
     for slug, name, accelerator in systems:
         submitters[slug] = name
-        if accelerator:
-            accelerators.add(accelerator)
+        accelerators.append(accelerator)
     return {
         "divisions": [("closed", "Closed"), ("open", "Open")],
         "categories": CATEGORIES,
         "deployments": [(Deployment.ON_PREMISE.value, "On-premise"), (Deployment.CLOUD.value, "Cloud")],
         "submitters": sorted(submitters.items(), key=lambda item: item[1].lower()),
-        "accelerators": sorted(accelerators, key=str.lower),
+        "accelerators": accelerator_choices(accelerators),
     }
 
 

@@ -13,6 +13,7 @@ kind published_factor) and the score rests on it; the result pages say so.
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -22,6 +23,7 @@ from tqdm import tqdm
 
 from mlperf_check.package import looks_like_submitter_folder
 from mlperf_check.pipeline import PackageError, check_package
+from mlperf_check.rules.catalog import ROUND_PUBLISHED
 from results.querysets import RoundSlugError
 from results.services import DecisionRefused, ensure_round, import_report, publish_round, waivers_for
 
@@ -40,6 +42,10 @@ class Command(BaseCommand):
         parser.add_argument("path")
         parser.add_argument("--round", required=True, help="e.g. training-v1.0")
         parser.add_argument("--publish", action="store_true", help="publish the round and the imported results")
+        parser.add_argument(
+            "--published-at", type=date.fromisoformat, metavar="YYYY-MM-DD",
+            help="with --publish: the round's publication date (default: from the ruleset catalog, else today)",
+        )
         parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
         parser.add_argument(
             "--published-factors",
@@ -49,7 +55,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--chair", help="user name of the chair recording the --published-factors decisions")
 
-    def handle(self, *args, path, round, publish, jobs, published_factors, chair, **options):
+    def handle(self, *args, path, round, publish, jobs, published_factors, chair, published_at=None, **options):
         root = Path(path)
         if not root.is_dir():
             raise CommandError(f"{path}: not a folder", returncode=2)
@@ -105,6 +111,8 @@ class Command(BaseCommand):
                 progress.update()
         progress.close()
         if publish:
-            publish_round(round_)
+            # Only training rounds are imported (ensure_round); the catalog knows their press-release dates.
+            day = published_at or ROUND_PUBLISHED.get(round_.version)
+            publish_round(round_, published_at=datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None)
         if failures:
             raise CommandError(f"{failures} submitter folder(s) could not be imported")

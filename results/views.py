@@ -305,16 +305,22 @@ def _hyperparameter_rows(runs: list[Run]) -> list[dict]:
     return rows
 
 
-@cache_public_page
-def result_detail(request, result_id: str):
-    result = _result_or_404(request.user, result_id)
-    runs = list(result.runs.order_by("file"))
+def findings_with_log_urls(result: Result, runs: list[Run]) -> list[Finding]:
+    """The result's findings, each with `log_url`: the log line it cites (or "")."""
     findings = list(Finding.objects.filter(result=result).order_by("file", "line", "pk"))
     log_of_file = {run.file: run for run in runs if run.log_name}
     for finding in findings:
         run = log_of_file.get(finding.file)
         finding.log_url = (f"{reverse('results:log', args=[run.sha256])}#L{finding.line}"
                            if run and finding.line else "")
+    return findings
+
+
+@cache_public_page
+def result_detail(request, result_id: str):
+    result = _result_or_404(request.user, result_id)
+    runs = list(result.runs.order_by("file"))
+    findings = findings_with_log_urls(result, runs)
     by_severity = [
         {"severity": label, "key": value, "findings": [f for f in findings if f.severity == value]}
         for value, label in Severity.choices

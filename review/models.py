@@ -79,6 +79,36 @@ class AuditEvent(models.Model):
         raise AppendOnly("audit events cannot be deleted")
 
 
+class ObjectionQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """Reviewers and chairs see all; the accused and the filing organization see theirs; the
+        public sees objections against published versions after publication."""
+        from results.querysets import is_privileged
+
+        if is_privileged(user):
+            return self
+        rule = models.Q(round__state="published", result__submission__is_published=True)
+        if user is not None and user.is_authenticated:
+            rule |= (
+                models.Q(organization__members=user) | models.Q(filed_for__members=user) | models.Q(filed_by=user)
+            )
+        return self.filter(rule).distinct()
+
+
+class BorrowingQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """Reviewers and chairs see all; the borrower sees its own; the public sees approved
+        borrowings of published versions after publication."""
+        from results.querysets import is_privileged
+
+        if is_privileged(user):
+            return self
+        rule = models.Q(round__state="published", checked_submission__is_published=True, state="approved")
+        if user is not None and user.is_authenticated:
+            rule |= models.Q(organization__members=user)
+        return self.filter(rule).distinct()
+
+
 class ReviewerAssignment(models.Model):
     """A chair assigns a reviewer to a submitting organization in a round."""
 
@@ -134,6 +164,8 @@ class Objection(models.Model):
     answered_at = models.DateTimeField(null=True, blank=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
 
+    objects = ObjectionQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at", "-pk"]
 
@@ -170,6 +202,8 @@ class BorrowingDeclaration(models.Model):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_reason = models.TextField(blank=True)
+
+    objects = BorrowingQuerySet.as_manager()
 
     class Meta:
         constraints = [

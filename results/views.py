@@ -16,6 +16,8 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from review.summary import review_summary
+
 from . import charts
 from .caching import cache_public_page
 from .constants import RoundState, Severity, Suite
@@ -342,6 +344,7 @@ def result_detail(request, result_id: str):
         "charts": _result_charts(result, runs),
         "versions": versions,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
+        "review": review_summary(result, request.user),
     }
     return render(request, "results/result.html", context)
 

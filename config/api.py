@@ -8,6 +8,7 @@ from rest_framework.reverse import reverse
 
 from ingest.api_urls import urlpatterns as ingest_patterns
 from results.api.urls import urlpatterns as results_patterns
+from review.api_urls import urlpatterns as review_patterns
 
 # (name, url name, what it is), in the order a newcomer reads them.
 ENDPOINTS = [
@@ -34,4 +35,4 @@ def api_root(request, format=None):
 
 
 # Upload routes first: they accept POST on paths the read-only API must not shadow.
-urlpatterns = [path("", api_root, name="api-root"), *ingest_patterns, *results_patterns]
+urlpatterns = [path("", api_root, name="api-root"), *ingest_patterns, *review_patterns, *results_patterns]

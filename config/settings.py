@@ -128,6 +128,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "review.context_processors.inbox",
             ],
         },
     },
@@ -150,6 +151,18 @@ if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Review notifications: printed on the console unless EMAIL_HOST names an SMTP server.
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "results@mlcommons.invalid")
+if os.environ.get("EMAIL_HOST"):
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_HOST = os.environ["EMAIL_HOST"]
+    EMAIL_PORT = env_int("EMAIL_PORT", 587)
+    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = env_secret("EMAIL_HOST_PASSWORD") or ""
+    EMAIL_USE_TLS = os.environ.get("EMAIL_USE_TLS", "1") == "1"
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 
 # Celery: no broker URL means tasks run in-process (eager), for the embedded default.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
@@ -312,6 +325,17 @@ CELERY_BEAT_SCHEDULE = {
         "task": "verify.sweep_stale",
         "schedule": float(os.environ.get("VERIFY_SWEEP_SECONDS", "60")),
         "options": {"queue": "ingest", "expires": 60},
+    },
+    # Publication at publish_at: exactly once however often it runs (review.services.publish_due_rounds).
+    "review-publish-due-rounds": {
+        "task": "review.publish_due_rounds",
+        "schedule": float(os.environ.get("REVIEW_PUBLISH_CHECK_SECONDS", "60")),
+        "options": {"expires": 60},
+    },
+    "review-remind-deadlines": {
+        "task": "review.remind_deadlines",
+        "schedule": 3600.0,
+        "options": {"expires": 3600},
     },
 }
 # Uploaded tarballs: the "submissions" storage. Local files under MEDIA_ROOT unless

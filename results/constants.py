@@ -7,9 +7,21 @@ class Suite(models.TextChoices):
 
 
 class RoundState(models.TextChoices):
+    """draft -> open -> review -> final -> published; chairs move a round (review/services.py)."""
+
+    DRAFT = "draft", "Draft"
     OPEN = "open", "Open for submissions"
     REVIEW = "review", "In review"
+    FINAL = "final", "Final (frozen)"
     PUBLISHED = "published", "Published"
+
+
+class ResultStatus(models.TextChoices):
+    """Withdrawn (by its organization) and removed (by a review decision) results are never published."""
+
+    ACTIVE = "active", "Active"
+    WITHDRAWN = "withdrawn", "Withdrawn"
+    REMOVED = "removed", "Removed by review"
 
 
 class Division(models.TextChoices):

@@ -20,6 +20,7 @@ from .constants import (
     FactorSource,
     MetricDirection,
     RcpStatus,
+    ResultStatus,
     RoundState,
     RunStatus,
     Severity,
@@ -34,7 +35,10 @@ class Round(models.Model):
     version = models.CharField(max_length=16, help_text="Round version, e.g. 1.0")
     ruleset_version = models.CharField(max_length=16, help_text="Compliance ruleset, e.g. 1.0.0")
     submission_deadline = models.DateTimeField(null=True, blank=True)
-    publish_at = models.DateTimeField(null=True, blank=True)
+    borrowing_deadline = models.DateTimeField(
+        null=True, blank=True, help_text="Last moment to declare hyperparameter borrowing"
+    )
+    publish_at = models.DateTimeField(null=True, blank=True, help_text="Publication by the beat task, once final")
     state = models.CharField(max_length=16, choices=RoundState.choices, default=RoundState.OPEN)
     next_result_number = models.PositiveIntegerField(default=1, editable=False)
 
@@ -111,6 +115,9 @@ class Submission(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     is_current = models.BooleanField(default=True, help_text="The version that the round's tables show")
     is_published = models.BooleanField(default=False)
+    written_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="When its rows were written (a version is written once)"
+    )
 
     objects = SubmissionQuerySet.as_manager()
 
@@ -183,6 +190,9 @@ class Result(models.Model):
     rcp = models.JSONField(default=dict, blank=True, help_text="RCP record used, mean, min, message")
     global_batch_size = models.PositiveIntegerField(null=True, blank=True)
     converge_mean = models.FloatField(null=True, blank=True, help_text="Olympic mean of epochs/samples to target")
+    status = models.CharField(
+        max_length=16, choices=ResultStatus.choices, default=ResultStatus.ACTIVE, editable=False
+    )
 
     objects = ResultQuerySet.as_manager()
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -28,6 +29,7 @@ from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from mlperf_check.report import PackageReport, RunLog
 from mlperf_check.rules.catalog import get_ruleset
 from mlperf_check.rules.official import closed_hyperparameter_rules
+from review.audit import record_event
 
 from .constants import FactorSource, MetricDirection, RoundState, Suite, WaiverKind
 from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System, Waiver
@@ -122,6 +124,67 @@ def organization_for(report: PackageReport) -> Organization:
     return org
 
 
+class VersionAlreadyWritten(Exception):
+    """A submission version is written once; a change is a new version."""
+
+
+def new_version(
+    *,
+    round_: Round,
+    organization: Organization,
+    sha256: str,
+    source: str,
+    size_bytes: int = 0,
+    uploaded_by=None,
+) -> Submission:
+    """Allocate the next version number of `organization`'s submission to `round_` (previous
+    maximum + 1) and create its empty, non-current row. The only place versions are numbered,
+    for uploads and imports alike; the lock on the organization row makes two simultaneous
+    callers get two versions."""
+    with transaction.atomic():
+        Organization.objects.select_for_update().get(pk=organization.pk)
+        latest = Submission.objects.filter(round=round_, organization=organization).aggregate(v=Max("version"))["v"]
+        return Submission.objects.create(
+            round=round_,
+            organization=organization,
+            version=(latest or 0) + 1,
+            sha256=sha256,
+            size_bytes=size_bytes,
+            source=source,
+            ruleset_version=round_.ruleset_version,
+            uploaded_by=uploaded_by,
+            is_current=False,
+            is_published=False,
+        )
+
+
+def make_current(submission: Submission) -> bool:
+    """Make the newest written version of an organization's submission the current one; an
+    older version finishing late is not. True when `submission` is now current.
+
+    Once the round is published the public tables show the published version: a later version
+    (a fix) stays non-current until a chair publishes it (publish_version)."""
+    with transaction.atomic():
+        versions = Submission.objects.select_for_update().filter(
+            round=submission.round, organization=submission.organization
+        )
+        if Round.objects.get(pk=submission.round_id).is_published:
+            return False
+        if versions.filter(version__gt=submission.version, written_at__isnull=False).exists():
+            return False
+        _switch_current(submission)
+        record_event("version.switched", submission=submission, reason=f"version {submission.version} is the newest")
+    return True
+
+
+def _switch_current(submission: Submission) -> None:
+    Submission.objects.filter(round=submission.round_id, organization=submission.organization_id).exclude(
+        pk=submission.pk
+    ).update(is_current=False)
+    Submission.objects.filter(pk=submission.pk).update(is_current=True)
+    submission.is_current = True
+
+
 def import_report(
     report: PackageReport,
     *,
@@ -131,8 +194,11 @@ def import_report(
     store_logs=None,
     published_factors_by=None,
 ) -> ImportOutcome:
-    """Store one submitter's report as version 1 of its submission to `round_`.
+    """Store one submitter's report as a new version of its submission to `round_`, unless its
+    newest version already holds exactly this content ("unchanged"). Earlier versions, uploaded
+    or imported, are never rewritten.
 
+    `publish` publishes the version (and makes it current, even in a published round).
     `store_logs(run) -> bytes | None` returns a result file's content for the content-addressed
     log copy (None skips it). `published_factors_by`: the chair recording the package's shipped
     factors as decisions (import_results --published-factors). One transaction; re-running with
@@ -144,37 +210,40 @@ def import_report(
         decisions = 0
         if published_factors_by is not None:
             decisions = record_published_factors(report, round_=round_, organization=org, chair=published_factors_by)
-        submission = (
-            Submission.objects.select_for_update()
-            .filter(round=round_, organization=org, version=1)
-            .first()
-        )
-        if submission is not None and submission.sha256 == digest:
-            if publish and not submission.is_published:
-                submission.is_published = True
-                submission.save(update_fields=["is_published", "updated_at"])
+        latest = Submission.objects.filter(round=round_, organization=org).order_by("-version").first()
+        if latest is not None and latest.sha256 == digest:
+            if publish and not latest.is_published:
+                publish_version(latest)
             apply_factor_decisions(round_, org)
-            return ImportOutcome(submission, "unchanged", decisions=decisions)
-        status = "updated" if submission else "created"
-        if submission is None:
-            submission = Submission(round=round_, organization=org, version=1)
-        submission.sha256 = digest
-        submission.source = source
-        submission.size_bytes = sum(run.size_bytes for r in report.results for run in r.runs)
-        submission.is_published = publish or submission.is_published
+            return ImportOutcome(latest, "unchanged", decisions=decisions)
+        submission = new_version(
+            round_=round_,
+            organization=org,
+            sha256=digest,
+            source=source,
+            size_bytes=sum(run.size_bytes for r in report.results for run in r.runs),
+        )
         outcome = write_report(report, submission=submission, store_logs=store_logs)
-        outcome.status = status
+        outcome.status = "updated" if latest else "created"
         outcome.decisions = decisions
+        if publish:
+            publish_version(submission)
+        else:
+            make_current(submission)
     return outcome
 
 
 def write_report(report: PackageReport, *, submission: Submission, store_logs=None) -> ImportOutcome:
-    """(Re)write the systems, results, runs and findings of one submission version from a report.
+    """Write the systems, results, runs and findings of one new submission version from a report.
 
-    Result ids already given to the same organization's (system, benchmark) in this round, in
-    any version, are reused. Runs inside the caller's transaction, or opens one.
+    A version is written once (VersionAlreadyWritten otherwise). Result ids already given to the
+    same organization's (system, benchmark) in this round, in any version, are reused. Runs
+    inside the caller's transaction, or opens one.
     """
     with transaction.atomic():
+        locked = Submission.objects.select_for_update().get(pk=submission.pk)
+        if locked.written_at is not None:
+            raise VersionAlreadyWritten(f"{submission} was written at {locked.written_at:%Y-%m-%d %H:%M:%S}")
         known_ids = {
             (system_id, bench): result_id
             for system_id, bench, result_id in Result.objects.filter(
@@ -183,13 +252,11 @@ def write_report(report: PackageReport, *, submission: Submission, store_logs=No
             .order_by("submission__version")
             .values_list("system__system_id", "benchmark__name", "result_id")
         }
-        if submission.pk:
-            submission.systems.all().delete()  # cascades to results, runs and their findings
-            submission.findings.all().delete()
         submission.ruleset_version = report.ruleset
         if not submission.size_bytes:
             submission.size_bytes = sum(run.size_bytes for r in report.results for run in r.runs)
-        submission.save()
+        submission.written_at = timezone.now()
+        submission.save(update_fields=["ruleset_version", "size_bytes", "written_at", "updated_at"])
         outcome = ImportOutcome(submission, "created")
         _write_rows(report, submission, known_ids, store_logs, outcome)
         apply_factor_decisions(submission.round, submission.organization)
@@ -490,10 +557,44 @@ def apply_factor_decisions(round_: Round, organization: Organization) -> int:
     return len(changed)
 
 
-def publish_round(round_: Round, published_at=None) -> None:
-    """`published_at`: the real publication date of a round imported after the fact."""
+def publish_version(submission: Submission, *, actor=None, reason: str = "") -> None:
+    """Publish one version and make it its organization's current one: how a chair publishes a
+    fix accepted after the round's publication (and how an import publishes what it imports)."""
     with transaction.atomic():
-        Submission.objects.filter(round=round_, is_current=True).update(is_published=True)
-        round_.state = RoundState.PUBLISHED
-        round_.publish_at = published_at or round_.publish_at or timezone.now()
-        round_.save(update_fields=["state", "publish_at"])
+        Submission.objects.select_for_update().filter(
+            round=submission.round_id, organization=submission.organization_id
+        ).exists()
+        _switch_current(submission)
+        Submission.objects.filter(pk=submission.pk).update(is_published=True)
+        submission.is_published = True
+        record_event("version.published", actor=actor, submission=submission, reason=reason or "published")
+
+
+def publish_round(round_: Round, *, published_at=None, actor=None, reason: str = "") -> bool:
+    """Publish the round: each organization's current version becomes public. Exactly once: the
+    round row is locked and a round already published is left alone (False). Withdrawn and
+    removed results stay unpublished (ResultQuerySet.visible_to). `published_at`: the real
+    publication date of a round imported after the fact."""
+    with transaction.atomic():
+        locked = Round.objects.select_for_update().get(pk=round_.pk)
+        if locked.state == RoundState.PUBLISHED:
+            if published_at and locked.publish_at != published_at:
+                locked.publish_at = round_.publish_at = published_at
+                locked.save(update_fields=["publish_at"])
+            return False
+        published = Submission.objects.filter(round=locked, is_current=True, written_at__isnull=False)
+        versions = list(published.values_list("organization__name", "version"))
+        published.update(is_published=True)
+        previous = locked.state
+        locked.state = RoundState.PUBLISHED
+        locked.publish_at = published_at or locked.publish_at or timezone.now()
+        locked.save(update_fields=["state", "publish_at"])
+        record_event(
+            "round.published",
+            actor=actor,
+            round_=locked,
+            reason=reason or "publication",
+            data={"from": previous, "versions": [f"{org} v{version}" for org, version in versions]},
+        )
+    round_.state, round_.publish_at = locked.state, locked.publish_at
+    return True

@@ -21,6 +21,7 @@ from django.utils.safestring import mark_safe
 
 from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from mlperf_check.rules.rcp import SAMPLE_UNIT_BENCHMARKS, SAMPLES_BENCHMARKS
+from review.summary import review_summary
 
 from . import charts, logs
 from .caching import cache_public_page
@@ -391,6 +392,16 @@ def _hyperparameter_rows(runs: list[Run]) -> list[dict]:
     return rows
 
 
+def findings_with_log_urls(result: Result, runs: list[Run]) -> list[Finding]:
+    """The result's findings, each with `log_url`: the log line it cites (or "")."""
+    findings = list(Finding.objects.filter(result=result).order_by("file", "line", "pk"))
+    log_of_file = {run.file: run for run in runs if run.log_name}
+    for finding in findings:
+        run = log_of_file.get(finding.file)
+        finding.log_url = log_line_url(run.sha256, finding.line) if run and finding.line else ""
+    return findings
+
+
 @cache_public_page
 def result_detail(request, result_id: str):
     result = _result_or_404(request.user, result_id)
@@ -399,11 +410,7 @@ def result_detail(request, result_id: str):
     for run in runs:
         run.convergence = _run_convergence(run, result.benchmark.name)
     result_charts = _result_charts(result, runs)
-    findings = list(Finding.objects.filter(result=result).order_by("file", "line", "pk"))
-    log_of_file = {run.file: run for run in runs if run.log_name}
-    for finding in findings:
-        run = log_of_file.get(finding.file)
-        finding.log_url = log_line_url(run.sha256, finding.line) if run and finding.line else ""
+    findings = findings_with_log_urls(result, runs)
     by_severity = [
         {"severity": label, "key": value, "findings": [f for f in findings if f.severity == value]}
         for value, label in Severity.choices
@@ -433,6 +440,7 @@ def result_detail(request, result_id: str):
         "show_decider": is_privileged(request.user),
         "unit": unit,
         "official": official_links(result.submission, result.system.system_id),
+        "review": review_summary(result, request.user),
     }
     return render(request, "results/result.html", context)
 

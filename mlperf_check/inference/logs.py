@@ -257,7 +257,10 @@ def _mllog_event(detail: Detail, event: dict, number: int) -> None:
     value = event.get("value")
     metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
     time_ms = to_number(event.get("time_ms"))
-    if time_ms is not None:
+    is_message = bool(metadata.get("is_error") or metadata.get("is_warning"))
+    # Warnings from LoadGen's logging threads can carry a wrapped-around time (2^64 ns); the run's
+    # own events keep the clock.
+    if time_ms is not None and not is_message:
         detail.last_ts_ms = time_ms
     if metadata.get("is_error") or key == "error":
         detail.errors.append(LogMessage(number, str(value)))

@@ -42,14 +42,20 @@ class InferencePackageError(Exception):
     """The path holds no inference results at all."""
 
 
-def check_inference_package(path: Path | str, *, round_version: str | None = None) -> InferenceReport:
+def check_inference_package(
+    path: Path | str, *, round_version: str | None = None, rules: InferenceRound | None = None
+) -> InferenceReport:
+    """`round_version` names the round whose rules apply (default: from the path or the seeds);
+    `rules` gives them directly (tests, or a round not shipped yet)."""
     root = Path(path)
     if not root.is_dir():
         raise InferencePackageError(f"{root}: not a folder")
     submitters = find_submitters(root)
     if not submitters:
         raise InferencePackageError(f"{root}: no <division>/<submitter>/results/ folder")
-    rules, note = _round(root, submitters, round_version)
+    note = ""
+    if rules is None:
+        rules, note = _round(root, submitters, round_version)
     report = InferenceReport(root=str(root), round=rules.version)
     if note:
         report.findings.append(Finding(INFO, "round_rules", note))

@@ -56,12 +56,21 @@ def test_unmodified_samples_are_valid_with_metric_unit_and_direction(v07, v05):
     assert report.round == "v0.7" and not report.has_errors
     ss, offline, server = result(report, SS), result(report, OFFLINE), result(report, SERVER)
     assert (ss.metric_value, ss.metric_unit, ss.metric_direction) == (pytest.approx(37.458146), "ms", "lower")
-    assert (offline.metric_value, offline.metric_unit, offline.metric_direction) == (106.847, "samples/s", "higher")
+    assert (offline.metric_value, offline.metric_unit, offline.metric_direction) == (
+        106.847,
+        "samples/s",
+        "higher",
+    )
     assert (server.metric_value, server.metric_unit) == (20001.64, "queries/s")
     assert server.latency_bound_ms == 15 and server.latencies_ms["99.00"] == pytest.approx(7.959715)
     assert server.accuracy_value == 75.92 and server.accuracy_target == pytest.approx(76.46 * 0.99)
     ms = result(check_inference_package(v05), MS)
-    assert (ms.metric_value, ms.metric_unit, ms.metric_direction, ms.valid) == (700.0, "streams", "higher", True)
+    assert (ms.metric_value, ms.metric_unit, ms.metric_direction, ms.valid) == (
+        700.0,
+        "streams",
+        "higher",
+        True,
+    )
     assert json.loads(json.dumps(report.to_json()))["results"][0]["metric"]["unit"] == "queries/s"
 
 
@@ -70,7 +79,9 @@ def test_loadgen_invalid_verdict(v07):
     edit(summary, "Result is : VALID", "Result is : INVALID")
     edit(summary, "Min queries satisfied : Yes", "Min queries satisfied : NO")
     found = errors(check_inference_package(v07), SS)
-    assert found["loadgen_invalid"].line == 8 and found["loadgen_invalid"].file.endswith("mlperf_log_summary.txt")
+    assert found["loadgen_invalid"].line == 8 and found["loadgen_invalid"].file.endswith(
+        "mlperf_log_summary.txt"
+    )
     assert "min_queries_not_met" in found
 
 
@@ -117,7 +128,9 @@ def test_detail_errors_only_from_loadgen_events(v07):
     text = detail.read_bytes()
     # A git-log line that merely contains the word is not an error; a LoadGen ERROR event is.
     detail.write_bytes(
-        text + b"check for ERROR in detailed logs\n" + b'"pid": 1, "tid": 1, "ts": 5ns : ERROR : SUT crashed\n'
+        text
+        + b"check for ERROR in detailed logs\n"
+        + b'"pid": 1, "tid": 1, "ts": 5ns : ERROR : SUT crashed\n'
     )
     found = errors(check_inference_package(v07), SS)
     assert found["detail_error"].message == "LoadGen error: SUT crashed"
@@ -170,7 +183,9 @@ def test_compliance_blocks_from_v10(v07):
     codes = errors(report, SERVER)
     assert "compliance_missing" in codes and "wrong_seed" in codes and "run_too_short" in codes
     report07 = check_inference_package(v07)
-    assert {f.severity for f in result(report07, SERVER).all_findings() if f.code == "compliance_missing"} == {WARNING}
+    assert {
+        f.severity for f in result(report07, SERVER).all_findings() if f.code == "compliance_missing"
+    } == {WARNING}
 
 
 def test_normalisations(v07):

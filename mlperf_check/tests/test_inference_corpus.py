@@ -69,7 +69,8 @@ def test_every_official_verdict_is_reproduced(reports, round_name):
 @pytest.mark.parametrize("round_name", ROUNDS)
 def test_every_official_figure_is_reproduced(reports, round_name):
     ours = {
-        (r.division, r.submitter, r.system, r.model_folder, r.scenario_folder): r for r in reports[round_name].results
+        (r.division, r.submitter, r.system, r.model_folder, r.scenario_folder): r
+        for r in reports[round_name].results
     }
     for row in official_rows(round_name):
         if row["verdict"] != "VALID" or not row["result"]:
@@ -82,7 +83,9 @@ def test_every_official_figure_is_reproduced(reports, round_name):
 
 
 def test_units_and_directions(reports):
-    units = {(r.scenario, r.inferred_from, r.metric_unit, r.metric_direction) for r in reports["v0.7"].results}
+    units = {
+        (r.scenario, r.inferred_from, r.metric_unit, r.metric_direction) for r in reports["v0.7"].results
+    }
     assert units == {
         ("SingleStream", "", "ms", "lower"),
         ("MultiStream", "", "streams", "higher"),

@@ -24,6 +24,7 @@ LOADGEN_FLAGS = {
     "Min duration satisfied": "min_duration_not_met",
     "Min queries satisfied": "min_queries_not_met",
     "Performance constraints satisfied": "constraints_not_met",
+    "Early stopping satisfied": "early_stopping_not_met",
 }
 # v0.5's "Submission" mode ran the accuracy pass and then the timed performance pass.
 PERFORMANCE_MODES = ("performance", "performanceonly", "submission")
@@ -211,6 +212,9 @@ class InferencePerformanceChecker(InferenceChecker):
                     actual=f"{target:.0f}",
                 )
             )
+        # LoadGen judges against the target it ran with; the rules against the task's bound.
+        if target is not None and target < bound_ms * 1e6:
+            bound_ms = target / 1e6
         key = f"{percentile * 100:.2f} percentile latency (ns)"
         observed = summary.number(key)
         if observed is not None and observed > bound_ms * 1e6:

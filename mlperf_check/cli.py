@@ -13,8 +13,11 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import TextIO
 
+from mlperf_check.inference import cli as inference_cli
+from mlperf_check.inference import looks_like_inference
 from mlperf_check.pipeline import PackageError, check_package
 from mlperf_check.report import ERROR, INFO, WARNING, PackageReport
 from mlperf_check.rules.catalog import UnknownRuleset
@@ -43,6 +46,8 @@ def main(argv: list[str] | None = None, stdout: TextIO = sys.stdout, stderr: Tex
 
 
 def run(path: str, *, ruleset: str | None, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:
+    if os.path.isdir(path) and looks_like_inference(Path(path)):  # an inference folder or round
+        return inference_cli.run(path, round_version=ruleset, as_json=as_json, stdout=stdout, stderr=stderr)
     try:
         report = check_package(path, ruleset=ruleset, jobs=os.cpu_count() or 1)
     except (PackageError, UnknownRuleset) as exc:

@@ -32,6 +32,7 @@ migrate: venv
 sample: migrate
 	$(PY) manage.py import_results sample_data/training-v0.7 --round training-v0.7 --publish
 	$(PY) manage.py import_results sample_data/training-v1.0 --round training-v1.0 --publish
+	$(PY) manage.py import_results sample_data/inference-v0.7 --round inference-v0.7 --publish
 
 # Embedded default: SQLite and in-process tasks, unless DATABASE_URL / CELERY_BROKER_URL are set.
 run: sample

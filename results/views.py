@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from . import charts
+from . import charts, inference_views
 from .caching import cache_public_page
 from .constants import RoundState, Severity, Suite
 from .exports import summary_rows
@@ -119,6 +119,8 @@ def home(request):
 @cache_public_page
 def round_detail(request, slug: str):
     round_ = _round_or_404(request.user, slug)
+    if round_.suite == Suite.INFERENCE:
+        return inference_views.round_page(request, round_)
     table = round_table(round_, request.user, request.GET)
     # Built with string formatting rather than {% url %} per cell: 500 rows x 10 cells add up.
     result_url = reverse("results:result", args=["RID"])
@@ -145,6 +147,11 @@ def round_detail(request, slug: str):
 @cache_public_page
 def round_export(request, slug: str, fmt: str):
     round_ = _round_or_404(request.user, slug)
+    if round_.suite == Suite.INFERENCE:
+        columns, rows = inference_views.round_export_rows(request.user, round_, request.GET)
+        if fmt == "csv":
+            return _csv_response(columns, rows, f"{round_.slug}-results.csv")
+        return JsonResponse({"round": round_.slug, "columns": columns, "rows": rows})
     table = round_table(round_, request.user, request.GET)
     if fmt == "csv":
         return _csv_response(table.columns, table.export_rows(), f"{round_.slug}-results.csv")
@@ -308,6 +315,8 @@ def _hyperparameter_rows(runs: list[Run]) -> list[dict]:
 @cache_public_page
 def result_detail(request, result_id: str):
     result = _result_or_404(request.user, result_id)
+    if result.scenario:
+        return inference_views.result_page(request, result)
     runs = list(result.runs.order_by("file"))
     findings = list(Finding.objects.filter(result=result).order_by("file", "line", "pk"))
     log_of_file = {run.file: run for run in runs if run.log_name}
@@ -343,6 +352,11 @@ def result_detail(request, result_id: str):
 @cache_public_page
 def result_chart(request, result_id: str, chart: str, fmt: str):
     result = _result_or_404(request.user, result_id)
+    if result.scenario:
+        built = inference_views.result_chart(result, chart)
+        if built is None:
+            raise Http404("no such chart")
+        return _chart_response(built, fmt, result.result_id)
     for built in _result_charts(result, list(result.runs.order_by("file"))):
         if built.name == chart:
             return _chart_response(built, fmt, result.result_id)
@@ -558,3 +572,13 @@ def sitemap(request):
     body = "".join(f"<url><loc>{escape(base + url)}</loc></url>" for url in urls)
     xml = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>'
     return HttpResponse(xml, content_type="application/xml")
+
+
+@cache_public_page
+def round_chart(request, slug: str, chart: str, fmt: str):
+    """Inference round charts (server/offline ratio, relative performance, coverage) as CSV or JSON."""
+    round_ = _round_or_404(request.user, slug)
+    built = inference_views.round_chart(request.user, round_, request.GET, chart) if round_.suite == Suite.INFERENCE else None
+    if built is None:
+        raise Http404("no such chart")
+    return _chart_response(built, fmt, round_.slug)

@@ -30,8 +30,15 @@ from django.db import connection, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 
+from results.constants import Suite
 from results.models import Organization, Round, Submission
-from results.services import waivers_for, write_report
+from results.services import (
+    InferenceFolder,
+    inference_system_descriptions,
+    waivers_for,
+    write_inference_report,
+    write_report,
+)
 
 from .constants import ACTIVE_STATES, ARCHIVE_SUFFIXES, FINAL_STATES, ErrorKind, JobState
 from .models import IngestJob, ResubmissionWindow, Upload
@@ -290,6 +297,8 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
         else:
             _advance(job_id, token, state=JobState.CHECKING, stage=f"package checks ({done} of {total})")
 
+    if upload.round.suite == Suite.INFERENCE:
+        return _check_inference(root, upload.round.version), root
     try:
         report = check_folder(
             root,
@@ -301,6 +310,17 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
         raise SubmitterError(str(exc)) from exc
     _advance(job_id, token, state=JobState.CHECKING, stage="storing results and findings")
     return report, root
+
+
+def _check_inference(root: Path, version: str):
+    """An inference submitter folder, checked with the round's rules (mlperf_check.inference)."""
+    from mlperf_check.inference import InferencePackageError, check_inference_package
+
+    try:
+        report = check_inference_package(root, round_version=version)
+    except InferencePackageError as exc:
+        raise SubmitterError(str(exc)) from exc
+    return InferenceFolder("", report, inference_system_descriptions(root))
 
 
 def _local_copy(upload: Upload, workdir: Path) -> Path:
@@ -324,7 +344,10 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
         if job.claim_token != token or job.state not in ACTIVE_STATES:
             raise LostClaim()
         submission = job.upload.submission
-        write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
+        if isinstance(report, InferenceFolder):
+            write_inference_report([report], submission=submission)
+        else:
+            write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
         _make_current(submission)
         now = timezone.now()
         IngestJob.objects.filter(pk=job_id).update(

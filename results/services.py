@@ -435,23 +435,35 @@ def import_inference_report(
                 submission.save(update_fields=["is_published", "updated_at"])
             return ImportOutcome(submission, "unchanged")
         status = "updated" if submission else "created"
+        if submission is None:
+            submission = Submission(round=round_, organization=org, version=1)
+        submission.sha256 = digest
+        submission.source = source
+        submission.is_published = publish or submission.is_published
+        outcome = write_inference_report(folders, submission=submission)
+        outcome.status = status
+    return outcome
+
+
+def write_inference_report(folders: list[InferenceFolder], *, submission: Submission) -> ImportOutcome:
+    """(Re)write the systems, results and findings of one submission version from checked
+    inference folders (import_results and upload ingestion alike). Result ids already given to
+    the organization's (system, model, scenario) in this round, in any version, are reused."""
+    with transaction.atomic():
         known_ids = {
             (system_id, bench, scenario): result_id
             for system_id, bench, scenario, result_id in Result.objects.filter(
-                submission__round=round_, submission__organization=org
-            ).values_list("system__system_id", "benchmark__name", "scenario", "result_id")
+                submission__round=submission.round, submission__organization=submission.organization
+            )
+            .order_by("submission__version")
+            .values_list("system__system_id", "benchmark__name", "scenario", "result_id")
         }
-        if submission is None:
-            submission = Submission(round=round_, organization=org, version=1)
-        else:
-            submission.systems.all().delete()
+        if submission.pk:
+            submission.systems.all().delete()  # cascades to results and their findings
             submission.findings.all().delete()
-        submission.sha256 = digest
-        submission.source = source
         submission.ruleset_version = folders[0].report.round if folders else ""
-        submission.is_published = publish or submission.is_published
         submission.save()
-        outcome = ImportOutcome(submission, status)
+        outcome = ImportOutcome(submission, "created")
         divisions_of = Counter(system for folder in folders for system in {r.system for r in folder.report.results})
         for folder in folders:
             _write_inference_rows(folder, submission, known_ids, outcome, shared=divisions_of)

@@ -11,7 +11,7 @@ from urllib.parse import quote
 from django.core.files.storage import default_storage
 from django.db.models import Count, Min, Q
 from django.http import Http404, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -194,6 +194,8 @@ def _benchmark_charts(points: list[dict], benchmark: Benchmark, colour_by: str) 
 @cache_public_page
 def benchmark_detail(request, slug: str, name: str):
     round_, benchmark = _benchmark_or_404(request, slug, name)
+    if round_.suite == Suite.INFERENCE:  # a model's results are the round's leaderboards of that model
+        return redirect(f"{reverse('results:round', args=[round_.slug])}?model={quote(benchmark.name)}")
     points = _benchmark_points(request.user, round_, benchmark)
     colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
     ranked = sorted(

@@ -138,3 +138,15 @@ def test_unpublished_inference_results_are_shown_to_the_team_and_reviewers(clien
     assert "Mobilint" in fetch(client, personas, who, ROUND + "table.csv").content.decode()
     assert fetch(client, personas, who, f"/results/{hidden.result_id}/").status_code == 200
     assert fetch(client, personas, who, f"/results/{hidden.result_id}/charts/latency.csv").status_code == 200
+
+
+def test_model_page_and_api_follow_the_metric(client, sample_data):
+    import_sample(sample_data, "--publish")
+    response = client.get("/rounds/inference-v0.7/resnet/")
+    assert response.status_code == 302 and response["Location"] == "/rounds/inference-v0.7/?model=resnet"
+    server = Result.objects.get(submission__organization__slug="altos")
+    data = client.get(f"/api/v1/results/{server.result_id}/").json()
+    assert (data["scenario"], data["metric_value"], data["metric_unit"], data["metric_direction"], data["valid"]) == (
+        "Server", 20001.64, "queries/s", "higher", True
+    )
+    assert data["inference"]["min_query_count"] == 270336

@@ -36,6 +36,7 @@ sample: migrate
 	$(PY) manage.py import_results sample_data/training-v0.7 --round training-v0.7 --publish
 	$(PY) manage.py import_results sample_data/training-v1.0 --round training-v1.0 --publish
 	$(PY) manage.py import_results sample_data/training-v3.0 --round training-v3.0 --publish
+	$(PY) manage.py import_results sample_data/inference-v0.7 --round inference-v0.7 --publish
 
 # Embedded default: SQLite and in-process tasks, unless DATABASE_URL / CELERY_BROKER_URL are set.
 run: sample

@@ -30,8 +30,17 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from results.constants import Suite
 from results.models import Organization, Round
-from results.services import make_current, new_version, waivers_for, write_report
+from results.services import (
+    InferenceFolder,
+    inference_system_descriptions,
+    make_current,
+    new_version,
+    waivers_for,
+    write_inference_report,
+    write_report,
+)
 from review.audit import record_event
 from review.services import check_borrowings
 
@@ -361,6 +370,8 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
         else:
             _advance(job_id, token, state=JobState.CHECKING, stage=f"package checks ({done} of {total})")
 
+    if upload.round.suite == Suite.INFERENCE:
+        return _check_inference(root, upload.round.version), root
     try:
         report = check_folder(
             root,
@@ -381,6 +392,17 @@ def _discard_archive(upload: Upload) -> None:
     another upload of the same bytes (the stored name is content-addressed) still holds it."""
     if not Upload.objects.filter(storage_name=upload.storage_name).exclude(pk=upload.pk).exists():
         submissions_storage().delete(upload.storage_name)
+
+
+def _check_inference(root: Path, version: str):
+    """An inference submitter folder, checked with the round's rules (mlperf_check.inference)."""
+    from mlperf_check.inference import InferencePackageError, check_inference_package
+
+    try:
+        report = check_inference_package(root, round_version=version)
+    except InferencePackageError as exc:
+        raise SubmitterError(str(exc)) from exc
+    return InferenceFolder("", report, inference_system_descriptions(root))
 
 
 def _local_copy(upload: Upload, workdir: Path) -> Path:
@@ -404,7 +426,10 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
         if job.claim_token != token or job.state not in ACTIVE_STATES:
             raise LostClaim()
         submission = job.upload.submission
-        write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
+        if isinstance(report, InferenceFolder):
+            write_inference_report([report], submission=submission)
+        else:
+            write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
         make_current(submission)
         check_borrowings(submission)
         now = timezone.now()

@@ -44,6 +44,15 @@ class Deployment(models.TextChoices):
     UNKNOWN = "unknown", "Unknown"
 
 
+class Scenario(models.TextChoices):
+    """Inference LoadGen scenarios; training results have none ("")."""
+
+    SINGLE_STREAM = "SingleStream", "Single-stream"
+    MULTI_STREAM = "MultiStream", "Multi-stream"
+    SERVER = "Server", "Server"
+    OFFLINE = "Offline", "Offline"
+
+
 class MetricDirection(models.TextChoices):
     HIGHER = "higher", "Higher is better"
     LOWER = "lower", "Lower is better"

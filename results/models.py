@@ -23,6 +23,7 @@ from .constants import (
     ResultStatus,
     RoundState,
     RunStatus,
+    Scenario,
     Severity,
     Suite,
     WaiverKind,
@@ -165,7 +166,12 @@ class System(models.Model):
 
 
 class Result(models.Model):
-    """One system on one benchmark: the olympic score of its runs."""
+    """One system on one benchmark (inference: and one scenario).
+
+    Every result has a metric with its unit and direction: training's olympic score in minutes
+    (lower is better); inference's scenario metric (latency in ms lower, streams, queries/s and
+    samples/s higher). Tables, sorting, charts and exports read these three fields.
+    """
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="results")
     system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="results")
@@ -193,13 +199,25 @@ class Result(models.Model):
     status = models.CharField(
         max_length=16, choices=ResultStatus.choices, default=ResultStatus.ACTIVE, editable=False
     )
+    scenario = models.CharField(max_length=16, choices=Scenario.choices, blank=True, help_text="Inference only")
+    metric_value = models.FloatField(null=True, blank=True, help_text="The figure the result is ranked by")
+    metric_unit = models.CharField(max_length=16, blank=True, help_text="minutes, ms, streams, queries/s, samples/s")
+    metric_direction = models.CharField(
+        max_length=8, choices=MetricDirection.choices, default=MetricDirection.LOWER
+    )
+    valid = models.BooleanField(default=True, help_text="No error finding (inference)")
+    inference = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Latency percentiles and bound, query counts, duration, LoadGen settings, accuracy and target",
+    )
 
     objects = ResultQuerySet.as_manager()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["submission", "system", "benchmark"], name="result_unique_per_submission"
+                fields=["submission", "system", "benchmark", "scenario"], name="result_unique_per_submission"
             )
         ]
         ordering = ["benchmark__name", "score_minutes"]

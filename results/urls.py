@@ -18,6 +18,7 @@ urlpatterns = [
     path("rounds/<str:slug>/", views.round_detail, name="round"),
     re_path(r"^rounds/(?P<slug>[^/]+)/table\.(?P<fmt>csv|json)$", views.round_export, name="round-export"),
     path("rounds/<str:slug>/summary.csv", views.round_summary, name="round-summary"),
+    re_path(r"^rounds/(?P<slug>[^/]+)/" + CHART, views.round_chart, name="round-chart"),
     path("rounds/<str:slug>/<str:name>/", views.benchmark_detail, name="benchmark"),
     re_path(r"^rounds/(?P<slug>[^/]+)/(?P<name>[^/]+)/" + CHART, views.benchmark_chart, name="benchmark-chart"),
     path("results/<str:result_id>/", views.result_detail, name="result"),

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db.models import Count, Q
 from django.http import FileResponse, Http404, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import escape
@@ -23,7 +23,7 @@ from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from mlperf_check.rules.rcp import SAMPLE_UNIT_BENCHMARKS, SAMPLES_BENCHMARKS
 from review.summary import review_summary
 
-from . import charts, logs
+from . import charts, inference_views, logs
 from .caching import cache_public_page
 from .constants import FactorSource, RoundState, Severity, Suite, WaiverKind
 from .exports import summary_rows
@@ -166,6 +166,8 @@ def home(request):
 @cache_public_page
 def round_detail(request, slug: str):
     round_ = _round_or_404(request.user, slug)
+    if round_.suite == Suite.INFERENCE:
+        return inference_views.round_page(request, round_)
     table = round_table(round_, request.user, request.GET)
     # Built with string formatting rather than {% url %} per cell: 500 rows x 10 cells add up.
     result_url = reverse("results:result", args=["RID"])
@@ -199,6 +201,11 @@ def round_detail(request, slug: str):
 @cache_public_page
 def round_export(request, slug: str, fmt: str):
     round_ = _round_or_404(request.user, slug)
+    if round_.suite == Suite.INFERENCE:
+        columns, rows = inference_views.round_export_rows(request.user, round_, request.GET)
+        if fmt == "csv":
+            return _csv_response(columns, rows, f"{round_.slug}-results.csv")
+        return JsonResponse({"round": round_.slug, "columns": columns, "rows": rows})
     factors = _factor_view(request)
     table = round_table(round_, request.user, request.GET, factors=factors)
     if fmt == "csv":
@@ -251,6 +258,8 @@ def _benchmark_charts(points: list[dict], benchmark: Benchmark, colour_by: str) 
 @cache_public_page
 def benchmark_detail(request, slug: str, name: str):
     round_, benchmark = _benchmark_or_404(request, slug, name)
+    if round_.suite == Suite.INFERENCE:  # a model's results are the round's leaderboards of that model
+        return redirect(f"{reverse('results:round', args=[round_.slug])}?model={quote(benchmark.name)}")
     points = _benchmark_points(request.user, round_, benchmark)
     colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
     ranked = sorted(
@@ -405,6 +414,8 @@ def findings_with_log_urls(result: Result, runs: list[Run]) -> list[Finding]:
 @cache_public_page
 def result_detail(request, result_id: str):
     result = _result_or_404(request.user, result_id)
+    if result.scenario:
+        return inference_views.result_page(request, result)
     runs = _runs_in_order(result)
     unit = convergence_unit(result.benchmark.name)
     for run in runs:
@@ -464,6 +475,11 @@ def _factor_decision(result: Result) -> Waiver | None:
 @cache_public_page
 def result_chart(request, result_id: str, chart: str, fmt: str):
     result = _result_or_404(request.user, result_id)
+    if result.scenario:
+        built = inference_views.result_chart(result, chart)
+        if built is None:
+            raise Http404("no such chart")
+        return _chart_response(built, fmt, result.result_id)
     for built in _result_charts(result, _runs_in_order(result)):
         if built.name == chart:
             return _chart_response(built, fmt, result.result_id)
@@ -761,3 +777,13 @@ def favicon(request):
 def robots_txt(request):
     sitemap_url = request.build_absolute_uri(reverse("results:sitemap"))
     return render(request, "robots.txt", {"sitemap_url": sitemap_url}, content_type="text/plain; charset=utf-8")
+
+
+@cache_public_page
+def round_chart(request, slug: str, chart: str, fmt: str):
+    """Inference round charts (server/offline ratio, relative performance, coverage) as CSV or JSON."""
+    round_ = _round_or_404(request.user, slug)
+    built = inference_views.round_chart(request.user, round_, request.GET, chart) if round_.suite == Suite.INFERENCE else None
+    if built is None:
+        raise Http404("no such chart")
+    return _chart_response(built, fmt, round_.slug)

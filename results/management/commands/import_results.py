@@ -21,11 +21,23 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 from tqdm import tqdm
 
+from mlperf_check.inference import InferencePackageError, check_inference_package
+from mlperf_check.inference.discovery import find_submitters
 from mlperf_check.package import looks_like_submitter_folder
 from mlperf_check.pipeline import PackageError, check_package
 from mlperf_check.rules.catalog import ROUND_PUBLISHED
+from results.constants import Suite
 from results.querysets import RoundSlugError
-from results.services import DecisionRefused, ensure_round, import_report, publish_round, waivers_for
+from results.services import (
+    DecisionRefused,
+    InferenceFolder,
+    ensure_round,
+    import_inference_report,
+    import_report,
+    inference_system_descriptions,
+    publish_round,
+    waivers_for,
+)
 
 
 def _check(folder: str, ruleset: str, waivers: frozenset):
@@ -33,6 +45,10 @@ def _check(folder: str, ruleset: str, waivers: frozenset):
         return folder, check_package(folder, ruleset=ruleset, waivers=waivers), ""
     except PackageError as exc:
         return folder, None, str(exc)
+
+
+def _midnight(day: date | None) -> datetime | None:
+    return datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
 
 
 class Command(BaseCommand):
@@ -70,6 +86,8 @@ class Command(BaseCommand):
             round_ = ensure_round(round)
         except (RoundSlugError, ValueError) as exc:
             raise CommandError(str(exc), returncode=2) from exc
+        if round_.suite == Suite.INFERENCE:
+            return self._import_inference(root, round_, publish, published_at)
         if looks_like_submitter_folder(root):
             folders = [root]
         else:
@@ -111,8 +129,40 @@ class Command(BaseCommand):
                 progress.update()
         progress.close()
         if publish:
-            # Only training rounds are imported (ensure_round); the catalog knows their press-release dates.
-            day = published_at or ROUND_PUBLISHED.get(round_.version)
-            publish_round(round_, published_at=datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None)
+            # The training ruleset catalog knows the rounds' press-release dates.
+            publish_round(round_, published_at=_midnight(published_at or ROUND_PUBLISHED.get(round_.version)))
         if failures:
             raise CommandError(f"{failures} submitter folder(s) could not be imported")
+
+    def _import_inference(self, root: Path, round_, publish: bool, published_at: date | None) -> None:
+        """An inference round (`closed/`, `open/`), division or submitter folder: each submitter's
+        folders (both divisions) checked with the round's rules and stored in one transaction."""
+        submitters = find_submitters(root)
+        if not submitters:
+            raise CommandError(f"{root}: no <division>/<submitter>/results/ folders found", returncode=2)
+        by_organization: dict[str, list] = {}
+        for submitter in submitters:
+            by_organization.setdefault(slugify(submitter.name), []).append(submitter)
+        for group in by_organization.values():
+            folders = []
+            for submitter in group:
+                try:
+                    report = check_inference_package(submitter.root, round_version=round_.version)
+                except InferencePackageError as exc:
+                    self.stderr.write(f"{submitter.root}: {exc}")
+                    continue
+                systems = inference_system_descriptions(submitter.root)
+                folders.append(InferenceFolder(submitter.division, report, systems))
+            if not folders:
+                continue
+            outcome = import_inference_report(
+                folders,
+                round_=round_,
+                submitter=group[0].name,
+                source=", ".join(str(s.root.resolve()) for s in group),
+                publish=publish,
+            )
+            counts = f" ({outcome.results} results)" if outcome.status != "unchanged" else ""
+            self.stdout.write(f"{group[0].name}: {outcome.status}{counts}")
+        if publish:
+            publish_round(round_, published_at=_midnight(published_at))

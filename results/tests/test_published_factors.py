@@ -350,16 +350,13 @@ def test_the_v30_round_is_reproduced_with_published_factors_and_explained_withou
     assert Finding.objects.filter(checker="shipped_factors").count() == 10  # one per shipped scaling.json
 
 
-def test_a_decision_edited_in_the_admin_moves_the_score_at_once(imported):
+def test_the_admin_cannot_set_a_factor_decision_behind_the_services(imported, rf, personas):
+    # Decisions are taken through the services (conflict of interest, audit); the admin reads them.
     from django.contrib.admin.sites import site
 
     waiver_admin = site._registry[Waiver]
-    result = dlrm()
-    waiver = Waiver(
-        round=result.submission.round, organization=result.submission.organization, system_id="G593-SD0_hugectr",
-        benchmark="dlrm_dcnv2", kind="published_factor", factor=1.0370762711864403, reason="entered by a chair",
-    )
-    waiver_admin.save_model(None, waiver, None, False)
-    assert (dlrm().score_minutes, dlrm().factor_source) == (PUBLISHED_DLRM, "decision")
-    waiver_admin.delete_model(None, waiver)
+    request = rf.get("/admin/")
+    request.user = personas["chair"]
+    assert not waiver_admin.has_add_permission(request)
+    assert not waiver_admin.has_change_permission(request)
     assert (dlrm().score_minutes, dlrm().factor_source) == (LOGS_DLRM, "computed")

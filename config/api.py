@@ -1,6 +1,8 @@
 """The API under /api/v1/: each app contributes its routes, and the root lists them."""
 
 from django.urls import path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -22,6 +24,7 @@ ENDPOINTS = [
 ]
 
 
+@extend_schema(responses=OpenApiTypes.OBJECT, auth=[])
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def api_root(request, format=None):

@@ -297,7 +297,12 @@ class Waiver(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["round", "organization", "system_id", "benchmark", "kind"], name="waiver_unique"
-            )
+            ),
+            # A scaling-factor decision without a usable factor would decide nothing.
+            models.CheckConstraint(
+                condition=~models.Q(kind=WaiverKind.PUBLISHED_FACTOR) | models.Q(factor__isnull=False, factor__gt=0),
+                name="waiver_published_factor_positive",
+            ),
         ]
 
     def __str__(self) -> str:

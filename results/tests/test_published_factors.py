@@ -360,3 +360,21 @@ def test_the_admin_cannot_set_a_factor_decision_behind_the_services(imported, rf
     assert not waiver_admin.has_add_permission(request)
     assert not waiver_admin.has_change_permission(request)
     assert (dlrm().score_minutes, dlrm().factor_source) == (LOGS_DLRM, "computed")
+
+
+def test_a_scaling_factor_decision_needs_a_positive_factor(imported):
+    from django.db import IntegrityError, transaction
+
+    result = dlrm()
+    for factor in (None, 0.0, -1.0):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Waiver.objects.create(
+                round=result.submission.round, organization=result.submission.organization,
+                system_id="G593-SD0_hugectr", benchmark="dlrm_dcnv2", kind="published_factor", factor=factor,
+                reason="a number nobody checked",
+            )
+    # Bypasses carry no factor.
+    Waiver.objects.create(
+        round=result.submission.round, organization=result.submission.organization,
+        system_id="G593-SD0_hugectr", benchmark="dlrm_dcnv2", kind="rcp_bypass", reason="granted",
+    )

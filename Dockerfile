@@ -5,7 +5,7 @@ WORKDIR /app
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
-RUN DEBUG=false SECRET_KEY=build python manage.py collectstatic --noinput -v0 \
+RUN DJANGO_ENV=development DEBUG=false python manage.py collectstatic --noinput -v0 \
     && useradd --system --uid 1000 --home /app app && mkdir -p /data/media && chown app /data/media
 USER app
 EXPOSE 8000

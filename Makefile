@@ -4,6 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Everything make starts is development: DEBUG on and the development key unless set otherwise.
+# Production (no DJANGO_ENV) refuses to start without a real SECRET_KEY and ALLOWED_HOSTS.
+export DJANGO_ENV ?= development
 
 .PHONY: run test venv dev-venv migrate sample services services-stop lint bench-ingest bench-verify clean
 
@@ -32,6 +35,8 @@ migrate: venv
 sample: migrate
 	$(PY) manage.py import_results sample_data/training-v0.7 --round training-v0.7 --publish
 	$(PY) manage.py import_results sample_data/training-v1.0 --round training-v1.0 --publish
+	$(PY) manage.py import_results sample_data/training-v3.0 --round training-v3.0 --publish
+	$(PY) manage.py import_results sample_data/inference-v0.7 --round inference-v0.7 --publish
 
 # Embedded default: SQLite and in-process tasks, unless DATABASE_URL / CELERY_BROKER_URL are set.
 run: sample

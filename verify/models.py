@@ -2,8 +2,8 @@
 
 The state machine queued -> running -> finished is written only by verify/services.py. A job
 carries the SHA-256 of its worker token: the token works on the internal API for this job only
-and only until the job is finished. `events` is the job's own audit trail (who requested it, when
-it started, how it ended) until the review app's shared audit events exist.
+and only until the job is finished. Every state change is an audit event (review.audit,
+subject "verification <id>").
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ class VerificationJob(models.Model):
     log_truncated = models.BooleanField(default=False)
     gpu = models.JSONField(default=dict, blank=True, help_text='{"available": bool, "note": text}')
     telemetry = models.JSONField(default=list, blank=True, help_text="NVML samples (verify.telemetry)")
-    events = models.JSONField(default=list, blank=True, help_text="[{at, event, by, detail}, ...]")
     token_sha256 = models.CharField(max_length=64, blank=True)
     task_id = models.CharField(max_length=64, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)

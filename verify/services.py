@@ -93,8 +93,8 @@ def request_verification(*, actor, result: Result, runs: int | None = None, rule
         )
         token = secrets.token_urlsafe(32)
         VerificationJob.objects.filter(pk=job.pk).update(token_sha256=_digest(token))
-        by = actor.get_username() if actor is not None else f"rule: {rule}"
-        _record_event(job.pk, "requested", by, f"{runs} run(s), tolerance {job.tolerance:.0%}")
+        requester = f"by rule: {rule}; " if actor is None else ""
+        _record_event(job.pk, "requested", f"{requester}{runs} run(s), tolerance {job.tolerance:.0%}", actor=actor)
         transaction.on_commit(lambda: enqueue(job.pk, token))
     job.refresh_from_db()
     return job
@@ -164,7 +164,7 @@ def start_job(job: VerificationJob) -> dict:
         state=JobState.RUNNING, started_at=now, heartbeat_at=now, stage="starting"
     )
     if moved:
-        _record_event(job.pk, "started", "worker", "a GPU worker took the job")
+        _record_event(job.pk, "started", "a GPU worker took the job")
     result = Result.objects.with_related().get(pk=job.result_id)
     benchmark = result.benchmark
     return {
@@ -221,7 +221,7 @@ def implementation_archive(job: VerificationJob, dest: Path) -> Path:
             )
         with tarfile.open(dest, "w:gz") as archive:
             archive.add(candidates[0], arcname="implementation")
-        _record_event(job.pk, "code", "worker", f"implementation {candidates[0].name}")
+        _record_event(job.pk, "code_sent", f"implementation {candidates[0].name}")
         return dest
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -327,7 +327,7 @@ def _finish(
             heartbeat_at=now,
             **fields,
         )
-        _record_event(job_id, "finished", by, f"{Outcome(outcome).label}: {message}")
+        _record_event(job_id, "finished", f"{Outcome(outcome).label} ({by}): {message}")
         # The result page shows the verification: touching its submission changes the data version
         # that keys the anonymous page cache (results/caching.py), so no cached page hides the badge.
         Submission.objects.filter(results__pk=job.result_id).update(updated_at=now)
@@ -340,17 +340,24 @@ def _fail_and_close(job: VerificationJob, message: str):
     raise JobClosed(message)
 
 
-def _record_event(job_id: int, event: str, by: str, detail: str) -> None:
-    """Append to the job's own audit trail (to move to review.services.record_event once it exists)."""
-    entry = {
-        "at": timezone.now().isoformat(),
-        "event": event,
-        "by": by,
-        "detail": detail[:1000],
-    }
-    with transaction.atomic():
-        job = VerificationJob.objects.select_for_update().only("events").get(pk=job_id)
-        VerificationJob.objects.filter(pk=job_id).update(events=[*job.events, entry])
+def _record_event(job_id: int, event: str, detail: str, actor=None) -> None:
+    """An audit event (review.audit) `verification.<event>` about the job's result, in the caller's transaction."""
+    from review.audit import record_event
+
+    result = Result.objects.select_related("submission__round", "submission__organization").get(verification_jobs__pk=job_id)
+    record_event(
+        f"verification.{event}",
+        actor=actor,
+        submission=result.submission,
+        result_id=result.result_id,
+        subject=job_subject(job_id),
+        reason=detail[:1000],
+    )
+
+
+def job_subject(job_id: int) -> str:
+    """How the audit log names a job."""
+    return f"verification {job_id}"
 
 
 def _digest(token: str) -> str:

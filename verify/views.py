@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods
 
 from results.models import Result
 from results.views import _chart_response
+from review.models import AuditEvent
 
 from . import charts, services
 from .models import VerificationJob
@@ -68,6 +69,7 @@ def job_detail(request, pk: int):
     built = job_charts(job)
     return render(request, "verify/job.html", {
         "job": job,
+        "events": AuditEvent.objects.visible_to(request.user).filter(subject=services.job_subject(job.pk)),
         "result": job.result,
         "charts": built[:2],
         "telemetry_charts": built[2:] if job.telemetry else [],

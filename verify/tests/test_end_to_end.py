@@ -14,6 +14,7 @@ import pytest
 
 from ingest.tests.processes import RedisServer, wait_for
 from ingest.tests.upload_fixtures import celery_broker
+from review.models import AuditEvent
 from verify import services
 from verify.constants import JobState, Outcome
 from verify.models import VerificationJob
@@ -76,7 +77,11 @@ def test_the_tiny_benchmark_reproduces(gpu_queue, personas, tmp_path):
     assert job.log.count(":::MLLOG") > 3 * 40 and "eval_accuracy" in job.log
     assert job.gpu["available"] is False and "NVML" in job.gpu["note"]
     assert job.token_sha256 == ""  # the token expired with the job
-    assert [event["event"] for event in job.events] == ["requested", "started", "code", "finished"]
+    events = AuditEvent.objects.filter(subject=f"verification {job.pk}").order_by("created_at", "pk")
+    assert [event.kind for event in events] == [
+        "verification.requested", "verification.started", "verification.code_sent", "verification.finished"
+    ]
+    assert events[0].actor == personas["reviewer"] and events[3].result_id == result.result_id
     assert no_sandbox_left()
 
 

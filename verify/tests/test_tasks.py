@@ -77,7 +77,11 @@ def test_the_new_record_rule_queues_each_record_once(personas, tmp_path, monkeyp
     out = StringIO()
     call_command("verify_new_records", "--round", "training-v6.1", "--runs", "2", stdout=out)
     job = VerificationJob.objects.get()
-    assert (job.result, job.runs_requested, job.events[0]["by"]) == (record, 2, "rule: every new record")
+    from review.models import AuditEvent
+
+    requested = AuditEvent.objects.get(kind="verification.requested")
+    assert (job.result, job.runs_requested, requested.actor_name) == (record, 2, "system")
+    assert requested.reason.startswith("by rule: every new record; 2 run(s)")
     assert "1 new record(s) queued" in out.getvalue()
     call_command("verify_new_records", "--round", "training-v6.1", stdout=StringIO())
     assert VerificationJob.objects.count() == 1  # never twice

@@ -8,7 +8,6 @@ attempted, memory exceeded.
 from __future__ import annotations
 
 import shutil
-import subprocess
 
 import pytest
 
@@ -64,7 +63,9 @@ def verify_and_wait(personas, result, runs: int, timeout: float = 120) -> Verifi
 
 
 def no_sandbox_left() -> bool:
-    return subprocess.run(["ps", "-u", "65534", "-o", "pid="], capture_output=True, text=True).stdout.strip() == ""
+    from verify.tests.test_sandbox import sandbox_processes
+
+    return sandbox_processes() == []
 
 
 def test_the_tiny_benchmark_reproduces(gpu_queue, personas, tmp_path):

@@ -59,10 +59,17 @@ def run_python(sandbox: BubblewrapSandbox, tmp_path: Path, source: str, limits: 
     return outcome, output.decode()
 
 
-def sandbox_processes() -> list[str]:
-    """Processes of the sandbox's uid still alive anywhere on the machine."""
-    listing = subprocess.run(["ps", "-u", "65534", "-o", "pid=,args="], capture_output=True, text=True).stdout
-    return [line for line in listing.splitlines() if line.strip()]
+def sandbox_processes(settle_seconds: float = 10.0) -> list[str]:
+    """Processes of the sandbox's uid still alive anywhere on the machine, once the kernel has had
+    `settle_seconds` to finish tearing the PID namespace down (it reaps its processes asynchronously,
+    which takes a moment for dozens of them on a loaded machine)."""
+    deadline = time.monotonic() + settle_seconds
+    while True:
+        listing = subprocess.run(["ps", "-u", "65534", "-o", "pid=,args="], capture_output=True, text=True).stdout
+        alive = [line for line in listing.splitlines() if line.strip()]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.2)
 
 
 def test_a_well_behaved_run_exits_with_its_output_written_only_under_output(sandbox, tmp_path):

@@ -20,7 +20,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # the project, ahead of bench/ (whose ingest.py would shadow the package)
 
 from mlperf_check.parsing import iter_records  # noqa: E402
-from mlperf_check.rules.official import RuleSession, get_official_rules  # noqa: E402
+from mlperf_check.rules.configs import get_official_rules  # noqa: E402
+from mlperf_check.rules.engine import RuleSession  # noqa: E402
 
 
 def main() -> None:

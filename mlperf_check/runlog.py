@@ -19,15 +19,14 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from mlperf_check.checkers import checkers_of_scope
+from mlperf_check.checkers import checker_version, checkers_of_scope
 from mlperf_check.checkers.base import RunChecker, RunContext
 from mlperf_check.parsing import ParseStats, iter_records
 from mlperf_check.parsing.formats import short_repr
 from mlperf_check.report import ERROR, EvalPoint, Finding, Record, RunLog, Seed
-from mlperf_check.rules.official import quality_target
+from mlperf_check.rules.targets import quality_target
 
 PARSER = "parser"  # findings about the bytes of the log are the parser's, like those of iter_records
-PARSER_VERSION = 1
 RUN_NO_EVENTS = "RUN_NO_EVENTS"
 
 MAX_EVAL_POINTS = 5_000  # real logs have at most a few hundred evals
@@ -103,7 +102,7 @@ def analyze_run(
                 "no MLPerf log lines (:::MLLOG, :::MLL or :::MLPv0.5.0) found",
                 file=context.file,
                 checker=PARSER,
-                checker_version=PARSER_VERSION,
+                checker_version=checker_version(PARSER),
             )
         )
     for checker in active:

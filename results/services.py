@@ -20,7 +20,7 @@ from django.utils.text import slugify
 
 from mlperf_check.report import PackageReport, RunLog
 from mlperf_check.rules.catalog import get_ruleset
-from mlperf_check.rules.official import closed_hyperparameter_rules
+from mlperf_check.rules.display import closed_hyperparameter_rules
 
 from .constants import MetricDirection, RoundState, Suite
 from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System, Waiver

@@ -1,4 +1,4 @@
-"""The official MLCommons per-run compliance rules (mlperf_check.rules.official), for every ruleset.
+"""The official MLCommons per-run compliance rules (mlperf_check.rules.configs and .engine), for every ruleset.
 
 Rulesets 0.6.0 and later run the rule configs of the installed mlperf-logging package (with our
 historical overrides); 0.5.0 runs the rules-as-data of mlperf_check.rules.legacy; 0.6.0 also gets the
@@ -12,8 +12,9 @@ from typing import Protocol
 
 from mlperf_check.checkers.base import ERROR, WARNING, Finding, RunChecker, RunContext
 from mlperf_check.report import Record, RunLog
+from mlperf_check.rules.configs import get_official_rules
+from mlperf_check.rules.engine import CHECKER, RuleSession
 from mlperf_check.rules.legacy import TargetSession, V05Session
-from mlperf_check.rules.official import CHECKER, CHECKER_VERSION, RuleSession, get_official_rules
 
 PARSER = "parser"
 # Passing the compliance checker became mandatory with round 0.7 (training_policies #293). In 0.6
@@ -43,7 +44,6 @@ def sessions_for(context: RunContext) -> list[Session]:
 
 class ComplianceChecker(RunChecker):
     name = CHECKER
-    version = CHECKER_VERSION
     description = (
         "The official per-run rules of the round (mlperf-logging compliance configs; v0.5 rules as "
         "data): required keys, hyperparameter rules, init time limit, quality target."

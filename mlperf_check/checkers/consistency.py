@@ -26,7 +26,6 @@ MAX_ACTUAL_CHARS = 200  # of a logged value, in Finding.actual
 
 class ConsistencyChecker(RunChecker):
     name = "consistency"
-    version = 1
     description = "submission_benchmark/division/org of the log against folder names and the system JSON."
 
     def __init__(self, context: RunContext) -> None:

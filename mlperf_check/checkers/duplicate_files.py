@@ -14,7 +14,6 @@ from mlperf_check.package import natural_key
 
 class DuplicateFilesChecker(PackageChecker):
     name = "duplicate_files"
-    version = 1
     description = "No two result files of the package have the same content."
 
     def run(self, context: PackageContext) -> list[Finding]:

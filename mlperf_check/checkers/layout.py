@@ -22,7 +22,6 @@ from mlperf_check.package import (
     BENCHMARK_ALIASES,
     CODE_FOLDERS,
     LAYOUT_CHECKER,
-    LAYOUT_CHECKER_VERSION,
     STANDARD,
     V05,
     V05_SUBMISSION_FILE,
@@ -42,7 +41,6 @@ HASH_CHUNK_BYTES = 1 << 20
 
 class LayoutChecker(PackageChecker):
     name = LAYOUT_CHECKER
-    version = LAYOUT_CHECKER_VERSION
     description = "Folders, system descriptions for result folders, benchmark names and stray files."
 
     def run(self, context: PackageContext) -> list[Finding]:

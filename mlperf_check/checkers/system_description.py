@@ -18,7 +18,6 @@ from mlperf_check.checkers.base import ERROR, WARNING, Finding, PackageChecker, 
 from mlperf_check.report import SystemReport
 from mlperf_check.systems import (
     CHECKER,
-    CHECKER_VERSION,
     ENTRY_REQUIRED_FIELDS,
     MISSPELLED,
     REQUIRED_FIELDS,
@@ -34,7 +33,6 @@ CURRENT_SCHEMA_FROM = (0, 7)
 
 class SystemDescriptionChecker(PackageChecker):
     name = CHECKER
-    version = CHECKER_VERSION
     description = "Required fields and allowed status values of every system description."
 
     def run(self, context: PackageContext) -> list[Finding]:

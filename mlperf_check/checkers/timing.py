@@ -67,7 +67,6 @@ MAX_RUN_MS = 30 * 24 * 3600 * 1000.0
 
 class TimingChecker(RunChecker):
     name = "timing"
-    version = 1
     description = (
         "Duplicated init_stop/run_start/run_stop, quality target reached after run_stop, run_stop "
         "status, timestamps that go backwards or are implausible."

@@ -14,10 +14,11 @@ from datetime import date
 from functools import cache
 from pathlib import Path
 
-import mlperf_logging
+from mlperf_check.rules.benchmarks import BENCHMARK_INFO
+from mlperf_check.rules.configs import COMPLIANCE_DIR, PACKAGE_DIR
+from mlperf_check.rules.legacy import V05_BENCHMARKS
+from mlperf_check.rules.targets import quality_rule_text, quality_target
 
-PACKAGE_DIR = Path(mlperf_logging.__file__).resolve().parent
-COMPLIANCE_DIR = PACKAGE_DIR / "compliance_checker"
 RCP_DIR = PACKAGE_DIR / "rcp_checker"
 
 
@@ -46,56 +47,6 @@ ROUND_PUBLISHED: dict[str, date] = {
     "6.0": date(2026, 6, 3),
     "6.1": date(2026, 11, 11),
 }
-
-# Display facts per benchmark id (the checker itself only compares numbers).
-BENCHMARK_INFO: dict[str, dict[str, str]] = {
-    "resnet": {"area": "Vision", "model": "ResNet-50 v1.5", "dataset": "ImageNet", "metric": "Top-1 accuracy"},
-    "ssd": {"area": "Vision", "model": "SSD", "dataset": "COCO / OpenImages", "metric": "mAP"},
-    "maskrcnn": {"area": "Vision", "model": "Mask R-CNN", "dataset": "COCO", "metric": "Box / mask min AP"},
-    "unet3d": {"area": "Vision", "model": "3D U-Net", "dataset": "KiTS19", "metric": "Mean DICE"},
-    "retinanet": {"area": "Vision", "model": "RetinaNet", "dataset": "OpenImages", "metric": "mAP"},
-    "gnmt": {"area": "Language", "model": "GNMT", "dataset": "WMT16 EN-DE", "metric": "SacreBLEU"},
-    "transformer": {"area": "Language", "model": "Transformer", "dataset": "WMT17 EN-DE", "metric": "BLEU"},
-    "bert": {"area": "Language", "model": "BERT-large", "dataset": "Wikipedia 2020/01/01", "metric": "Masked-LM accuracy"},
-    "rnnt": {"area": "Speech", "model": "RNN-T", "dataset": "LibriSpeech", "metric": "Word error rate", "direction": "lower"},
-    "ncf": {"area": "Commerce", "model": "NCF", "dataset": "MovieLens-20M", "metric": "HR@10"},
-    "dlrm": {"area": "Commerce", "model": "DLRM", "dataset": "Criteo 1TB", "metric": "AUC"},
-    "dlrm_dcnv2": {"area": "Commerce", "model": "DLRM-DCNv2", "dataset": "Criteo 1TB multi-hot", "metric": "AUC"},
-    "dlrmv4": {"area": "Commerce", "model": "DLRMv4", "dataset": "", "metric": "Score"},
-    "minigo": {"area": "Research", "model": "MiniGo", "dataset": "Go 19x19", "metric": "Win rate vs reference"},
-    "gpt3": {"area": "Language", "model": "GPT-3 175B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
-    "llama2_70b_lora": {"area": "Language", "model": "Llama 2 70B LoRA", "dataset": "SCROLLS GovReport", "metric": "Eval loss", "direction": "lower"},
-    "llama31_405b": {"area": "Language", "model": "Llama 3.1 405B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
-    "llama31_8b": {"area": "Language", "model": "Llama 3.1 8B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
-    "gpt_oss_20b": {"area": "Language", "model": "gpt-oss 20B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
-    "deepseekv3_671b": {"area": "Language", "model": "DeepSeek-V3 671B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
-    "qwen35_397b_grpo": {"area": "Language", "model": "Qwen3.5 397B GRPO", "dataset": "R2E-Gym", "metric": "Validation score"},
-    "stable_diffusion": {"area": "Vision", "model": "Stable Diffusion v2", "dataset": "LAION-400M / COCO-2017", "metric": "FID and CLIP"},
-    "flux1": {"area": "Vision", "model": "FLUX.1", "dataset": "CC12M / COCO-2014", "metric": "Validation loss", "direction": "lower"},
-    "gnn": {"area": "Graph", "model": "R-GAT", "dataset": "IGBH-Full", "metric": "Accuracy"},
-    "rgat": {"area": "Graph", "model": "R-GAT", "dataset": "IGBH-Full", "metric": "Accuracy"},
-}
-
-# Round 0.5: not covered by mlperf-logging. Targets from the v0.5 rules (fractions, as logged).
-V05_BENCHMARKS: dict[str, dict] = {
-    "resnet": {"runs": 5, "target": 0.749},
-    "ssd": {"runs": 5, "target": 0.212},
-    "maskrcnn": {"runs": 5, "targets": {"BBOX": 0.377, "SEGM": 0.339}},
-    "gnmt": {"runs": 10, "target": 21.8},
-    "transformer": {"runs": 10, "target": 25.0},
-    "ncf": {"runs": 10, "target": 0.635},
-    "minigo": {"runs": 10, "target": 0.40},
-}
-
-# Round 0.6: the package's 0.6 configs check no quality target; these are the published targets.
-V06_TARGETS: dict[str, dict] = {
-    "resnet": {"target": 0.759},
-    "ssd": {"target": 0.230},
-    "maskrcnn": {"targets": {"BBOX": 0.377, "SEGM": 0.339}},
-    "gnmt": {"target": 24.0},
-    "transformer": {"target": 25.0},
-}
-
 
 @dataclass(frozen=True)
 class BenchmarkSpec:
@@ -176,9 +127,6 @@ def _spec(name: str, runs: int, extra: dict | None = None) -> BenchmarkSpec:
 def _with_quality_targets(version: str, benchmarks: dict[str, BenchmarkSpec]) -> dict[str, BenchmarkSpec]:
     """Display targets and the readable target rule, from the rule configs of the ruleset
     (0.5 and 0.6 from V05_BENCHMARKS / V06_TARGETS, through mlperf_check.rules.legacy)."""
-    # mlperf_check.rules.official imports this module, so it is imported here.
-    from mlperf_check.rules.official import quality_rule_text, quality_target
-
     completed = {}
     for name, spec in benchmarks.items():
         target = quality_target(version, name)

@@ -67,6 +67,7 @@ services-stop:
 
 lint: dev-venv
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 bench-ingest: dev-venv
 	$(PY) bench/ingest.py

@@ -7,6 +7,7 @@ The rule code reads `v['value']`, `s['name']` and `ll.timestamp`; messages and p
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from mlperf_check.rules.configs import STATE_NAME, load_config, shipped_configs
@@ -24,6 +25,7 @@ READABLE = (
 MAX_RULE_TEXT = 300
 
 
+@lru_cache(maxsize=4096)  # rule texts come from the shipped configs: a bounded set
 def readable_rule(text: str) -> str:
     for pattern, replacement in READABLE:
         text = pattern.sub(replacement, text)

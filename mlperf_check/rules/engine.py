@@ -291,8 +291,8 @@ class ConfigPass:
         except Exception as exc:  # noqa: BLE001 - rule code failing on a value is a finding
             self.report_rule_error(rule, ll, record, exc)
             return
-        if not passed:
-            self.report(
+        if not passed and self.keeps(ll.key, COMPLIANCE_CHECK_FAILED):
+            self.add(
                 ll.key,
                 ERROR,
                 COMPLIANCE_CHECK_FAILED,
@@ -306,7 +306,9 @@ class ConfigPass:
 
     def report_rule_error(self, rule: Rule, ll: LogLine, record: Record, exc: Exception) -> None:
         """The official "Failed executing CHECK code": typically a value of the wrong type."""
-        self.report(
+        if not self.keeps(ll.key, COMPLIANCE_RULE_ERROR):
+            return
+        self.add(
             ll.key,
             ERROR,
             COMPLIANCE_RULE_ERROR,
@@ -322,7 +324,9 @@ class ConfigPass:
         try:
             self.run(rule, ll)
         except Exception as exc:  # noqa: BLE001
-            self.report(
+            if not self.keeps(ll.key, COMPLIANCE_RULE_ERROR):
+                return
+            self.add(
                 ll.key,
                 ERROR,
                 COMPLIANCE_RULE_ERROR,
@@ -515,10 +519,19 @@ class ConfigPass:
     def report(self, about: str | None, severity: str, code: str, message: str, **where: Any) -> None:
         """`about`: the key a later config may redefine (its findings are then erased), None for
         findings no later config erases. At most MAX_FINDINGS_PER_KEY per (about, code)."""
+        if self.keeps(about, code):
+            self.add(about, severity, code, message, **where)
+
+    def keeps(self, about: str | None, code: str) -> bool:
+        """Counts one more finding of (about, code); True while it is among the first
+        MAX_FINDINGS_PER_KEY, which are kept (overflow_notes counts the rest). Per-record rules
+        ask before building a message: a log failing a rule on every line builds ten."""
         count = self.findings_per_key.get((about, code), 0) + 1
         self.findings_per_key[(about, code)] = count
-        if count <= MAX_FINDINGS_PER_KEY:
-            self.findings.append((about, self.session.finding(severity, code, message, **where)))
+        return count <= MAX_FINDINGS_PER_KEY
+
+    def add(self, about: str | None, severity: str, code: str, message: str, **where: Any) -> None:
+        self.findings.append((about, self.session.finding(severity, code, message, **where)))
 
     def overflow_notes(self) -> list[tuple[str | None, Finding]]:
         notes = []

@@ -38,6 +38,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+sys.path.insert(0, str(REPO))  # the project, ahead of bench/ (whose ingest.py would shadow the package)
+
+from mlperf_check.pipeline import submitter_folders as round_submitter_folders  # noqa: E402
 
 
 @dataclass
@@ -149,7 +152,7 @@ class RoundFigures:
 
 def bench_round(round_dir: Path, jobs: int, work: Path) -> RoundFigures:
     ruleset = ".".join(round_dir.name.removeprefix("v").split(".")[:2]) + ".0"
-    folders = submitter_folders(round_dir)
+    folders = round_submitter_folders(round_dir)
     official = Measure()
     completed = []
     for folder in folders:

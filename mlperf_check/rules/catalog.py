@@ -65,15 +65,31 @@ class BenchmarkSpec:
 
 @dataclass(frozen=True)
 class RulesetSpec:
+    """A training ruleset: what its rounds contain and which rules apply. Every fact that varies
+    by ruleset is a field, set in get_ruleset() (one table, RULESET_FACTS): checkers read the
+    field, they do not compare version numbers."""
+
     version: str  # "1.0.0"
     round: str  # "1.0"
     log_format: str  # "mllog" | "mll" | "mlp05"
     benchmarks: dict[str, BenchmarkSpec]
     published: date | None
-    config_dir: Path | None  # official compliance configs, None for 0.5
+    config_dir: Path | None  # official compliance configs, None for 0.5 (rules as data: legacy)
     rcp_dir: Path | None  # official RCP tables, None before 1.0
     init_limit_closed_s: float | None
     init_limit_open_s: float | None
+    seeds_checked: bool
+    # Scores faster than the RCP mean are scaled up to it from round 2.1 on (training_policies
+    # PR 503, approved for v2.1; docs/differences.md "Rules of a round's own time").
+    rcp_normalizes: bool
+    # Passing the official per-run rules became mandatory with round 0.7 (training_policies #293);
+    # in 0.6 they were advisory (checkers/compliance.py).
+    compliance_advisory: bool
+    # The quality target comes from our data (mlperf_check.rules.legacy), not the official configs.
+    legacy_quality_target: bool
+    system_schema_current: bool  # system JSONs use today's field names (from 0.7)
+    system_fields_enforced: bool  # a missing required system field is an error (from 1.0)
+    system_status_checked: bool  # the system status value is checked (from 4.0)
 
     @property
     def major_minor(self) -> tuple[int, int]:
@@ -81,24 +97,56 @@ class RulesetSpec:
         return int(major), int(minor)
 
     @property
-    def seeds_checked(self) -> bool:
-        return self.major_minor >= (1, 0)
-
-    @property
     def rcp_checked(self) -> bool:
         return self.rcp_dir is not None
-
-    @property
-    def rcp_normalizes(self) -> bool:
-        """Scores faster than the RCP mean are scaled up to it from round 2.1 on (training_policies
-        PR 503, approved for v2.1). Earlier rounds published unscaled scores."""
-        return self.major_minor >= (2, 1)
 
     def benchmark(self, name: str) -> BenchmarkSpec | None:
         return self.benchmarks.get(name)
 
     def init_limit_s(self, division: str) -> float | None:
         return self.init_limit_open_s if division == "open" else self.init_limit_closed_s
+
+
+# What varies by ruleset, by the first round it applies to: each row holds from its round until
+# the next row's. The only place these facts are written (see RulesetSpec for their sources).
+RULESET_FACTS: tuple[tuple[tuple[int, int], dict], ...] = (
+    (
+        (0, 5),
+        {
+            "init_limit_closed_s": None,
+            "init_limit_open_s": None,
+            "seeds_checked": False,
+            "rcp_normalizes": False,
+            "compliance_advisory": False,
+            "legacy_quality_target": True,
+            "system_schema_current": False,
+            "system_fields_enforced": False,
+            "system_status_checked": False,
+        },
+    ),
+    ((0, 6), {"init_limit_closed_s": 20 * 60.0, "init_limit_open_s": 20 * 60.0, "compliance_advisory": True}),
+    ((0, 7), {"compliance_advisory": False, "legacy_quality_target": False, "system_schema_current": True}),
+    (
+        (1, 0),
+        {
+            "init_limit_closed_s": 30 * 60.0,
+            "init_limit_open_s": 30 * 60.0,
+            "seeds_checked": True,
+            "system_fields_enforced": True,
+        },
+    ),
+    ((2, 0), {"init_limit_open_s": 240 * 60.0}),
+    ((2, 1), {"rcp_normalizes": True}),
+    ((4, 0), {"system_status_checked": True}),
+)
+
+
+def ruleset_facts(major_minor: tuple[int, int]) -> dict:
+    facts: dict = {}
+    for since, changes in RULESET_FACTS:
+        if major_minor >= since:
+            facts.update(changes)
+    return facts
 
 
 def _meta():
@@ -137,6 +185,11 @@ def _with_quality_targets(version: str, benchmarks: dict[str, BenchmarkSpec]) ->
     return completed
 
 
+def version_key(version: str) -> tuple[int, ...]:
+    """'1.0' / '1.0.0' as numbers, so that versions sort as versions ('10.0' after '2.0')."""
+    return tuple(int(part) for part in re.findall(r"\d+", version))
+
+
 def normalize_version(text: str) -> str:
     """'1.0', 'v1.0', '1.0.0', 'training-v1.0' -> '1.0.0'."""
     match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
@@ -152,7 +205,7 @@ def known_rulesets() -> tuple[str, ...]:
         match = re.fullmatch(r"training_(\d+\.\d+\.\d+)", path.name)
         if match:
             versions.add(match.group(1))
-    return tuple(sorted(versions, key=lambda v: tuple(int(p) for p in v.split("."))))
+    return tuple(sorted(versions, key=version_key))
 
 
 @cache
@@ -167,18 +220,21 @@ def get_ruleset(text: str) -> RulesetSpec:
     if version == "0.5.0":
         benchmarks = {name: _spec(name, data["runs"], data) for name, data in V05_BENCHMARKS.items()}
         benchmarks = _with_quality_targets(version, benchmarks)
-        return RulesetSpec(version, round_, "mlp05", benchmarks, published, None, None, None, None)
+        return RulesetSpec(
+            version=version,
+            round=round_,
+            log_format="mlp05",
+            benchmarks=benchmarks,
+            published=published,
+            config_dir=None,
+            rcp_dir=None,
+            **ruleset_facts((0, 5)),
+        )
     counts, allowed = _meta()
     names = allowed.get(round_, [])
     benchmarks = _with_quality_targets(version, {name: _spec(name, counts[name]) for name in names})
     rcp_dir = RCP_DIR / f"training_{version}"
-    major_minor = tuple(int(p) for p in version.split(".")[:2])
-    if major_minor <= (0, 7):
-        limits = (20 * 60.0, 20 * 60.0)
-    elif major_minor < (2, 0):
-        limits = (30 * 60.0, 30 * 60.0)
-    else:
-        limits = (30 * 60.0, 240 * 60.0)
+    major_minor = version_key(version)[:2]
     return RulesetSpec(
         version=version,
         round=round_,
@@ -187,8 +243,7 @@ def get_ruleset(text: str) -> RulesetSpec:
         published=published,
         config_dir=COMPLIANCE_DIR / f"training_{version}",
         rcp_dir=rcp_dir if rcp_dir.is_dir() else None,
-        init_limit_closed_s=limits[0],
-        init_limit_open_s=limits[1],
+        **ruleset_facts(major_minor),
     )
 
 

@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
-from results.models import Round
+from results.models import Round, version_order
 
 from .models import Upload
 
@@ -22,7 +22,7 @@ def upload_page(request):
     with_window = Q(
         resubmission_windows__organization__in=organizations, resubmission_windows__closes_at__gt=now
     )
-    rounds = Round.objects.filter(open_rounds | with_window).distinct().order_by("suite", "-version")
+    rounds = Round.objects.filter(open_rounds | with_window).distinct().order_by("suite", version_order("version").desc())
     uploads = (
         Upload.objects.visible_to(request.user)
         .select_related("round", "organization", "uploaded_by", "job")

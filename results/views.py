@@ -20,7 +20,7 @@ from . import charts
 from .caching import cache_public_page
 from .constants import RoundState, Severity, Suite
 from .exports import summary_rows
-from .models import Benchmark, Finding, Result, Round, Run, System
+from .models import Benchmark, Finding, Result, Round, Run, System, version_order
 from .querysets import RoundSlugError
 from .tables import (
     CATEGORIES,
@@ -386,7 +386,7 @@ def _system_results(user, organization: str, system_id: str):
         Result.objects.visible_to(user).current()
         .filter(submission__organization__slug=organization, system__system_id=system_id)
         .with_related()
-        .order_by("-submission__round__version", "benchmark__name")
+        .order_by(version_order("submission__round__version").desc(), "benchmark__name")
     )
 
 
@@ -397,7 +397,7 @@ def system_detail(request, organization: str, system_id: str):
         System.objects.visible_to(request.user)
         .filter(submission__organization__slug=organization, system_id=system_id)
         .select_related("submission__round", "submission__organization")
-        .order_by("-submission__round__version", "-submission__is_current", "-submission__version")
+        .order_by(version_order("submission__round__version").desc(), "-submission__is_current", "-submission__version")
         .first()
     )
     if system is None:
@@ -478,7 +478,7 @@ def compare(request):
         found = {}
         for system in (System.objects.visible_to(request.user).filter(rule)
                        .select_related("submission__organization", "submission__round")
-                       .order_by("-submission__round__version", "-submission__version")):
+                       .order_by(version_order("submission__round__version").desc(), "-submission__version")):
             found.setdefault((system.submission.organization.slug, system.system_id), system)
         systems = [found[key] for key in wanted if key in found]
         columns = [{"label": s.name, "sub": f"{s.submission.organization.name} · {s.submission.round.slug}",

@@ -1,6 +1,6 @@
 """analyze_run(): one streaming pass over a result file feeding the run summary and every RunChecker.
 
-The summary follows the official tools (see /work/shared/notes/official_mlperf_tools.md):
+The summary follows the official tools (see docs/official-tools.md):
 time to train is taken like the result summarizer (the last run_start before the first
 run_stop), the convergence point like the RCP checker (the last eval before that run_stop).
 Memory stays bounded whatever the log size: the eval curve, hyperparameters and seeds are capped.

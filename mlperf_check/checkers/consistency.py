@@ -1,4 +1,4 @@
-"""Does the log say what the package around it says? (notes §h item 12)
+"""Does the log say what the package around it says? (docs/official-tools.md §h item 12)
 
 The official tools never compare a log's submission_benchmark, submission_division and
 submission_org with the benchmark folder, the system JSON and the submitter folder. These

@@ -1,6 +1,6 @@
 """ComplianceChecker: the official per-run rules, against the official checker as oracle.
 
-The mutation set of /work/shared/notes/official_mlperf_tools.md (appendix) is run through our
+The mutation set of the project study of the official tools (its differential-test appendix) is run through our
 parser and checker and, where the official tool does not crash, through the official
 mlperf_logging compliance checker in-process: the verdicts must agree.
 """
@@ -108,7 +108,7 @@ def official_verdict(data: bytes, ruleset: str, tmp_path: Path) -> bool | None:
     logging.disable(logging.CRITICAL)
     try:
         return checker.check_file(str(path), f"training_{ruleset}/common.yaml")
-    except Exception:  # noqa: BLE001 - the oracle's own crashes (notes §h item 5)
+    except Exception:  # noqa: BLE001 - the oracle's own crashes (docs/official-tools.md §h item 5)
         return None
     finally:
         logging.disable(logging.NOTSET)

@@ -215,6 +215,8 @@ class ConfigPass:
     def __init__(self, session: RuleSession, config: ConfigRules) -> None:
         self.session = session
         self.config = config
+        self.keys = dict(config.keys)  # a plain dict: read once per record
+        self.aggregate_by = config.aggregate_by
         self.children: list[ConfigPass] = []
         self.s: dict[str, Any] = {}
         self.enqueue = self.enqueue_config  # bound once: rule functions take it as an argument
@@ -252,16 +254,19 @@ class ConfigPass:
     # -- per record
     def feed(self, ll: LogLine, record: Record) -> None:
         key = ll.key
-        if self.config.aggregate_by and key == "eval_accuracy":
+        if self.aggregate_by and key == "eval_accuracy":
             self.aggregate(record)
-        rule = self.config.keys.get(key)
+        rule = self.keys.get(key)
         if rule is None:
             return
         self.current = record
         counted = self.counts.get(key)
         if counted is None:
             counted = self.counts[key] = KeyCount(distinct=rule.req == "EXACTLY_ONE")
-        counted.add(record)
+        if counted.distinct:
+            counted.add(record)
+        else:
+            counted.count += 1  # KeyCount.add without the call: most keys are only counted
         if key not in self.executed:
             if rule.pre is not None:
                 self.run_exec(rule.pre, "PRE", ll, record)
@@ -287,7 +292,10 @@ class ConfigPass:
 
     def run_check(self, rule: Rule, ll: LogLine, record: Record) -> None:
         try:
-            passed = self.run(rule, ll)
+            if rule.function is not None:  # run() inlined: once per check per record
+                passed = rule.function(ll, ll.value, self.s, self.enqueue)
+            else:
+                passed = self.run(rule, ll)
         except Exception as exc:  # noqa: BLE001 - rule code failing on a value is a finding
             self.report_rule_error(rule, ll, record, exc)
             return
@@ -559,7 +567,9 @@ class ReplayStream:
         self.routes: dict[str, list[ConfigPass]] = {}
         self.pending: list[ConfigPass] = []
         self.deferred: list[ConfigPass] = []
-        self.buffer: list[tuple[LogLine, Record]] | None = []
+        # The records only: a replay rebuilds their LogLines (session.log_line), so that the
+        # buffer holds one object per record where it would hold four (a cost per record).
+        self.buffer: list[Record] | None = []
         self.buffered_bytes = 0
         for config_pass in passes:
             self.activate(config_pass)
@@ -578,7 +588,7 @@ class ReplayStream:
             if len(buffer) >= MAX_REPLAY_RECORDS or self.buffered_bytes > MAX_REPLAY_BYTES:
                 self.buffer = None  # free it: a later enqueue re-reads the file
             else:
-                buffer.append((ll, record))
+                buffer.append(record)
         for config_pass in self.routes.get(ll.key, ()):
             config_pass.feed(ll, record)
         if self.pending:
@@ -590,8 +600,9 @@ class ReplayStream:
             if self.buffer is None:
                 self.deferred.append(config_pass)
                 continue
-            for ll, record in self.buffer:
-                config_pass.feed(ll, record)
+            log_line = self.session.log_line
+            for record in self.buffer:
+                config_pass.feed(log_line(record), record)
             self.activate(config_pass)
 
 
@@ -665,11 +676,15 @@ class RuleSession:
 
     def feed(self, record: Record) -> None:
         self.events += 1
-        key, value, metadata, time_ms, _, index = record
-        if key not in self.relevant_keys:
+        if record[0] not in self.relevant_keys:
             return  # no config of the ruleset has a rule for it: it changes nothing
-        ll = new_log_line(("", time_ms * self.timestamp_scale, key, {"value": value, "metadata": metadata}, index))
-        self.stream.feed(ll, record)
+        self.stream.feed(self.log_line(record), record)
+
+    def log_line(self, record: Record) -> LogLine:
+        """What rule code sees as `ll` (and `ll.value` as `v`) for one record. No shipped rule
+        writes into `v` or `ll`, so a replay may build them again."""
+        key, value, metadata, time_ms, _, index = record
+        return new_log_line(("", time_ms * self.timestamp_scale, key, {"value": value, "metadata": metadata}, index))
 
     def finish(self) -> tuple[bool, list[Finding]]:
         """(compliant, findings). Findings about a key come only from the last config (in the
@@ -729,9 +744,7 @@ class RuleSession:
         self.stream = ReplayStream(self, deferred)
         for record in self.reopen():
             if record.key in self.relevant_keys:
-                key, value, metadata, time_ms, _, index = record
-                value = {"value": value, "metadata": metadata}
-                self.stream.feed(new_log_line(("", time_ms * self.timestamp_scale, key, value, index)), record)
+                self.stream.feed(self.log_line(record), record)
         leftover = self.stream.deferred
         self.stream = live
         self.stream.deferred = leftover  # enqueued late during the re-read: read again

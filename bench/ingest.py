@@ -27,6 +27,7 @@ the pool's workers).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -55,12 +56,14 @@ class Measure:
         self.failures += other.failures
 
 
-def run(command: list[str], *, cwd: Path = REPO, env: dict | None = None, ok_codes=(0,)) -> Measure:
-    """Run a command, discarding its output; wall time and the child's own peak RSS."""
+def run(
+    command: list[str], *, cwd: Path = REPO, env: dict | None = None, ok_codes=(0,), stdout: Path | None = None
+) -> Measure:
+    """Run a command, discarding its output (or writing it to `stdout`); wall time and the
+    child's own peak RSS."""
     start = time.perf_counter()
-    process = subprocess.Popen(
-        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    with open(stdout or os.devnull, "wb") as out:
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)
@@ -175,11 +178,22 @@ def bench_round(round_dir: Path, jobs: int, work: Path) -> RoundFigures:
         subset = work / "ours" / round_dir.name
         for name in completed:
             shutil.copytree(round_dir / name, subset / name)
-        same_folders = run([*ours_command, str(subset)], ok_codes=(0, 1))
-    whole = run([*ours_command, str(round_dir)], ok_codes=(0, 1))
+        same_folders = checked_json(run([*ours_command, str(subset)], ok_codes=(0, 1), stdout=work / "out.json"),
+                                    work / "out.json", len(completed))
+    whole = checked_json(run([*ours_command, str(round_dir)], ok_codes=(0, 1), stdout=work / "out.json"),
+                         work / "out.json", len(folders))
     return RoundFigures(
         round_dir.name, len(folders), size_of(round_dir)[2], official, completed, same_folders, whole
     )
+
+
+def checked_json(measure: Measure, output: Path, submitters: int) -> Measure:
+    """A run of ours counts only when it printed one JSON report per submitter (exit status 1,
+    errors found, is also what a crash gives)."""
+    reports = [json.loads(line) for line in output.read_text().splitlines() if line.strip()]
+    if len(reports) != submitters or not all("submitter" in r for r in reports):
+        measure.failures += 1
+    return measure
 
 
 def print_rounds(figures: list[RoundFigures], jobs: int) -> None:

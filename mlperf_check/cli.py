@@ -24,6 +24,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from mlperf_check.inference import cli as inference_cli
+from mlperf_check.inference import looks_like_inference
 from mlperf_check.output import (
     FORMATS,
     format_github,
@@ -100,6 +102,10 @@ def run(
     stdout: TextIO,
     stderr: TextIO,
 ) -> int:
+    if os.path.isdir(path) and looks_like_inference(Path(path)):  # an inference folder or round
+        return inference_cli.run(
+            path, round_version=ruleset, as_json=output_format == "json", stdout=stdout, stderr=stderr
+        )
     if ruleset:
         try:
             get_ruleset(ruleset)  # refused before any file is read

@@ -23,7 +23,7 @@ from mlperf_check.report import ERROR, BenchmarkResult, Finding, PackageReport, 
 from mlperf_check.rules.catalog import RulesetSpec, get_ruleset, known_rulesets, ruleset_for_timestamp
 from mlperf_check.rules.rcp import evaluate_rcp
 from mlperf_check.runlog import analyze_run
-from mlperf_check.scoring import olympic_score
+from mlperf_check.scoring import olympic_score, read_shipped_factor
 from mlperf_check.systems import load_system
 
 if TYPE_CHECKING:
@@ -143,6 +143,7 @@ def check_folder(
             benchmark=bench_dir.benchmark,
             folder=bench_dir.folder,
             division=division,
+            shipped_factor=read_shipped_factor(package, bench_dir),
         )
         report.results.append(result)
         for rel in bench_dir.result_files:

@@ -56,6 +56,9 @@ def test_it_uploads_waits_and_prints_the_servers_verdict(
     live_server, personas, open_round, worker, isolated_config, monkeypatch, tmp_path
 ):
     token = Token.objects.create(user=personas["owner"]).key
+    # The sample is Fujitsu's real folder: Alpha uploads it under a recorded alias of its own.
+    personas["alpha"].aliases = ["Fujitsu"]
+    personas["alpha"].save()
 
     # A clean folder, url and token from the config file: packed, uploaded, scored; exit 0.
     isolated_config.parent.mkdir(parents=True)

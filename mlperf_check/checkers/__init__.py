@@ -34,6 +34,17 @@ CHECKERS: dict[str, Registered] = {
     "seeds": Registered(1, "mlperf_check.checkers.seeds.SeedChecker"),
     "run_count": Registered(1, "mlperf_check.checkers.run_count.RunCountChecker"),
     "rcp": Registered(1, "mlperf_check.checkers.rcp.RcpChecker"),
+    # What the package ships to set its own score (scaling.json, package_checker_params).
+    "shipped_factors": Registered(1, "mlperf_check.checkers.shipped_factors.ShippedFactorsChecker"),
+    # The server's check that the uploading organisation is the package's (mlperf_check.checkers.uploader).
+    "uploader": Registered(1, ""),
+    # Inference: once per result folder, after its LoadGen logs are parsed (mlperf_check.inference).
+    "inference_layout": Registered(1, "mlperf_check.inference.checkers.layout.InferenceLayoutChecker"),
+    "inference_division": Registered(1, "mlperf_check.inference.checkers.division.InferenceDivisionChecker"),
+    "inference_performance": Registered(1, "mlperf_check.inference.checkers.performance.InferencePerformanceChecker"),
+    "inference_settings": Registered(1, "mlperf_check.inference.checkers.settings.InferenceSettingsChecker"),
+    "inference_accuracy": Registered(1, "mlperf_check.inference.checkers.accuracy.InferenceAccuracyChecker"),
+    "inference_compliance": Registered(1, "mlperf_check.inference.checkers.compliance.InferenceComplianceChecker"),
 }
 
 

@@ -259,7 +259,7 @@ def test_manage_py_check_package_is_the_same_command():
         cwd=REPO,
         capture_output=True,
         text=True,
-        env={"PATH": "/usr/bin:/bin"},
+        env={"PATH": "/usr/bin:/bin", "DJANGO_ENV": "development"},  # Django starts: it needs its settings
     )
     _, direct, _ = check(folder, "--format", "json")
     assert completed.returncode == 1, completed.stderr

@@ -222,10 +222,9 @@ class RunSummary:
 
     def note_stable_diffusion(self, record: Record, epoch: float | None) -> bool:
         """Merge a FID or CLIP line into the point of its eval step; False for any other line."""
-        # Ruleset 3.1.0 counts Stable Diffusion eval steps in step_num, later rulesets in samples_count;
-        # the step goes into EvalPoint.samples either way (it is what the RCP checker compares).
-        step_key = "step_num" if self.context.ruleset.version == "3.1.0" else "samples_count"
-        step = as_number(record.metadata.get(step_key))
+        # The step goes into EvalPoint.samples whatever field numbers it (it is what the RCP
+        # checker compares).
+        step = as_number(record.metadata.get(self.context.ruleset.sd_eval_step_key))
         metric = record.metadata.get("metric")
         if step is None or metric not in SD_METRICS:
             return False

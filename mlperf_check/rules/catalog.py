@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 
 from mlperf_check.rules.benchmarks import BENCHMARK_INFO
-from mlperf_check.rules.configs import COMPLIANCE_DIR, PACKAGE_DIR
+from mlperf_check.rules.configs import COMPLIANCE_DIR, PACKAGE_DIR, load_config, shipped_configs
 from mlperf_check.rules.legacy import V05_BENCHMARKS
 from mlperf_check.rules.targets import quality_rule_text, quality_target
 
@@ -89,6 +89,11 @@ class RulesetSpec:
     legacy_quality_target: bool
     system_schema_current: bool  # system JSONs use today's field names (from 0.7)
     system_fields_enforced: bool  # a missing required system field is an error (from 1.0)
+    # The metadata field that numbers Stable Diffusion eval steps: what the official closed config's
+    # BEGIN block groups FID and CLIP lines by (step_num in 3.1.0, samples_count later).
+    sd_eval_step_key: str
+    # The official RCP checker widens the Llama 3.1 405B threshold by an allowance from 5.0 on.
+    rcp_llama31_405b_allowance: bool
     system_status_checked: bool  # the system status value is checked (from 4.0)
 
     @property
@@ -122,6 +127,7 @@ RULESET_FACTS: tuple[tuple[tuple[int, int], dict], ...] = (
             "system_schema_current": False,
             "system_fields_enforced": False,
             "system_status_checked": False,
+            "rcp_llama31_405b_allowance": False,
         },
     ),
     ((0, 6), {"init_limit_closed_s": 20 * 60.0, "init_limit_open_s": 20 * 60.0, "compliance_advisory": True}),
@@ -138,6 +144,7 @@ RULESET_FACTS: tuple[tuple[tuple[int, int], dict], ...] = (
     ((2, 0), {"init_limit_open_s": 240 * 60.0}),
     ((2, 1), {"rcp_normalizes": True}),
     ((4, 0), {"system_status_checked": True}),
+    ((5, 0), {"rcp_llama31_405b_allowance": True}),
 )
 
 
@@ -228,6 +235,7 @@ def get_ruleset(text: str) -> RulesetSpec:
             published=published,
             config_dir=None,
             rcp_dir=None,
+            sd_eval_step_key="samples_count",
             **ruleset_facts((0, 5)),
         )
     counts, allowed = _meta()
@@ -243,8 +251,16 @@ def get_ruleset(text: str) -> RulesetSpec:
         published=published,
         config_dir=COMPLIANCE_DIR / f"training_{version}",
         rcp_dir=rcp_dir if rcp_dir.is_dir() else None,
+        sd_eval_step_key=sd_eval_step_key(version),
         **ruleset_facts(major_minor),
     )
+
+
+def sd_eval_step_key(version: str) -> str:
+    name = f"training_{version}/closed_stable_diffusion.yaml"
+    if name in shipped_configs():
+        return load_config(name).aggregate_by or "samples_count"
+    return "samples_count"
 
 
 def ruleset_for_timestamp(time_ms: float) -> str:

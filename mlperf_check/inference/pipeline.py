@@ -84,8 +84,8 @@ def _round(root: Path, submitters: list[SubmitterFolder], given: str | None) -> 
                 summary_path = run.path / SUMMARY
                 if summary_path.is_file():
                     summary = parse_summary(summary_path.read_bytes(), str(summary_path))
-                    seed = summary.number("qsl_rng_seed")
-                    rules = round_from_seed(int(summary.get("qsl_rng_seed"))) if seed is not None else None
+                    raw = (summary.get("qsl_rng_seed") or "").strip()
+                    rules = round_from_seed(int(raw)) if raw.isdigit() else None
                     if rules is not None:
                         return rules, f"round {rules.version} recognised from the LoadGen seeds"
                     rules, _ = rules_for("v999")

@@ -236,3 +236,23 @@ def test_compliance_summaries_are_not_results(v07):
     assert (compliance / "mlperf_log_summary.txt").is_file()
     report = check_inference_package(v07)
     assert len(report.results) == 3
+
+
+def test_round_from_the_seeds_and_a_bad_seed(tmp_path):
+    root = Path(shutil.copytree(DATA / "v0.7" / "closed" / "Mobilint", tmp_path / "x" / "Mobilint"))
+    report = check_inference_package(root)
+    assert report.round == "v0.7" and any(f.code == "round_rules" for f in report.findings)
+    for summary in root.rglob("results/**/performance/run_1/mlperf_log_summary.txt"):
+        edit(summary, "qsl_rng_seed : 12786827339337101903", "qsl_rng_seed : 12.5e3")
+    report = check_inference_package(root)
+    assert report.round == "v2.0" and "unknown LoadGen seeds" in report.findings[0].message
+
+
+def test_not_an_inference_folder(tmp_path):
+    from mlperf_check.inference import InferencePackageError, looks_like_inference
+
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InferencePackageError):
+        check_inference_package(tmp_path / "empty")
+    assert not looks_like_inference(tmp_path / "empty")
+    assert looks_like_inference(DATA / "v0.7")

@@ -256,3 +256,12 @@ def test_not_an_inference_folder(tmp_path):
         check_inference_package(tmp_path / "empty")
     assert not looks_like_inference(tmp_path / "empty")
     assert looks_like_inference(DATA / "v0.7")
+
+
+def test_max_settings_that_cut_the_run_short(v07):
+    summary = v07 / SS / "performance/run_1/mlperf_log_summary.txt"
+    sub(summary, r"^max_query_count : \d+", "max_query_count : 100")
+    sub(summary, r"^max_duration \(ms\): \d+", "max_duration (ms): 1000")
+    found = errors(check_inference_package(v07), SS)
+    assert found["max_query_count_setting"].expected == "0 or >= 1024"
+    assert found["max_duration_setting"].actual == "1000"

@@ -9,6 +9,7 @@ and files the submitter left inside `results/` (their own checker reports) are l
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +90,20 @@ def round_hint(root: Path) -> str:
             version = match.group(1)
             return version if version.startswith("v") else f"v{version}"
     return ""
+
+
+def read_system_descriptions(submitter_root: Path) -> dict[str, dict]:
+    """systems/<id>.json of one submitter folder, parsed; unreadable or non-object files are left
+    out (the layout checker reports a result whose system has none)."""
+    out = {}
+    for path in sorted((submitter_root / "systems").glob("*.json")):
+        try:
+            data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+        except (ValueError, OSError):
+            continue
+        if isinstance(data, dict):
+            out[path.stem] = data
+    return out
 
 
 def _subdirs(path: Path) -> list[Path]:

@@ -8,7 +8,6 @@ the inference checkers of the registry, in order. Pure Python, nothing written.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from mlperf_check.checkers import checkers_of_scope
@@ -19,6 +18,7 @@ from mlperf_check.inference.discovery import (
     ResultFolder,
     SubmitterFolder,
     find_submitters,
+    read_system_descriptions,
     round_hint,
 )
 from mlperf_check.inference.logs import parse_detail, parse_summary, to_number
@@ -65,7 +65,7 @@ def check_inference_package(
         for finding in submitter.findings:
             finding.file = _join(prefix, finding.file)
             report.findings.append(finding)
-        systems = _system_descriptions(submitter)
+        systems = read_system_descriptions(submitter.root)
         for folder in submitter.results:
             result = _check_result(rules, checkers, submitter, folder, systems.get(folder.system))
             report.results.append(result)
@@ -91,18 +91,6 @@ def _round(root: Path, submitters: list[SubmitterFolder], given: str | None) -> 
                     rules, _ = rules_for("v999")
                     return rules, f"unknown LoadGen seeds; the newest rules ({rules.version}) apply"
     return rules_for("v999")[0], "no LoadGen summary to recognise the round from; the newest rules apply"
-
-
-def _system_descriptions(submitter: SubmitterFolder) -> dict[str, dict]:
-    out = {}
-    for path in sorted((submitter.root / "systems").glob("*.json")):
-        try:
-            data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            out[path.stem] = data
-    return out
 
 
 def _join(prefix: str, rel: str) -> str:
@@ -178,7 +166,9 @@ def _score(result: InferenceResult, rules: InferenceRound, model: ModelRule | No
                 metric.detail_key, run.detail.effective.get(metric.detail_key.removeprefix("effective_"))
             )
         )
-    if value is None:
+    if value is not None:
+        result.metric_value = value * metric.scale
+    elif summary.valid is not None:  # an unreadable summary is reported once, by its parser
         run.findings.append(
             Finding(
                 ERROR,
@@ -188,18 +178,15 @@ def _score(result: InferenceResult, rules: InferenceRound, model: ModelRule | No
                 expected=metric.summary_key,
             )
         )
-    else:
-        result.metric_value = value * metric.scale
     result.min_duration_ms = rules.min_duration_ms
     detail = run.detail
-    if detail is not None:
-        if detail.first_ts_ms is not None and detail.last_ts_ms is not None:
-            result.duration_ms = detail.last_ts_ms - detail.first_ts_ms
-        count = detail.results.get("result_query_count")
-        if isinstance(count, int | float):
-            result.query_count = int(count)
-        elif detail.generated_queries is not None:
-            result.query_count = detail.generated_queries
+    if detail is not None and detail.first_ts_ms is not None and detail.last_ts_ms is not None:
+        result.duration_ms = detail.last_ts_ms - detail.first_ts_ms
+    if (result.inferred_from or result.scenario) == OFFLINE:
+        samples = summary.number("samples_per_query")  # Offline counts the samples of its one query
+        result.query_count = None if samples is None else int(samples)
+    elif detail is not None and isinstance(detail.results.get("result_query_count"), int | float):
+        result.query_count = int(detail.results["result_query_count"])  # text logs do not say
     if model is not None:
         scenario = result.inferred_from or result.scenario
         result.min_query_count = rules.min_query_count(model, scenario)

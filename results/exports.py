@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from django.http import QueryDict
 
+from .constants import Suite
+from .inference_tables import inference_export_rows
 from .models import Round
 from .tables import round_table
 
@@ -27,7 +29,10 @@ SUMMARY_COLUMNS = [
 
 
 def summary_rows(round_: Round, user=None) -> tuple[list[str], list[dict]]:
-    """Columns and rows of the summary, for the results `user` may see (None: public only)."""
+    """Columns and rows of the summary, for the results `user` may see (None: public only).
+    Inference: one row per result, per model and scenario, best first."""
+    if round_.suite == Suite.INFERENCE:
+        return inference_export_rows(user, round_, QueryDict())
     table = round_table(round_, user, QueryDict())
     columns = SUMMARY_COLUMNS + ["system_id"] + table.benchmarks + [f"{name}_result_id" for name in table.benchmarks]
     rows = [{**row, "availability": row["category_label"]} for row in table.rows]

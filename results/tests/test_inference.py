@@ -154,3 +154,12 @@ def test_model_page_and_api_follow_the_metric(client, sample_data):
         "Server", 20001.64, "queries/s", "higher", True
     )
     assert data["inference"]["min_query_count"] == 270336
+
+
+def test_summary_and_export_scores_list_every_result_best_first(client, sample_data):
+    import_sample(sample_data, "--publish")
+    summary = list(csv.DictReader(io.StringIO(client.get(ROUND + "summary.csv").content.decode())))
+    assert len(summary) == 6 and {r["unit"] for r in summary} == {"ms", "queries/s", "samples/s"}
+    out = io.StringIO()
+    call_command("export_scores", "--round", "inference-v0.7", stdout=out)
+    assert out.getvalue().splitlines()[0].startswith("result_id,division,category,submitter,system")

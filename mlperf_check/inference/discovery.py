@@ -12,10 +12,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from mlperf_check.inference.logs import normalize_scenario
 from mlperf_check.report import ERROR, INFO, Finding
+
+# Findings of discovery name it as their checker (it is not in the registry: it runs first).
+_finding = partial(Finding, checker="inference_discovery", checker_version=1)
 
 DIVISIONS = ("closed", "open")
 SUMMARY = "mlperf_log_summary.txt"
@@ -119,7 +123,7 @@ def _submitter(division: str, root: Path, rel: str) -> SubmitterFolder:
     for entry in sorted(results.iterdir()):
         if not entry.is_dir():
             submitter.findings.append(
-                Finding(INFO, "stray_file", "not part of any result (ignored)", f"results/{entry.name}")
+                _finding(INFO, "stray_file", "not part of any result (ignored)", f"results/{entry.name}")
             )
             continue
         for model_dir in _subdirs(entry):
@@ -127,7 +131,7 @@ def _submitter(division: str, root: Path, rel: str) -> SubmitterFolder:
                 submitter.results.append(_result(submitter, entry.name, model_dir.name, scenario_dir))
         for stray in sorted(p for p in entry.iterdir() if p.is_file()):
             submitter.findings.append(
-                Finding(
+                _finding(
                     INFO,
                     "stray_file",
                     "not part of any result (ignored)",
@@ -145,7 +149,7 @@ def _result(submitter: SubmitterFolder, system: str, model: str, scenario_dir: P
     )
     if not scenario:
         result.findings.append(
-            Finding(
+            _finding(
                 ERROR,
                 "unknown_scenario",
                 f"scenario folder '{scenario_dir.name}' is none of SingleStream, MultiStream, Server, Offline",
@@ -155,23 +159,23 @@ def _result(submitter: SubmitterFolder, system: str, model: str, scenario_dir: P
         return result
     if scenario != scenario_dir.name:
         result.findings.append(
-            Finding(
+            _finding(
                 INFO, "scenario_spelling", f"scenario folder '{scenario_dir.name}' read as {scenario}", rel
             )
         )
     children = {p.name.lower(): p for p in _subdirs(scenario_dir)}
     performance = children.get("performance")
     if performance is None:
-        result.findings.append(Finding(ERROR, "missing_performance", "no performance/ folder", rel))
+        result.findings.append(_finding(ERROR, "missing_performance", "no performance/ folder", rel))
     else:
         if performance.name != "performance":
             result.findings.append(
-                Finding(INFO, "folder_spelling", f"'{performance.name}' read as 'performance'", rel)
+                _finding(INFO, "folder_spelling", f"'{performance.name}' read as 'performance'", rel)
             )
         result.runs = _runs(performance, f"{rel}/{performance.name}", result)
     accuracy = children.get("accuracy")
     if accuracy is None:
-        result.findings.append(Finding(ERROR, "missing_accuracy", "no accuracy/ folder", rel))
+        result.findings.append(_finding(ERROR, "missing_accuracy", "no accuracy/ folder", rel))
     else:
         result.accuracy_dir = accuracy
     return result
@@ -187,16 +191,16 @@ def _runs(performance: Path, rel: str, result: ResultFolder) -> list[RunFolder]:
     if (performance / SUMMARY).is_file():
         if not numbered:
             result.findings.append(
-                Finding(INFO, "no_run_folder", "logs sit directly in performance/ (read as run_1)", rel)
+                _finding(INFO, "no_run_folder", "logs sit directly in performance/ (read as run_1)", rel)
             )
         return [RunFolder(performance, rel, 1), *numbered]
     if not numbered:
         result.findings.append(
-            Finding(ERROR, "missing_run", "performance/ holds no run_<N> folder and no logs", rel)
+            _finding(ERROR, "missing_run", "performance/ holds no run_<N> folder and no logs", rel)
         )
     elif numbered[0].number != 1:
         result.findings.append(
-            Finding(
+            _finding(
                 INFO,
                 "run_numbering",
                 f"runs start at run_{numbered[0].number} (the first is read as run_1)",

@@ -16,9 +16,13 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from mlperf_check.report import ERROR, Finding
+
+# Findings of the log parsers name them as their checker.
+_finding = partial(Finding, checker="inference_parser", checker_version=1)
 
 SCENARIO_NAMES = {
     "singlestream": "SingleStream",
@@ -119,7 +123,7 @@ def parse_summary(data: bytes, file: str) -> Summary:
             summary.lines[key] = number
     if "Result is" not in summary.fields:
         summary.findings.append(
-            Finding(
+            _finding(
                 ERROR,
                 "summary_unreadable",
                 "no 'Result is : VALID/INVALID' line: not a LoadGen summary",
@@ -179,7 +183,7 @@ def parse_detail(lines: Iterable[bytes], file: str) -> Detail:
                 bad_json += 1
                 if bad_json == 1:
                     detail.findings.append(
-                        Finding(ERROR, "detail_bad_json", "a :::MLLOG line is not valid JSON", file, number)
+                        _finding(ERROR, "detail_bad_json", "a :::MLLOG line is not valid JSON", file, number)
                     )
                 continue
             if isinstance(event, dict):
@@ -194,7 +198,7 @@ def parse_detail(lines: Iterable[bytes], file: str) -> Detail:
         section = _text_event(detail, match.group(2), number, ts_ms, section)
     if not detail.log_format:
         detail.findings.append(
-            Finding(
+            _finding(
                 ERROR, "detail_unreadable", "no LoadGen log line (text or :::MLLOG) in the detail log", file
             )
         )

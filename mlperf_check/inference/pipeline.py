@@ -8,6 +8,7 @@ the inference checkers of the registry, in order. Pure Python, nothing written.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from mlperf_check.checkers import checkers_of_scope
@@ -34,6 +35,9 @@ from mlperf_check.inference.rules import (
 )
 from mlperf_check.report import ERROR, INFO, Finding
 
+# Findings about the round's rules and the scenario metric name scoring as their checker.
+_finding = partial(Finding, checker="inference_scoring", checker_version=1)
+
 # The Offline figure of a result inferred from a SingleStream run (v0.7 edge rule).
 INFERRED_OFFLINE = Metric("QPS w/o loadgen overhead", "samples/s", "higher")
 
@@ -58,7 +62,7 @@ def check_inference_package(
         rules, note = _round(root, submitters, round_version)
     report = InferenceReport(root=str(root), round=rules.version)
     if note:
-        report.findings.append(Finding(INFO, "round_rules", note))
+        report.findings.append(_finding(INFO, "round_rules", note))
     checkers = [cls() for cls in checkers_of_scope("inference")]
     for submitter in submitters:
         prefix = submitter.rel
@@ -150,7 +154,7 @@ def _score(result: InferenceResult, rules: InferenceRound, model: ModelRule | No
         result.inferred_from = SINGLE_STREAM
         metric = INFERRED_OFFLINE
         result.findings.append(
-            Finding(
+            _finding(
                 INFO, "offline_inferred", "Offline figure inferred from a SingleStream run", result.folder
             )
         )
@@ -170,7 +174,7 @@ def _score(result: InferenceResult, rules: InferenceRound, model: ModelRule | No
         result.metric_value = value * metric.scale
     elif summary.valid is not None:  # an unreadable summary is reported once, by its parser
         run.findings.append(
-            Finding(
+            _finding(
                 ERROR,
                 "metric_missing",
                 f"no '{metric.summary_key}' figure in the summary",

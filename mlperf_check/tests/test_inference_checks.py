@@ -182,6 +182,8 @@ def test_compliance_blocks_from_v10(v07):
     report = check_inference_package(v07, round_version="v1.0")
     codes = errors(report, SERVER)
     assert "compliance_missing" in codes and "wrong_seed" in codes and "run_too_short" in codes
+    server = result(report, SERVER)
+    assert {f.actual for f in server.all_findings() if f.code == "detail_format"} == {"text"}
     report07 = check_inference_package(v07)
     assert {
         f.severity for f in result(report07, SERVER).all_findings() if f.code == "compliance_missing"

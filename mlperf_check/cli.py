@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None, stdout: TextIO = sys.stdout, stderr: Tex
 
 
 def run(path: str, *, ruleset: str | None, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:
-    if os.path.isdir(path) and looks_like_inference(Path(path)):  # an inference folder or round
+    if os.path.exists(path) and looks_like_inference(Path(path)):  # an inference folder, round or archive
         return inference_cli.run(path, round_version=ruleset, as_json=as_json, stdout=stdout, stderr=stderr)
     try:
         report = check_package(path, ruleset=ruleset, jobs=os.cpu_count() or 1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import closing
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -78,11 +79,35 @@ def find_submitters(root: Path) -> list[SubmitterFolder]:
 
 
 def looks_like_inference(root: Path) -> bool:
-    """True when `root` holds inference results (LoadGen summaries under results/<system>/<model>/<scenario>/)."""
+    """True when `root` (a folder or an archive of one) holds inference results: LoadGen summaries
+    under results/<system>/<model>/<scenario>/."""
+    if root.is_file():
+        return _archive_holds_inference(root)
     for submitter in find_submitters(root)[:3]:
         for result_dir in (submitter.root / "results").glob("*/*/*"):
             if normalize_scenario(result_dir.name) and any(result_dir.rglob(SUMMARY)):
                 return True
+    return False
+
+
+def _archive_holds_inference(path: Path) -> bool:
+    """Reads member names until the first result file says which suite: an inference
+    results/<system>/<model>/<scenario>/... path, or a training results/<system>/<benchmark>/result_*.txt."""
+    from mlperf_check.safety import UnsafeArchive, iter_archive
+
+    try:
+        with closing(iter_archive(path)) as members:
+            for member in members:
+                parts = member.name.split("/")
+                if "results" not in parts:
+                    continue
+                below = parts[parts.index("results") + 1 :]
+                if len(below) >= 4 and normalize_scenario(below[2]):
+                    return True
+                if len(below) == 3 and below[2].startswith("result_"):
+                    return False
+    except UnsafeArchive:
+        return False  # the training path refuses it with its reason
     return False
 
 

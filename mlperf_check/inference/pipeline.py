@@ -52,8 +52,10 @@ def check_inference_package(
     """`round_version` names the round whose rules apply (default: from the path or the seeds);
     `rules` gives them directly (tests, or a round not shipped yet)."""
     root = Path(path)
+    if root.is_file():
+        return _check_archive(root, round_version=round_version, rules=rules)
     if not root.is_dir():
-        raise InferencePackageError(f"{root}: not a folder")
+        raise InferencePackageError(f"{root}: not a folder or an archive")
     submitters = find_submitters(root)
     if not submitters:
         raise InferencePackageError(f"{root}: no <division>/<submitter>/results/ folder")
@@ -73,6 +75,22 @@ def check_inference_package(
         for folder in submitter.results:
             result = _check_result(rules, checkers, submitter, folder, systems.get(folder.system))
             report.results.append(result)
+    return report
+
+
+def _check_archive(path: Path, *, round_version: str | None, rules: InferenceRound | None) -> InferenceReport:
+    """An archive of a submitter folder: extracted safely into a temporary folder, then checked."""
+    import tempfile
+
+    from mlperf_check.safety import UnsafeArchive, extract_archive
+
+    with tempfile.TemporaryDirectory(prefix="mlperf-inference-") as tmp:
+        try:
+            root = extract_archive(path, Path(tmp) / "package")
+        except UnsafeArchive as exc:
+            raise InferencePackageError(f"{path.name}: {exc}") from exc
+        report = check_inference_package(root, round_version=round_version, rules=rules)
+    report.root = str(path)
     return report
 
 

@@ -1,7 +1,8 @@
 """The official-style summary table of a round: one row per system, one column per benchmark.
 
 It is the dashboard's round table (results/tables.py) without filters, in the column layout of
-the MLCommons result summarizer, plus our citable result ids.
+the MLCommons result summarizer, plus our citable result ids and where each score's scaling
+factor comes from ("computed" from the logs, or a recorded "decision").
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from django.http import QueryDict
 from .constants import Suite
 from .inference_tables import inference_export_rows
 from .models import Round
-from .tables import round_table
+from .tables import DECIDED, round_table
 
 SUMMARY_COLUMNS = [
     "division",
@@ -28,12 +29,20 @@ SUMMARY_COLUMNS = [
 ]
 
 
-def summary_rows(round_: Round, user=None) -> tuple[list[str], list[dict]]:
-    """Columns and rows of the summary, for the results `user` may see (None: public only).
+def summary_rows(round_: Round, user=None, factors: str = DECIDED) -> tuple[list[str], list[dict]]:
+    """Columns and rows of the summary, for the results `user` may see (None: public only), with
+    the decided scores or the ones the logs give (`factors`, see results.tables.FACTOR_VIEWS).
     Inference: one row per result, per model and scenario, best first."""
     if round_.suite == Suite.INFERENCE:
         return inference_export_rows(user, round_, QueryDict())
-    table = round_table(round_, user, QueryDict())
-    columns = SUMMARY_COLUMNS + ["system_id"] + table.benchmarks + [f"{name}_result_id" for name in table.benchmarks]
+    table = round_table(round_, user, QueryDict(), factors=factors)
+    benchmarks = table.benchmarks
+    columns = (
+        SUMMARY_COLUMNS
+        + ["system_id"]
+        + benchmarks
+        + [f"{name}_result_id" for name in benchmarks]
+        + [f"{name}_factor_source" for name in benchmarks]
+    )
     rows = [{**row, "availability": row["category_label"]} for row in table.rows]
     return columns, rows

@@ -9,6 +9,8 @@ CHART = r"charts/(?P<chart>[a-z-]+)\.(?P<fmt>csv|json)$"
 urlpatterns = [
     path("", views.home, name="home"),
     path("sitemap.xml", views.sitemap, name="sitemap"),
+    path("robots.txt", views.robots_txt, name="robots"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("search/", views.search, name="search"),
     path("compare/", views.compare, name="compare"),
     path("progress/<str:suite>/", views.progress, name="progress"),
@@ -22,5 +24,6 @@ urlpatterns = [
     path("results/<str:result_id>/", views.result_detail, name="result"),
     re_path(r"^results/(?P<result_id>[^/]+)/" + CHART, views.result_chart, name="result-chart"),
     re_path(r"^logs/(?P<sha256>[0-9a-f]{16,64})/$", views.run_log, name="log"),
+    re_path(r"^logs/(?P<sha256>[0-9a-f]{16,64})/raw$", views.run_log_raw, name="log-raw"),
     path("systems/<str:organization>/<str:system_id>/", views.system_detail, name="system"),
 ]

@@ -636,20 +636,6 @@ def ensure_inference_round(version: str) -> Round:
     return round_
 
 
-def inference_system_descriptions(submitter_root) -> dict[str, dict]:
-    """systems/<id>.json of one submitter folder, parsed (unreadable files are left out: the
-    checkers report them)."""
-    out = {}
-    for path in sorted((submitter_root / "systems").glob("*.json")):
-        try:
-            data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            out[path.stem] = data
-    return out
-
-
 @dataclass
 class InferenceFolder:
     """One checked `<division>/<submitter>` folder, ready to store."""

@@ -27,6 +27,7 @@ from . import charts, inference_views, logs
 from .caching import cache_public_page
 from .constants import FactorSource, RoundState, Severity, Suite, WaiverKind
 from .exports import summary_rows
+from .inference_tables import inference_export_rows
 from .models import Benchmark, Finding, Result, Round, Run, System, Waiver, version_order
 from .querysets import RoundSlugError, is_privileged
 from .tables import (
@@ -202,7 +203,7 @@ def round_detail(request, slug: str):
 def round_export(request, slug: str, fmt: str):
     round_ = _round_or_404(request.user, slug)
     if round_.suite == Suite.INFERENCE:
-        columns, rows = inference_views.round_export_rows(request.user, round_, request.GET)
+        columns, rows = inference_export_rows(request.user, round_, request.GET)
         if fmt == "csv":
             return _csv_response(columns, rows, f"{round_.slug}-results.csv")
         return JsonResponse({"round": round_.slug, "columns": columns, "rows": rows})

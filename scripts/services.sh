@@ -17,6 +17,7 @@ install_packages() {
     local missing=()
     [ -n "$PG_BIN" ] || missing+=(postgresql)
     command -v redis-server >/dev/null || missing+=(redis-server)
+    command -v bwrap >/dev/null || missing+=(bubblewrap)  # the verification sandbox and its tests
     if [ "${WITH_BROWSER:-1}" = 1 ]; then
         command -v chromium >/dev/null || missing+=(chromium)
         command -v chromedriver >/dev/null || missing+=(chromium-driver)

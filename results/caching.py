@@ -1,4 +1,4 @@
-"""Whole-page caching for anonymous visitors.
+"""Whole-page caching for anonymous visitors, served before the work a cached page does not need.
 
 Every anonymous visitor sees the same public data, so a rendered public page can be served
 from the cache. The key holds a data version read with one cheap query: it changes whenever
@@ -6,20 +6,32 @@ a result, submission or round is written (new row ids, counts, publication flags
 so a cached page never outlives the data it shows. PAGE_CACHE_SECONDS bounds the age anyway,
 for edits no column of the version reflects (e.g. a benchmark's target edited in the admin).
 Logged-in users (submitters, reviewers) always get a fresh page: what they see depends on them.
+
+Two halves:
+* `cache_public_page` marks a view's answer to an anonymous visitor as shareable;
+* `FrontCacheMiddleware`, placed before the session, CSRF and authentication middleware, looks
+  a GET without a session cookie up before any of them run, and answers a hit with the stored
+  bytes (gzip-compressed when the client accepts it). On the way out it stores a marked answer,
+  with the headers the inner middleware added, unless it sets a cookie.
 """
 
 from __future__ import annotations
 
 import functools
+import gzip
 import hashlib
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.http import HttpResponse
 
 from .models import Result, Round, Submission
 
 PAGE_CACHE_SECONDS = 60
 KEY_PREFIX = "page"  # tests give each test its own prefix instead of clearing a shared cache
+# Headers a stored page must not replay, or that are recomputed for each answer.
+NOT_STORED = {"set-cookie", "content-length", "content-encoding"}
 
 
 def data_version() -> str:
@@ -40,21 +52,59 @@ def data_version() -> str:
         return hashlib.sha1(repr(cursor.fetchone()).encode()).hexdigest()[:16]
 
 
+def page_key(request) -> str:
+    return f"{KEY_PREFIX}:" + hashlib.sha1(f"{data_version()}|{request.get_full_path()}".encode()).hexdigest()
+
+
 def cache_public_page(view):
-    """Serve anonymous GETs of `view` from the cache; only 200 answers are stored."""
+    """Mark `view`'s 200 answers to anonymous GETs as the same for every anonymous visitor."""
 
     @functools.wraps(view)
     def wrapper(request, *args, **kwargs):
-        if request.method != "GET" or request.user.is_authenticated:
-            return view(request, *args, **kwargs)
-        key = f"{KEY_PREFIX}:" + hashlib.sha1(f"{data_version()}|{request.get_full_path()}".encode()).hexdigest()
-        response = cache.get(key)
-        if response is None:
-            response = view(request, *args, **kwargs)
-            if response.status_code == 200 and not getattr(response, "streaming", False):
-                if hasattr(response, "render") and callable(response.render):
-                    response.render()
-                cache.set(key, response, PAGE_CACHE_SECONDS)
+        response = view(request, *args, **kwargs)
+        if request.method == "GET" and not request.user.is_authenticated:
+            response.public_page = True
         return response
 
     return wrapper
+
+
+def _stored(response) -> dict | None:
+    if response.status_code != 200 or getattr(response, "streaming", False) or response.cookies:
+        return None
+    if hasattr(response, "render") and callable(response.render):
+        response.render()
+    body = response.content
+    headers = [(name, value) for name, value in response.items() if name.lower() not in NOT_STORED]
+    return {"headers": headers, "body": body, "gzip": gzip.compress(body, compresslevel=6)}
+
+
+def _replay(stored: dict, request) -> HttpResponse:
+    compressed = "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", "")
+    response = HttpResponse(stored["gzip"] if compressed else stored["body"])
+    for name, value in stored["headers"]:
+        response[name] = value
+    if compressed:
+        response["Content-Encoding"] = "gzip"
+    response["Vary"] = "Accept-Encoding"
+    return response
+
+
+class FrontCacheMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        # A session cookie may mean a signed-in user: those requests go the whole way.
+        if request.method != "GET" or settings.SESSION_COOKIE_NAME in request.COOKIES:
+            return self.get_response(request)
+        key = page_key(request)
+        stored = cache.get(key)
+        if stored is not None:
+            return _replay(stored, request)
+        response = self.get_response(request)
+        if getattr(response, "public_page", False):
+            stored = _stored(response)
+            if stored is not None:
+                cache.set(key, stored, PAGE_CACHE_SECONDS)
+        return response

@@ -51,3 +51,10 @@ def personas(db):
         "chair": chair,
         "anonymous": None,
     }
+
+
+@pytest.fixture(autouse=True)
+def page_cache_reads_every_data_version(monkeypatch):
+    """Tests write with bulk updates and from Celery workers, which a process's 2-second reuse of
+    the page cache's data version (results/caching.py) would not notice: read it every time."""
+    monkeypatch.setattr("results.caching.DATA_VERSION_SECONDS", 0)

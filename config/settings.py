@@ -133,6 +133,8 @@ MEDIA_URL = "/media/"
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Without a collectstatic run (benches, DEBUG off locally) fall back to the plain file names.
+WHITENOISE_MANIFEST_STRICT = False
 if DEBUG:
     STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
 

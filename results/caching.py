@@ -3,7 +3,9 @@
 Every anonymous visitor sees the same public data, so a rendered public page can be served
 from the cache. The key holds a data version read with one cheap query: it changes whenever
 a result, submission or round is written (new row ids, counts, publication flags, timestamps),
-so a cached page never outlives the data it shows. PAGE_CACHE_SECONDS bounds the age anyway,
+so a cached page never outlives the data it shows (a process reads the version at most every
+DATA_VERSION_SECONDS, and at once after its own writes: another process's write shows within
+that time). PAGE_CACHE_SECONDS bounds the age anyway,
 for edits no column of the version reflects (e.g. a benchmark's target edited in the admin).
 Logged-in users (submitters, reviewers) always get a fresh page: what they see depends on them.
 
@@ -11,7 +13,8 @@ Two halves:
 * `cache_public_page` marks a view's answer to an anonymous visitor as shareable;
 * `FrontCacheMiddleware`, placed before the session, CSRF and authentication middleware, looks
   a GET without a session cookie up before any of them run, and answers a hit with the stored
-  bytes (gzip-compressed when the client accepts it). On the way out it stores a marked answer,
+  bytes (gzip-compressed, as stored; decompressed for the rare client that does not accept gzip).
+  On the way out it stores a marked answer,
   with the headers the inner middleware added, unless it sets a cookie.
 """
 
@@ -20,21 +23,45 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
+import time
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.db.models.signals import post_delete, post_save
 from django.http import HttpResponse
 
 from .models import Result, Round, Submission
 
 PAGE_CACHE_SECONDS = 60
+# The version query counts 20,000 results in ~5-15 ms: at hundreds of hits a second it would
+# be most of the work, so each process reuses it this long.
+DATA_VERSION_SECONDS = 2.0
+_version = {"value": "", "read_at": -1e9}
 KEY_PREFIX = "page"  # tests give each test its own prefix instead of clearing a shared cache
 # Headers a stored page must not replay, or that are recomputed for each answer.
 NOT_STORED = {"set-cookie", "content-length", "content-encoding"}
 
 
 def data_version() -> str:
+    now = time.monotonic()
+    if now - _version["read_at"] < DATA_VERSION_SECONDS:
+        return _version["value"]
+    _version["value"], _version["read_at"] = _read_data_version(), now
+    return _version["value"]
+
+
+def forget_data_version(**_kwargs) -> None:
+    """This process wrote: read the version afresh on the next request."""
+    _version["read_at"] = -1e9
+
+
+for model in (Result, Submission, Round):
+    post_save.connect(forget_data_version, sender=model, dispatch_uid=f"page-cache-{model.__name__}-save")
+    post_delete.connect(forget_data_version, sender=model, dispatch_uid=f"page-cache-{model.__name__}-delete")
+
+
+def _read_data_version() -> str:
     tables = {
         "result": Result._meta.db_table,
         "submission": Submission._meta.db_table,
@@ -76,12 +103,12 @@ def _stored(response) -> dict | None:
         response.render()
     body = response.content
     headers = [(name, value) for name, value in response.items() if name.lower() not in NOT_STORED]
-    return {"headers": headers, "body": body, "gzip": gzip.compress(body, compresslevel=6)}
+    return {"headers": headers, "gzip": gzip.compress(body, compresslevel=6)}
 
 
 def _replay(stored: dict, request) -> HttpResponse:
     compressed = "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", "")
-    response = HttpResponse(stored["gzip"] if compressed else stored["body"])
+    response = HttpResponse(stored["gzip"] if compressed else gzip.decompress(stored["gzip"]))
     for name, value in stored["headers"]:
         response[name] = value
     if compressed:

@@ -433,3 +433,16 @@ def test_the_front_cache_answers_before_sessions_and_stores_compressed_bytes(cli
     assert client.get("/rounds/training-v1.0/").content == first.content  # plain for clients without gzip
     login_page = client.get("/accounts/login/")  # sets the CSRF cookie: never stored
     assert login_page.cookies and client.get("/accounts/login/").cookies
+
+
+def test_a_process_reuses_the_data_version_briefly_and_forgets_it_when_it_writes(world, monkeypatch,
+                                                                                django_assert_max_num_queries):
+    from results import caching
+
+    monkeypatch.setattr(caching, "DATA_VERSION_SECONDS", 60)
+    caching.forget_data_version()
+    version = caching.data_version()
+    with django_assert_max_num_queries(0):
+        assert caching.data_version() == version
+    make_result(world["pod_resnet"].system, "bert", minutes=3.0)  # a write in this process
+    assert caching.data_version() != version

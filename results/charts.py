@@ -78,6 +78,11 @@ def _colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+def _legend_label(value: str, limit: int = 36) -> str:
+    """A long name would squeeze the plot beside its legend: cut it (the hover text has it whole)."""
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
 def benchmark_colour(benchmark: str) -> str:
     return BENCHMARK_COLOURS.get(benchmark) or PALETTE[zlib.crc32(benchmark.encode()) % len(PALETTE)]
 
@@ -176,7 +181,7 @@ def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator") 
         traces.append({
             "type": "scatter",
             "mode": "markers",
-            "name": _text(group or "unknown"),
+            "name": _text(_legend_label(group or "unknown")),
             "x": [p["accelerators"] for p in mine],
             "y": [p["minutes"] for p in mine],
             "text": [_scaling_hover(p) for p in mine],

@@ -91,12 +91,15 @@ def pick_urls(env) -> list[tuple[str, str]]:
 
 
 def count_queries(env, urls: list[tuple[str, str]]) -> dict[str, tuple[int, int]]:
-    """Per URL: queries of one uncached request, and the bytes of its answer."""
+    """Per URL: queries of one uncached request (a page-cache miss), and the bytes of its answer."""
     code = (
         "import sys, django; django.setup()\n"
         "from django.db import connection\n"
         "from django.test import Client\n"
         "from django.test.utils import CaptureQueriesContext\n"
+        "import uuid\n"
+        "from results import caching\n"
+        "caching.KEY_PREFIX, caching.DATA_VERSION_SECONDS = f'bench-count-{uuid.uuid4().hex}', 0  # count misses\n"
         "client = Client()\n"
         "for url in sys.argv[1:]:\n"
         "    with CaptureQueriesContext(connection) as ctx:\n"

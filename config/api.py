@@ -1,6 +1,8 @@
 """The API under /api/v1/: each app contributes its routes, and the root lists them."""
 
 from django.urls import path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -8,6 +10,7 @@ from rest_framework.reverse import reverse
 
 from ingest.api_urls import urlpatterns as ingest_patterns
 from results.api.urls import urlpatterns as results_patterns
+from review.api_urls import urlpatterns as review_patterns
 
 # (name, url name, what it is), in the order a newcomer reads them.
 ENDPOINTS = [
@@ -21,6 +24,7 @@ ENDPOINTS = [
 ]
 
 
+@extend_schema(responses=OpenApiTypes.OBJECT, auth=[])
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def api_root(request, format=None):
@@ -34,4 +38,4 @@ def api_root(request, format=None):
 
 
 # Upload routes first: they accept POST on paths the read-only API must not shadow.
-urlpatterns = [path("", api_root, name="api-root"), *ingest_patterns, *results_patterns]
+urlpatterns = [path("", api_root, name="api-root"), *ingest_patterns, *review_patterns, *results_patterns]

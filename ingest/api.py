@@ -3,7 +3,6 @@ job status, findings and scores. Session or token auth. Thin: parse, check acces
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -16,11 +15,10 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from results.models import Finding, Result, Round
-from results.querysets import RoundSlugError
+from results.models import Finding, Result
 
 from .models import Upload
-from .services import UploadRefused, accept_upload
+from .services import UploadRefused, accept_upload, refusal_before_body, upload_target
 from .uploads import HashingUploadHandler
 
 # The job page shows at most this many findings of each severity; the counts are always whole.
@@ -47,6 +45,11 @@ class UploadRequestSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="One submitter folder as .tar, .tar.gz/.tgz, .tar.xz or .zip")
     organization = serializers.SlugField(
         required=False, help_text="Organization slug; needed only when you belong to several"
+    )
+    confirm_identical = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Upload even when the file is byte-identical to an earlier version (otherwise 409)",
     )
 
 
@@ -107,6 +110,8 @@ class JobSerializer(serializers.Serializer):
     stage = serializers.CharField()
     files_done = serializers.IntegerField()
     files_total = serializers.IntegerField()
+    error_count = serializers.IntegerField(help_text="Error findings, once done")
+    summary = serializers.CharField(help_text='The state in words: "done, 3 errors" when done with errors')
     attempts = serializers.IntegerField()
     error_kind = serializers.CharField()
     error = serializers.CharField()
@@ -187,10 +192,19 @@ class UploadStatusSerializer(ReceiptSerializer):
 
 class StreamingUploadMixin:
     """Installs the hashing, disk-streaming upload handler before anything reads the body
-    (SessionAuthentication's CSRF check reads request.POST, so it must be this early)."""
+    (SessionAuthentication's CSRF check reads request.POST, so it must be this early). Its
+    precheck refuses, before the body is read, what the user and the query string already tell:
+    the round and organization may be given as query parameters for that (the upload page does)."""
 
     def initialize_request(self, request, *args, **kwargs):
-        request.upload_handlers = [HashingUploadHandler(request)]
+        def precheck():
+            # By now the user is authenticated: the session's, or DRF's (token), which DRF also
+            # sets on the Django request.
+            return refusal_before_body(
+                getattr(request, "user", None), request.GET.get("round", ""), request.GET.get("organization", "")
+            )
+
+        request.upload_handlers = [HashingUploadHandler(request, precheck=precheck)]
         return super().initialize_request(request, *args, **kwargs)
 
 
@@ -214,7 +228,9 @@ class SubmissionUploadView(StreamingUploadMixin, APIView):
             400: OpenApiResponse(description="Not an accepted archive, unknown round or organization"),
             403: OpenApiResponse(description="Not a member, or the round is closed to you"),
             413: OpenApiResponse(description="Larger than UPLOAD_MAX_BYTES"),
+            409: OpenApiResponse(description="Identical to an earlier version (code `identical`): resend with confirm_identical"),
             429: OpenApiResponse(description="Upload rate or concurrent-job limit reached"),
+            503: OpenApiResponse(description="The database or Redis is briefly unreachable; see Retry-After"),
         },
         examples=[
             OpenApiExample(
@@ -240,42 +256,26 @@ class SubmissionUploadView(StreamingUploadMixin, APIView):
         tags=["submissions"],
     )
     def post(self, request):
-        data = request.data  # parses the body now, streaming the file to disk
-        if getattr(request._request, "upload_too_large", False):
-            return _error(f"the upload is larger than the limit of {settings.UPLOAD_MAX_BYTES} bytes", 413)
-        form = UploadRequestSerializer(data=data)
+        data = request.data  # parses the body now, streaming the file to disk (unless refused first)
+        refused = getattr(request._request, "upload_refused", None)
+        if refused is not None:
+            return _error(str(refused), refused.status)
+        form = UploadRequestSerializer(data={**request.query_params.dict(), **data.dict()})
         if not form.is_valid():
             return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
         try:
-            round_ = Round.objects.with_slug(form.validated_data["round"]).first()
-        except RoundSlugError as exc:
-            return _error(str(exc), 400)
-        if round_ is None:
-            return _error(f"there is no round {form.validated_data['round']}", 400)
-        organizations = request.user.organizations.all()
-        wanted = form.validated_data.get("organization")
-        if wanted:
-            organization = organizations.filter(slug=wanted).first()
-            if organization is None:
-                return _error(f"you are not a member of an organization {wanted!r}", 403)
-        elif organizations.count() == 1:
-            organization = organizations.get()
-        else:
-            return _error(
-                "you are not a member of any organization"
-                if not organizations
-                else "you belong to several organizations: say which with `organization`",
-                403 if not organizations else 400,
+            round_, organization = upload_target(
+                request.user, form.validated_data["round"], form.validated_data.get("organization", "")
             )
-        try:
             upload = accept_upload(
                 actor=request.user,
                 round_=round_,
                 organization=organization,
                 uploaded_file=form.validated_data["file"],
+                confirm_identical=form.validated_data["confirm_identical"],
             )
         except UploadRefused as exc:
-            return _error(str(exc), exc.status)
+            return _error(str(exc), exc.status, exc.code)
         upload = Upload.objects.select_related("round", "organization", "uploaded_by", "job").get(
             pk=upload.pk
         )
@@ -323,5 +323,5 @@ class UploadStatusView(APIView):
         return Response(UploadStatusSerializer(upload, context={"request": request}).data)
 
 
-def _error(message: str, code: int) -> Response:
-    return Response({"detail": message}, status=code)
+def _error(message: str, status_code: int, code: str = "") -> Response:
+    return Response({"detail": message, **({"code": code} if code else {})}, status=status_code)

@@ -9,28 +9,33 @@ import re
 from collections import defaultdict
 from urllib.parse import quote
 
+from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db.models import Count, Q
-from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
-from django.shortcuts import render
+from django.http import FileResponse, Http404, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
+from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from mlperf_check.rules.rcp import SAMPLE_UNIT_BENCHMARKS, SAMPLES_BENCHMARKS
+from review.summary import review_summary
 
-from . import charts
+from . import charts, inference_views, logs
 from .caching import cache_public_page
-from .constants import RoundState, Severity, Suite
+from .constants import FactorSource, RoundState, Severity, Suite, WaiverKind
 from .exports import summary_rows
-from .models import Benchmark, Finding, Result, Round, Run, System
-from .querysets import RoundSlugError
+from .models import Benchmark, Finding, Result, Round, Run, System, Waiver
+from .querysets import RoundSlugError, is_privileged
 from .tables import (
     CATEGORIES,
     CATEGORY_LABELS,
     CATEGORY_ORDER,
+    DECIDED,
     DIVISION_ORDER,
+    FACTOR_VIEWS,
     accelerator_choices,
     accelerator_key,
     category_of,
@@ -40,7 +45,6 @@ from .tables import (
 from .templatetags.numbers import format_quantity
 
 FIXED_SCALE = 8  # accelerators; the round-over-round speedup compares the best entries at this scale
-MAX_LOG_BYTES = 20 * 1024 * 1024
 SEARCH_LIMIT = 200
 
 
@@ -162,6 +166,8 @@ def home(request):
 @cache_public_page
 def round_detail(request, slug: str):
     round_ = _round_or_404(request.user, slug)
+    if round_.suite == Suite.INFERENCE:
+        return inference_views.round_page(request, round_)
     table = round_table(round_, request.user, request.GET)
     # Built with string formatting rather than {% url %} per cell: 500 rows x 10 cells add up.
     result_url = reverse("results:result", args=["RID"])
@@ -176,6 +182,8 @@ def round_detail(request, slug: str):
     context = {
         "round": round_,
         "table": table,
+        "decided_cells": any(cell and cell["factor_source"] == FactorSource.DECISION
+                             for row in table.rows for cell in row["cell_list"]),
         "groups": table.groups(),
         "colspan": 8 + len(table.benchmarks),
         "sort_base": query.urlencode(),
@@ -193,18 +201,32 @@ def round_detail(request, slug: str):
 @cache_public_page
 def round_export(request, slug: str, fmt: str):
     round_ = _round_or_404(request.user, slug)
-    table = round_table(round_, request.user, request.GET)
+    if round_.suite == Suite.INFERENCE:
+        columns, rows = inference_views.round_export_rows(request.user, round_, request.GET)
+        if fmt == "csv":
+            return _csv_response(columns, rows, f"{round_.slug}-results.csv")
+        return JsonResponse({"round": round_.slug, "columns": columns, "rows": rows})
+    factors = _factor_view(request)
+    table = round_table(round_, request.user, request.GET, factors=factors)
     if fmt == "csv":
         return _csv_response(table.columns, table.export_rows(), f"{round_.slug}-results.csv")
-    return JsonResponse({"round": round_.slug, "columns": table.columns, "rows": table.export_rows()})
+    return JsonResponse(
+        {"round": round_.slug, "factors": factors, "columns": table.columns, "rows": table.export_rows()}
+    )
 
 
 @cache_public_page
 def round_summary(request, slug: str):
     """The official-style summary (results/exports.py), visible results only."""
     round_ = _round_or_404(request.user, slug)
-    columns, rows = summary_rows(round_, user=request.user)
+    columns, rows = summary_rows(round_, user=request.user, factors=_factor_view(request))
     return _csv_response(columns, rows, f"{round_.slug}-summary.csv")
+
+
+def _factor_view(request) -> str:
+    """?factors=computed exports every score with the factor the logs give; anything else, the decided scores."""
+    factors = request.GET.get("factors", DECIDED)
+    return factors if factors in FACTOR_VIEWS else DECIDED
 
 
 def _benchmark_or_404(request, slug: str, name: str) -> tuple[Round, Benchmark]:
@@ -236,6 +258,8 @@ def _benchmark_charts(points: list[dict], benchmark: Benchmark, colour_by: str) 
 @cache_public_page
 def benchmark_detail(request, slug: str, name: str):
     round_, benchmark = _benchmark_or_404(request, slug, name)
+    if round_.suite == Suite.INFERENCE:  # a model's results are the round's leaderboards of that model
+        return redirect(f"{reverse('results:round', args=[round_.slug])}?model={quote(benchmark.name)}")
     points = _benchmark_points(request.user, round_, benchmark)
     colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
     ranked = sorted(
@@ -377,20 +401,27 @@ def _hyperparameter_rows(runs: list[Run]) -> list[dict]:
     return rows
 
 
+def findings_with_log_urls(result: Result, runs: list[Run]) -> list[Finding]:
+    """The result's findings, each with `log_url`: the log line it cites (or "")."""
+    findings = list(Finding.objects.filter(result=result).order_by("file", "line", "pk"))
+    log_of_file = {run.file: run for run in runs if run.log_name}
+    for finding in findings:
+        run = log_of_file.get(finding.file)
+        finding.log_url = log_line_url(run.sha256, finding.line) if run and finding.line else ""
+    return findings
+
+
 @cache_public_page
 def result_detail(request, result_id: str):
     result = _result_or_404(request.user, result_id)
+    if result.scenario:
+        return inference_views.result_page(request, result)
     runs = _runs_in_order(result)
     unit = convergence_unit(result.benchmark.name)
     for run in runs:
         run.convergence = _run_convergence(run, result.benchmark.name)
     result_charts = _result_charts(result, runs)
-    findings = list(Finding.objects.filter(result=result).order_by("file", "line", "pk"))
-    log_of_file = {run.file: run for run in runs if run.log_name}
-    for finding in findings:
-        run = log_of_file.get(finding.file)
-        finding.log_url = (f"{reverse('results:log', args=[run.sha256])}#L{finding.line}"
-                           if run and finding.line else "")
+    findings = findings_with_log_urls(result, runs)
     by_severity = [
         {"severity": label, "key": value, "findings": [f for f in findings if f.severity == value]}
         for value, label in Severity.choices
@@ -407,54 +438,108 @@ def result_detail(request, result_id: str):
         "runs": runs,
         "findings": by_severity,
         "finding_count": len(findings),
+        "error_count": sum(1 for f in findings if f.severity == Severity.ERROR),
         "hyperparameters": _hyperparameter_rows(runs),
         "run_labels": [_run_label(r) for r in runs],
         "charts": result_charts,
         "draws_charts": _draws(result_charts),
         "versions": versions,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
+        "factor_decision": _factor_decision(result),
+        "shipped_factor_differs": result.shipped_scaling_factor is not None
+        and abs(result.shipped_scaling_factor - result.computed_scaling_factor) > FACTOR_TOLERANCE,
+        "show_decider": is_privileged(request.user),
         "unit": unit,
         "official": official_links(result.submission, result.system.system_id),
+        "review": review_summary(result, request.user),
     }
     return render(request, "results/result.html", context)
+
+
+def _factor_decision(result: Result) -> Waiver | None:
+    """The published_factor decision recorded on the result's system and benchmark (accepted or
+    rejected), or None."""
+    return (
+        Waiver.objects.filter(
+            round=result.submission.round_id,
+            organization=result.submission.organization_id,
+            system_id=result.system.system_id,
+            benchmark=result.benchmark.name,
+            kind=WaiverKind.PUBLISHED_FACTOR,
+        )
+        .select_related("granted_by")
+        .first()
+    )
 
 
 @cache_public_page
 def result_chart(request, result_id: str, chart: str, fmt: str):
     result = _result_or_404(request.user, result_id)
+    if result.scenario:
+        built = inference_views.result_chart(result, chart)
+        if built is None:
+            raise Http404("no such chart")
+        return _chart_response(built, fmt, result.result_id)
     for built in _result_charts(result, _runs_in_order(result)):
         if built.name == chart:
             return _chart_response(built, fmt, result.result_id)
     raise Http404("no such chart")
 
 
-@cache_public_page
-def run_log(request, sha256: str):
-    """A stored log copy as HTML, one anchor per line (#L123). Visible only with a visible run."""
+def _log_run_or_404(user, sha256: str) -> Run:
+    """The newest visible run with this log. Visible only with a visible run."""
     run = (
-        Run.objects.visible_to(request.user).filter(sha256=sha256).exclude(log_name="")
+        Run.objects.visible_to(user).filter(sha256=sha256).exclude(log_name="")
         .select_related("result__benchmark", "result__submission__round")
         .order_by("-result__submission__is_current", "-result__submission__version")
         .first()
     )
     if run is None or not default_storage.exists(run.log_name):
         raise Http404("no such log")
+    return run
+
+
+def log_line_url(sha256: str, line: int) -> str:
+    """A link to one line of a log, on whichever page holds it."""
+    return f"{reverse('results:log', args=[sha256])}?page={logs.page_of_line(line)}#L{line}"
+
+
+@cache_public_page
+def run_log(request, sha256: str):
+    """One page of a stored log copy as HTML, one anchor per line (#L123, numbered across pages);
+    `?line=N` opens the page holding line N. Memory stays bounded whatever the log (results/logs.py)."""
+    run = _log_run_or_404(request.user, sha256)
+    try:
+        line = int(request.GET.get("line", 0))
+        number = logs.page_of_line(line) if line > 0 else int(request.GET.get("page", 1))
+    except ValueError:
+        raise Http404("page and line are numbers") from None
     with default_storage.open(run.log_name, "rb") as handle:
-        content = handle.read(MAX_LOG_BYTES + 1)
-    truncated = len(content) > MAX_LOG_BYTES
-    # Numbered by "\n" only, as the parser numbers the lines that findings cite (a lone "\r" from a
-    # progress bar does not start a line).
-    lines = content[:MAX_LOG_BYTES].decode("utf-8", errors="replace").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    lines = [line.removesuffix("\r") for line in lines]
+        page = logs.read_page(handle, number)
+    if page is None:
+        raise Http404("the log has no such page")
     body = "".join(
-        f'<a class="ln" id="L{n}" href="#L{n}">{n}</a><span class="code">{escape(line)}</span>\n'
-        for n, line in enumerate(lines, start=1)
+        f'<a class="ln" id="L{n}" href="#L{n}">{n}</a><span class="code">{escape(text)}</span>\n'
+        for n, text in enumerate(page.lines, start=page.first_line)
     )
+    base = reverse("results:log", args=[sha256])
     return render(request, "results/log.html", {
-        "run": run, "result": run.result, "body": mark_safe(body), "truncated": truncated, "line_count": len(lines),
+        "run": run, "result": run.result, "body": mark_safe(body), "page": page,
+        "previous_url": f"{base}?page={page.number - 1}" if page.number > 1 else "",
+        "next_url": f"{base}?page={page.number + 1}" if page.number < page.page_count else "",
+        "start_url": log_line_url(sha256, run.run_start_line) if run.run_start_line else "",
+        "stop_url": log_line_url(sha256, run.run_stop_line) if run.run_stop_line else "",
     })
+
+
+def run_log_raw(request, sha256: str):
+    """The stored log as it was uploaded, streamed from storage as plain text."""
+    run = _log_run_or_404(request.user, sha256)
+    response = FileResponse(
+        default_storage.open(run.log_name, "rb"), as_attachment=True, filename=run.file.rsplit("/", 1)[-1]
+    )
+    response["Content-Type"] = "text/plain; charset=utf-8"
+    return response
 
 
 # --- systems, compare, search -----------------------------------------------------------------
@@ -660,8 +745,9 @@ def search(request):
 
 @cache_public_page
 def sitemap(request):
-    """Public pages only: built for an anonymous visitor whoever asks."""
-    base = request.build_absolute_uri("/").rstrip("/")
+    """Public pages only: built for an anonymous visitor whoever asks. The URLs start with
+    SITE_URL, never with the request's Host header: the answer is cached and served to everyone."""
+    base = settings.SITE_URL.rstrip("/")
     urls = [reverse("results:home"), reverse("results:progress", args=["training"])]
     rounds = Round.objects.visible_to(None)
     for round_ in rounds:
@@ -691,3 +777,13 @@ def favicon(request):
 def robots_txt(request):
     sitemap_url = request.build_absolute_uri(reverse("results:sitemap"))
     return render(request, "robots.txt", {"sitemap_url": sitemap_url}, content_type="text/plain; charset=utf-8")
+
+
+@cache_public_page
+def round_chart(request, slug: str, chart: str, fmt: str):
+    """Inference round charts (server/offline ratio, relative performance, coverage) as CSV or JSON."""
+    round_ = _round_or_404(request.user, slug)
+    built = inference_views.round_chart(request.user, round_, request.GET, chart) if round_.suite == Suite.INFERENCE else None
+    if built is None:
+        raise Http404("no such chart")
+    return _chart_response(built, fmt, round_.slug)

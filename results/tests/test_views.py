@@ -4,6 +4,7 @@ import csv
 import io
 
 import pytest
+from django.core.cache import cache
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.urls import reverse
@@ -139,7 +140,7 @@ def test_it_shows_every_run_findings_and_rcp_on_the_result_page(client, world):
     assert "SEED_REPEATED" in html
     assert "RCP mean" in html
     flagged = result.runs.get(file=result.findings.get().file)
-    assert f"/logs/{flagged.sha256}/#L7" in html  # the finding links to its log line
+    assert f"/logs/{flagged.sha256}/?page=1#L7" in html  # the finding links to its log line, on its page
     assert "opt_base_learning_rate" in html
     assert 'id="figure-convergence"' in html and 'id="figure-run-times"' in html
     assert "Review" not in html and "Verification" not in html
@@ -255,7 +256,17 @@ def test_it_lists_public_pages_in_the_sitemap(client, world):
     "/results/1.0-0001/", "/systems/alpha/dgx/", "/search/?q=a", "/progress/training/",
     "/compare/?result=1.0-0001&result=1.0-0004", "/rounds/training-v1.0/resnet/charts/scaling.json",
 ])
-def test_it_runs_a_constant_number_of_queries(client, world, url, django_assert_max_num_queries):
+def test_it_runs_a_constant_number_of_queries(client, world, url):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries() -> int:
+        cache.clear()
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(url).status_code == 200
+        return len(captured)
+
+    before = queries()
     # Double the data: the query count must not grow with it.
     for index in range(6):
         sub = make_submission(world["round"], make_org(f"Extra {index}"))
@@ -263,8 +274,7 @@ def test_it_runs_a_constant_number_of_queries(client, world, url, django_assert_
             system = make_system(sub, f"x{index}-{n}")
             make_result(system, "resnet", minutes=10.0 + n)
             make_result(system, "bert", minutes=12.0 + n)
-    with django_assert_max_num_queries(8):
-        assert client.get(url).status_code == 200
+    assert queries() == before <= 12
 
 
 def test_it_marks_failed_runs(client, world):
@@ -285,8 +295,66 @@ def test_it_caches_public_pages_until_the_data_changes(client, world, django_use
     make_result(make_system(sub, "new", name="Brand New System"), "resnet", minutes=5.0)
     assert "Brand New System" in client.get("/rounds/training-v1.0/").content.decode()
     client.force_login(django_user_model.objects.create_user("visitor"))
-    with django_assert_max_num_queries(13):  # the page's fixed set, plus the header's Submit-link check
+    with django_assert_max_num_queries(14):  # the page's fixed set, plus the header's Submit link and inbox count
         assert client.get("/rounds/training-v1.0/").status_code == 200  # logged in: never from the cache
+
+
+def test_the_log_page_of_a_20_mb_log_of_empty_lines_stays_small_and_pages(client, world):
+    # The attack: a log that ends in megabytes of newlines made the page build 163 MB of HTML.
+    run = world["dgx_bert"].runs.first()
+    run.log_name = default_storage.save("logs/xx/newlines.txt", ContentFile(b"first\n" + b"\n" * (20 * 1024**2)))
+    run.save()
+    response = client.get(f"/logs/{run.sha256}/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert len(html) < 300_000
+    assert 'id="L1"' in html and 'id="L2000"' in html and 'id="L2001"' not in html
+    assert "page 1 of 10486" in html and f"/logs/{run.sha256}/raw" in html
+    # Line anchors work across pages: ?line= opens the page that holds the line.
+    deep = client.get(f"/logs/{run.sha256}/?line=20000000").content.decode()
+    assert 'id="L20000000"' in deep and 'id="L1"' not in deep
+    assert client.get(f"/logs/{run.sha256}/?page=999999").status_code == 404
+    assert client.get(f"/logs/{run.sha256}/?page=x").status_code == 404
+
+
+def test_the_raw_log_downloads_as_uploaded_for_those_who_may_see_it(client, world):
+    run = world["dgx_resnet"].runs.order_by("file").first()
+    response = client.get(f"/logs/{run.sha256}/raw")
+    assert response.status_code == 200 and response["Content-Type"] == "text/plain; charset=utf-8"
+    assert b"".join(response.streaming_content).startswith(b":::MLLOG line 1\n")
+    assert client.get(f"/logs/{'0' * 64}/raw").status_code == 404
+
+
+def test_finding_links_open_the_page_holding_their_line(client, world):
+    html = client.get("/results/1.0-0001/").content.decode()
+    assert "?page=1#L7" in html
+
+
+def test_a_system_name_that_is_a_spreadsheet_formula_is_neutralised_in_every_csv(client, world):
+    # The attack: a submitter names its system =HYPERLINK(...) and the CSV runs it in Excel.
+    from results.models import System
+
+    System.objects.filter(system_id="dgx").update(
+        name='=HYPERLINK("http://evil.example","x")', framework="+cmd|' /C calc'!A0", notes="\tnote",
+        accelerator_model_name="@SUM(1+1)",
+    )
+    for url in ("/rounds/training-v1.0/table.csv", "/rounds/training-v1.0/summary.csv"):
+        rows = list(csv.DictReader(io.StringIO(client.get(url).content.decode())))
+        dgx = next(row for row in rows if row["system_id"] == "dgx")
+        assert dgx["system"] == "'=HYPERLINK(\"http://evil.example\",\"x\")"
+        assert dgx["framework"].startswith("'+cmd")
+        assert dgx["accelerator_model_name"] == "'@SUM(1+1)"
+        assert dgx["notes"] == "'\tnote"
+        for row in rows:
+            for value in row.values():
+                assert not value or value[0] not in "=+@\t\r", (url, value)
+
+
+def test_negative_numbers_stay_numbers_in_csv():
+    from results.tables import neutralise_formula
+
+    assert neutralise_formula("-1.5") == "-1.5" and neutralise_formula(-2) == -2
+    assert neutralise_formula("-1+2") == "'-1+2" and neutralise_formula("\rx") == "'\rx"
 
 
 def test_bert_counts_samples_as_its_rcp_rules_do(client, world):

@@ -52,11 +52,11 @@ def test_it_hides_unpublished_results_from_the_public(client, personas, who):
         assert response.status_code == 200, url
         body = response.content.decode()
         assert HIDDEN_TEXT not in body, url
-        # The id the visitor asked for is echoed in the query string, the login link's next=, and
-        # compare's "not found" notice (worded the same for a hidden id as for one that does not exist).
+        # The id the visitor asked for is echoed in the query string (and the login link's next=), and
+        # compare names it as unknown, exactly as it names an id that does not exist.
         echoed = ("result=1.0-0002", "result%3D1.0-0002", "<code>1.0-0002</code>")
-        for text in echoed:
-            body = body.replace(text, "")
+        for echo in echoed:
+            body = body.replace(echo, "")
         assert "1.0-0002" not in body, url
         assert "alpha_secret" not in body.replace("alpha/alpha_secret", ""), url
     for url in detail:

@@ -32,10 +32,12 @@
     var j = data.job;
     job.hidden = false;
     var badge = document.getElementById("job-state");
-    badge.textContent = j.state;
-    badge.className = "badge state-" + j.state;
+    // "done, 3 errors" is not a clean "done": it gets its own (not green) badge.
+    var badgeClass = "badge state-" + (j.state === "done" && j.error_count ? "done-errors" : j.state);
+    badge.textContent = j.summary;
+    badge.className = badgeClass;
     var listed = document.getElementById("upload-row-state-" + data.id);
-    if (listed) { listed.textContent = j.state; listed.className = "badge state-" + j.state; }
+    if (listed) { listed.textContent = j.summary; listed.className = badgeClass; }
     document.getElementById("job-receipt").textContent =
       data.organization_name + " · " + data.round_label + " · version " + data.version + " · " + data.original_name +
       " (" + humanBytes(data.size) + ") · sha256 " + data.sha256 + " · uploaded by " + data.uploader;
@@ -167,13 +169,21 @@
 
   form.addEventListener("submit", function (e) {
     e.preventDefault();
-    if (!chosen) return;
+    if (chosen) send(false);
+  });
+
+  // confirmIdentical: the user agreed to upload bytes identical to an earlier version again.
+  function send(confirmIdentical) {
     var data = new FormData();
     data.append("round", form.elements.round.value);
     if (form.elements.organization) data.append("organization", form.elements.organization.value);
+    if (confirmIdentical) data.append("confirm_identical", "true");
     data.append("file", chosen, chosen.name);
+    // Round and organization in the URL too: the server refuses a closed round before the body.
+    var query = new URLSearchParams({ round: form.elements.round.value });
+    if (form.elements.organization) query.set("organization", form.elements.organization.value);
     var xhr = new XMLHttpRequest();
-    xhr.open("POST", form.dataset.api);
+    xhr.open("POST", form.dataset.api + "?" + query.toString());
     xhr.setRequestHeader("X-CSRFToken", form.elements.csrfmiddlewaretoken.value);
     xhr.setRequestHeader("Accept", "application/json");
     var wrap = document.getElementById("upload-bar-wrap");
@@ -195,6 +205,9 @@
         statusLine.append(link);
         listUpload(body);
         poll(body.status_url);
+      } else if (xhr.status === 409 && body.code === "identical" &&
+                 window.confirm(body.detail + ".\n\nUpload it again as a new version?")) {
+        send(true);
       } else {
         statusLine.textContent = "Refused: " + (body.detail || JSON.stringify(body) || xhr.statusText);
         button.disabled = false;
@@ -205,5 +218,5 @@
       button.disabled = false;
     });
     xhr.send(data);
-  });
+  }
 })();

@@ -54,7 +54,13 @@ def personas(db):
 
 
 @pytest.fixture(autouse=True)
-def page_cache_reads_every_data_version(monkeypatch):
-    """Tests write with bulk updates and from Celery workers, which a process's 2-second reuse of
-    the page cache's data version (results/caching.py) would not notice: read it every time."""
+def fresh_page_cache(monkeypatch):
+    """The page cache (results/caching.py) for each test on its own: a key space of its own in a
+    Redis shared with other test runs and in this process's copy of recent pages (test databases
+    roll back, so two tests can show the same data version); and the data version read on every
+    request, since tests write with bulk updates and from Celery workers, which a process's
+    2-second reuse of it would not notice."""
+    import uuid
+
+    monkeypatch.setattr("results.caching.KEY_PREFIX", f"test-{uuid.uuid4().hex}")
     monkeypatch.setattr("results.caching.DATA_VERSION_SECONDS", 0)

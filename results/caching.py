@@ -28,9 +28,10 @@ from collections import OrderedDict
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.db.models.signals import post_delete, post_save
 from django.http import HttpResponse
+from redis.exceptions import RedisError
 
 from .models import Result, Round, Submission
 
@@ -135,16 +136,24 @@ class FrontCacheMiddleware:
         # A session cookie may mean a signed-in user: those requests go the whole way.
         if request.method != "GET" or settings.SESSION_COOKIE_NAME in request.COOKIES:
             return self.get_response(request)
-        key = page_key(request)
-        stored = _lookup(key)
+        try:
+            key = page_key(request)
+            stored = _lookup(key)
+        except (DatabaseError, RedisError):
+            # The cache is an optimisation: during an outage the request goes the whole way, where
+            # the view builds the page or config.middleware.OutageMiddleware answers 503.
+            return self.get_response(request)
         if stored is not None:
             return _replay(stored, request)
         response = self.get_response(request)
         if getattr(response, "public_page", False):
             stored = _stored(response)
             if stored is not None:
-                cache.set(key, stored, PAGE_CACHE_SECONDS)
                 _keep(key, stored)
+                try:
+                    cache.set(key, stored, PAGE_CACHE_SECONDS)
+                except RedisError:
+                    pass  # this process still has its copy; the others build their own
         return response
 
 

@@ -4,6 +4,10 @@ from pathlib import Path
 
 import pytest
 
+# Every test gets its own page-cache key space, here and in this process's copy of recent pages
+# (test databases roll back, so two tests can show the same data version).
+from results.tests.conftest import fresh_page_cache  # noqa: F401 - autouse
+
 REPO = Path(__file__).resolve().parent
 CORPUS = REPO.parent / "shared" / "corpus"
 SAMPLE = REPO / "sample_data"
@@ -51,3 +55,10 @@ def personas(db):
         "chair": chair,
         "anonymous": None,
     }
+
+
+@pytest.fixture(autouse=True)
+def page_cache_reads_every_data_version(monkeypatch):
+    """Tests write with bulk updates and from Celery workers, which a process's 2-second reuse of
+    the page cache's data version (results/caching.py) would not notice: read it every time."""
+    monkeypatch.setattr("results.caching.DATA_VERSION_SECONDS", 0)

@@ -4,9 +4,11 @@
     .venv/bin/python bench/web.py        # seeds 20000 results / 200000 runs unless --skip-seed
 
 Steps: create the `mlperf_bench` database next to the one in DATABASE_URL (from
-`scripts/services.sh env` when unset), migrate, `seed_synthetic --clear`, start gunicorn (DEBUG
-off), count the queries of each URL once in-process, then load each URL with `wrk` when it is
-installed, else with a Python keep-alive client loop, and print one line per URL.
+`scripts/services.sh env` when unset), migrate, `seed_synthetic --clear`, collectstatic, count the
+queries and bytes of each URL once in-process, write a static file of the same size per URL (the
+floor: what the same gunicorn and WhiteNoise need to send that many bytes), start gunicorn (DEBUG
+off), then load each URL and its floor file with `wrk` when it is installed, else with a Python
+keep-alive client loop, and print one line per URL with the floor beside it.
 """
 
 from __future__ import annotations
@@ -89,27 +91,47 @@ def pick_urls(env) -> list[tuple[str, str]]:
     ]
 
 
-def count_queries(env, urls: list[tuple[str, str]]) -> dict[str, int]:
+def count_queries(env, urls: list[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+    """Per URL: queries of one uncached request (a page-cache miss), and the bytes of its answer."""
     code = (
         "import sys, django; django.setup()\n"
         "from django.db import connection\n"
         "from django.test import Client\n"
         "from django.test.utils import CaptureQueriesContext\n"
+        "import uuid\n"
+        "from results import caching\n"
+        "caching.KEY_PREFIX, caching.DATA_VERSION_SECONDS = f'bench-count-{uuid.uuid4().hex}', 0  # count misses\n"
         "client = Client()\n"
         "for url in sys.argv[1:]:\n"
         "    with CaptureQueriesContext(connection) as ctx:\n"
-        "        status = client.get(url, HTTP_HOST='127.0.0.1').status_code\n"
-        "    print(url, status, len(ctx.captured_queries))\n"
+        "        response = client.get(url, HTTP_HOST='127.0.0.1')\n"
+        "        status = response.status_code\n"
+        "    print(url, status, len(ctx.captured_queries), len(response.content))\n"
     )
     out = subprocess.run([PYTHON, "-c", code, *[u for _, u in urls]], cwd=REPO, env=env, capture_output=True,
                          text=True, check=True).stdout
     counts = {}
     for line in out.splitlines():
-        url, status, queries = line.rsplit(" ", 2)
+        url, status, queries, size = line.rsplit(" ", 3)
         if status != "200":
             sys.exit(f"{url} answered {status}")
-        counts[url] = int(queries)
+        counts[url] = (int(queries), int(size))
     return counts
+
+
+FLOOR_DIR = REPO / "staticfiles" / "bench-floor"
+
+
+def write_floor_files(sizes: dict[str, int]) -> dict[str, str]:
+    """A static file of each page's size under STATIC_ROOT (WhiteNoise serves what it finds there
+    at start-up); returns the URL of each."""
+    FLOOR_DIR.mkdir(parents=True, exist_ok=True)
+    floors = {}
+    for index, (url, size) in enumerate(sizes.items()):
+        name = f"page-{index}.html"
+        (FLOOR_DIR / name).write_bytes(b"x" * size)
+        floors[url] = f"/static/bench-floor/{name}"
+    return floors
 
 
 def python_load(port: int, path: str, clients: int, seconds: float) -> list[float]:
@@ -173,8 +195,10 @@ def main() -> None:
         started = time.perf_counter()
         manage(env, "seed_synthetic", "--clear", "--results", str(options.results), "--runs", str(options.runs))
         print(f"seeded in {time.perf_counter() - started:.1f} s")
+    manage(env, "collectstatic", "--noinput", "-v0")
     urls = pick_urls(env)
-    queries = count_queries(env, urls)
+    measured = count_queries(env, urls)
+    floors = write_floor_files({url: size for url, (_, size) in measured.items()})
     port = free_port()
     server = subprocess.Popen(
         [str(REPO / ".venv" / "bin" / "gunicorn"), "config.wsgi:application", "-b", f"127.0.0.1:{port}",
@@ -192,17 +216,23 @@ def main() -> None:
         client = "wrk" if use_wrk else "python threads"
         print(f"gunicorn -w {options.workers}, {options.clients} concurrent clients ({client}), "
               f"{options.seconds:.0f} s per URL, {os.cpu_count()} CPUs")
-        print(f"{'page':28} {'p50 ms':>8} {'p95 ms':>8} {'req/s':>8} {'queries':>8}  url")
-        for label, path in urls:
+        print(f"{'page':28} {'p50 ms':>8} {'p95 ms':>8} {'req/s':>8} {'queries':>8} {'bytes':>8}"
+              f" | {'floor p50':>9} {'p95':>6} {'req/s':>7} | {'p95/floor':>9}  url")
+
+        def load(path: str) -> tuple[float, float, float]:
             python_load(port, path, 2, 1.0)  # warm the workers' connections and caches
             if use_wrk:
-                p50, p95, rps = wrk_load(port, path, options.clients, options.seconds)
-            else:
-                latencies = sorted(python_load(port, path, options.clients, options.seconds))
-                p50 = statistics.median(latencies) * 1000
-                p95 = latencies[int(len(latencies) * 0.95) - 1] * 1000
-                rps = len(latencies) / options.seconds
-            print(f"{label:28} {p50:8.1f} {p95:8.1f} {rps:8.1f} {queries[path]:8d}  {path}")
+                return wrk_load(port, path, options.clients, options.seconds)
+            latencies = sorted(python_load(port, path, options.clients, options.seconds))
+            return (statistics.median(latencies) * 1000, latencies[int(len(latencies) * 0.95) - 1] * 1000,
+                    len(latencies) / options.seconds)
+
+        for label, path in urls:
+            p50, p95, rps = load(path)
+            floor_p50, floor_p95, floor_rps = load(floors[path])
+            queries, size = measured[path]
+            print(f"{label:28} {p50:8.1f} {p95:8.1f} {rps:8.1f} {queries:8d} {size:8d}"
+                  f" | {floor_p50:9.1f} {floor_p95:6.1f} {floor_rps:7.1f} | {p95 / floor_p95:9.2f}  {path}")
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -80,6 +80,11 @@ def _colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+def _legend_label(value: str, limit: int = 36) -> str:
+    """A long name would squeeze the plot beside its legend: cut it (the hover text has it whole)."""
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
 def benchmark_colour(benchmark: str) -> str:
     return BENCHMARK_COLOURS.get(benchmark) or PALETTE[zlib.crc32(benchmark.encode()) % len(PALETTE)]
 
@@ -119,27 +124,23 @@ def time_to_train(points: list[dict], benchmark: str, category_order: list[str] 
     traces = []
     for index, division in enumerate(sorted({p["division"] for p in rows}, key=lambda d: (d != "closed", d))):
         mine = [p for p in rows if p["division"] == division]
+        # A strip of points per category, the divisions side by side (scattermode "group").
         traces.append({
-            "type": "box",
+            "type": "scatter",
+            "mode": "markers",
             "name": f"{_text(division or 'unknown')} division",
             "x": [p["category"] for p in mine],
             "y": [p["minutes"] for p in mine],
             "text": [_system_hover(p) for p in mine],
             "customdata": [p["result_id"] for p in mine],
             "hovertemplate": "%{text}<br>%{y:.2f} min<extra></extra>",
-            "boxpoints": "all",
-            "jitter": 0.6,
-            "pointpos": 0,
-            "hoveron": "points",
-            "fillcolor": "rgba(0,0,0,0)",
-            "line": {"color": "rgba(0,0,0,0)"},
-            "marker": {"color": _colour(index), "size": 8, "opacity": 0.85},
+            "marker": {"color": _colour(index), "size": 8, "opacity": 0.7, "line": {"width": 0.5, "color": "#fff"}},
         })
     figure = {
         "data": traces,
         "layout": _layout(
             f"{benchmark}: time to train by division and category",
-            boxmode="group",
+            scattermode="group",
             xaxis=_axis("", categoryorder="array", categoryarray=categories),
             yaxis=_axis(MINUTES_AXIS, log=True),
         ),
@@ -182,7 +183,7 @@ def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator") 
         traces.append({
             "type": "scatter",
             "mode": "markers",
-            "name": _text(group or "unknown"),
+            "name": _text(_legend_label(group or "unknown")),
             "x": [p["accelerators"] for p in mine],
             "y": [p["minutes"] for p in mine],
             "text": [_scaling_hover(p) for p in mine],

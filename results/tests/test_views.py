@@ -118,7 +118,7 @@ def test_it_ranks_a_benchmark_within_division_and_category(client, world):
     assert [(p["system"], p["rank"]) for p in groups[0]["rows"]] == [("DGX SuperPOD", 1), ("DGX A100", 2)]
     html = response.content.decode()
     assert "Quality target" in html and "0.759" in html
-    assert 'id="figure-time-to-train"' in html and "vendor/plotly.min.js" in html
+    assert 'id="figure-time-to-train"' in html and "vendor/plotly-basic.min.js" in html
 
 
 def test_it_shows_scaling_efficiency_for_a_system_family(client, world):
@@ -486,3 +486,31 @@ def test_compare_names_unknown_ids_and_columns_can_be_removed(client, world):
     remove = {c["key"]: c["remove_url"] for c in response.context["columns"]}
     assert remove["1.0-0003"] == "?result=1.0-0001&result=1.0-0004"
     assert client.get("/compare/?system=alpha/nope&system=alpha/dgx").context["missing"] == ["alpha/nope"]
+
+
+def test_the_front_cache_answers_before_sessions_and_stores_compressed_bytes(client, world,
+                                                                             django_assert_max_num_queries):
+    import gzip
+
+    first = client.get("/rounds/training-v1.0/", HTTP_ACCEPT_ENCODING="gzip")
+    assert first.status_code == 200 and "Content-Encoding" not in first
+    with django_assert_max_num_queries(1):  # the data version; no session, no user
+        hit = client.get("/rounds/training-v1.0/", HTTP_ACCEPT_ENCODING="gzip, br")
+    assert hit["Content-Encoding"] == "gzip" and gzip.decompress(hit.content) == first.content
+    assert hit["X-Frame-Options"] == first["X-Frame-Options"]  # headers of the inner middleware kept
+    assert client.get("/rounds/training-v1.0/").content == first.content  # plain for clients without gzip
+    login_page = client.get("/accounts/login/")  # sets the CSRF cookie: never stored
+    assert login_page.cookies and client.get("/accounts/login/").cookies
+
+
+def test_a_process_reuses_the_data_version_briefly_and_forgets_it_when_it_writes(world, monkeypatch,
+                                                                                django_assert_max_num_queries):
+    from results import caching
+
+    monkeypatch.setattr(caching, "DATA_VERSION_SECONDS", 60)
+    caching.forget_data_version()
+    version = caching.data_version()
+    with django_assert_max_num_queries(0):
+        assert caching.data_version() == version
+    make_result(world["pod_resnet"].system, "bert", minutes=3.0)  # a write in this process
+    assert caching.data_version() != version

@@ -47,10 +47,3 @@ def screenshot(page):
     return take
 
 
-
-@pytest.fixture(autouse=True)
-def fresh_page_cache(monkeypatch):
-    """Anonymous pages are cached (results/caching.py): each test gets its own key space."""
-    import uuid
-
-    monkeypatch.setattr("results.caching.KEY_PREFIX", f"test-{uuid.uuid4().hex}")

@@ -120,3 +120,32 @@ def test_on_a_phone_the_round_table_keeps_the_system_column_in_view(live_server,
         page.screenshot(path="test-output/screenshots/layout-round-390-scrolled.png")
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_inference_pages_fit_the_screen(live_server, browser, sample_data, width):
+    import io
+
+    from django.core.management import call_command
+
+    from results.models import Result
+    from tests.browser.conftest import SCREENSHOTS
+
+    call_command("import_results", str(sample_data / "inference-v0.7"), "--round", "inference-v0.7", "--publish",
+                 stdout=io.StringIO())
+    result = Result.objects.filter(submission__round__suite="inference").order_by("result_id").first()
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        overflowing = {}
+        for name, url in {"inference-round": "/rounds/inference-v0.7/",
+                          "inference-result": f"/results/{result.result_id}/"}.items():
+            page.goto(live_server.url + url)
+            page.wait_for_load_state("networkidle")
+            scroll_width, inner_width = fits(page)
+            if scroll_width > inner_width:
+                overflowing[name] = scroll_width
+            page.screenshot(path=str(SCREENSHOTS / f"layout-{name}-{width}.png"), full_page=True)
+        assert overflowing == {}, f"pages wider than {width} px"
+    finally:
+        context.close()

@@ -1,0 +1,134 @@
+"""Browser bench: every page kind's first visit, on a cold browser cache, in Debian's Chromium.
+
+    scripts/services.sh start
+    .venv/bin/python bench/web.py           # seeds the `mlperf_bench` database once (or --seed here)
+    .venv/bin/python bench/browser.py
+
+Starts gunicorn (DEBUG off, after collectstatic) on the seeded `mlperf_bench` database, asks each
+URL once over plain HTTP (so the server's page cache is warm, as for any page someone visited in
+the last minute), then opens it in a fresh browser context (empty cache, no cookies) and times
+navigation start to the moment the page is loaded and every chart on it is drawn (and, from the
+browser's Navigation Timing, the first byte and DOM-ready times within it). Reports the
+JavaScript bytes on the wire (compressed transfer sizes) and all bytes on the wire per page.
+Targets (issue 13): every first visit under 1 s, JavaScript on the wire under 1 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from web import REPO, create_database, free_port, manage, service_env  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+TARGET_SECONDS = 1.0
+TARGET_JS_BYTES = 1_000_000
+
+WIRE = """() => {
+  const entries = performance.getEntriesByType("resource");
+  const nav = performance.getEntriesByType("navigation")[0];
+  const js = entries.filter(e => e.initiatorType === "script").reduce((s, e) => s + e.transferSize, 0);
+  const all = entries.reduce((s, e) => s + e.transferSize, 0) + (nav ? nav.transferSize : 0);
+  return [js, all, nav ? nav.responseStart : 0, nav ? nav.domContentLoadedEventEnd : 0];
+}"""
+
+
+def pick_urls(env) -> list[tuple[str, str]]:
+    code = (
+        "import django; django.setup()\n"
+        "from results.models import Result\n"
+        "r = Result.objects.filter(submission__round__version='1.0').select_related('system', 'submission__organization')"
+        ".order_by('result_id')[5]\n"
+        "print(r.submission.round.slug, r.result_id, r.benchmark.name, r.submission.organization.slug, r.system.system_id)\n"
+    )
+    slug, result_id, benchmark, org, system_id = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return [
+        ("home", "/"),
+        ("round", f"/rounds/{slug}/"),
+        ("benchmark", f"/rounds/{slug}/{benchmark}/"),
+        ("result", f"/results/{result_id}/"),
+        ("progress", "/progress/training/"),
+        ("system", f"/systems/{org}/{system_id}/"),
+        ("search", "/search/?q=a100"),
+        ("compare", f"/compare/?result={result_id}"),
+    ]
+
+
+def warm(port: int, path: str) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.request("GET", path, headers={"Accept-Encoding": "gzip"})
+    response = connection.getresponse()
+    response.read()
+    if response.status != 200:
+        sys.exit(f"{path}: {response.status}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", action="store_true", help="seed the bench database first (as bench/web.py does)")
+    parser.add_argument("--workers", type=int, default=4)
+    options = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    env = service_env()
+    create_database(env)
+    manage(env, "migrate", "--noinput", "-v0")
+    if options.seed:
+        manage(env, "seed_synthetic", "--clear", "--results", "20000", "--runs", "200000")
+    manage(env, "collectstatic", "--noinput", "-v0")
+    urls = pick_urls(env)
+    port = free_port()
+    server = subprocess.Popen(
+        [str(REPO / ".venv" / "bin" / "gunicorn"), "config.wsgi:application", "-b", f"127.0.0.1:{port}",
+         "-w", str(options.workers), "--log-level", "warning"],
+        cwd=REPO, env=env,
+    )
+    failures = []
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM,
+                                                 args=["--no-sandbox", "--disable-gpu"])
+            print(f"gunicorn -w {options.workers}, Chromium, cold browser cache, warm server cache, "
+                  f"{os.cpu_count()} CPUs")
+            print(f"{'page':10} {'first visit ms':>14} {'TTFB':>6} {'DOM ready':>9} {'charts':>6} {'JS KB':>7}"
+                  f" {'all KB':>7}  url")
+            for label, path in urls:
+                warm(port, path)
+                context = browser.new_context(viewport={"width": 1366, "height": 900})
+                page = context.new_page()
+                started = time.perf_counter()
+                page.goto(f"http://127.0.0.1:{port}{path}", wait_until="load")
+                plots = page.locator(".plot[data-figure]").count()
+                if plots:  # until no chart is left undrawn (not wait_for_function: the CSP forbids eval)
+                    page.wait_for_selector(".plot[data-figure]:not([data-drawn])", state="detached", timeout=30000)
+                elapsed = time.perf_counter() - started
+                js_bytes, all_bytes, first_byte, dom_ready = page.evaluate(WIRE)
+                context.close()
+                print(f"{label:10} {elapsed * 1000:14.0f} {first_byte:6.0f} {dom_ready:9.0f} {plots:6d}"
+                      f" {js_bytes / 1000:7.0f} {all_bytes / 1000:7.0f}  {path}")
+                if elapsed > TARGET_SECONDS or js_bytes > TARGET_JS_BYTES:
+                    failures.append(label)
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    print("targets met" if not failures else f"over target: {', '.join(failures)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "results",
     "ingest",
     "review",
+    "verify",
     "axes",
 ]
 
@@ -127,6 +128,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "review.context_processors.inbox",
             ],
         },
     },
@@ -149,6 +151,18 @@ if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Review notifications: printed on the console unless EMAIL_HOST names an SMTP server.
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "results@mlcommons.invalid")
+if os.environ.get("EMAIL_HOST"):
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_HOST = os.environ["EMAIL_HOST"]
+    EMAIL_PORT = env_int("EMAIL_PORT", 587)
+    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = env_secret("EMAIL_HOST_PASSWORD") or ""
+    EMAIL_USE_TLS = os.environ.get("EMAIL_USE_TLS", "1") == "1"
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 
 # Celery: no broker URL means tasks run in-process (eager), for the embedded default.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
@@ -254,6 +268,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.openapi.public_operations_need_no_auth",
+    ],
 }
 
 LOGGING = {
@@ -301,6 +319,23 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("INGEST_SWEEP_SECONDS", "60")),
         "options": {"queue": "ingest", "expires": 60},
     },
+    # Runs where the database is (queue `ingest`), never on a GPU worker.
+    "verify-sweep-stale": {
+        "task": "verify.sweep_stale",
+        "schedule": float(os.environ.get("VERIFY_SWEEP_SECONDS", "60")),
+        "options": {"queue": "ingest", "expires": 60},
+    },
+    # Publication at publish_at: exactly once however often it runs (review.services.publish_due_rounds).
+    "review-publish-due-rounds": {
+        "task": "review.publish_due_rounds",
+        "schedule": float(os.environ.get("REVIEW_PUBLISH_CHECK_SECONDS", "60")),
+        "options": {"expires": 60},
+    },
+    "review-remind-deadlines": {
+        "task": "review.remind_deadlines",
+        "schedule": 3600.0,
+        "options": {"expires": 3600},
+    },
 }
 # Uploaded tarballs: the "submissions" storage. Local files under MEDIA_ROOT unless
 # SUBMISSIONS_S3_BUCKET names a bucket of any S3-compatible store (django-storages; needs boto3).
@@ -320,3 +355,30 @@ if os.environ.get("SUBMISSIONS_S3_BUCKET"):
     }
 else:
     STORAGES["submissions"] = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+
+# Verification (issue 11): re-runs on GPU workers (queue `gpu`; verify/). Per-run sandbox limits
+# are sent to the worker with each job. The whole job's hard limit (1.2 x soft) must stay under
+# CELERY_VISIBILITY_TIMEOUT, or Redis redelivers a job still running: raise both for real benchmarks.
+VERIFY_SOFT_TIME_LIMIT_SECONDS = env_int("VERIFY_SOFT_TIME_LIMIT_SECONDS", 2700)
+VERIFY_HARD_TIME_LIMIT_SECONDS = int(VERIFY_SOFT_TIME_LIMIT_SECONDS * 1.2)
+VERIFY_RUN_WALL_SECONDS = float(os.environ.get("VERIFY_RUN_WALL_SECONDS", "600"))
+VERIFY_MEMORY_BYTES = env_int("VERIFY_MEMORY_BYTES", 32 * 1024**3)
+VERIFY_MAX_PROCESSES = env_int("VERIFY_MAX_PROCESSES", 512)
+VERIFY_CPU_SECONDS = env_int("VERIFY_CPU_SECONDS", 24 * 3600)
+VERIFY_FILE_SIZE_BYTES = env_int("VERIFY_FILE_SIZE_BYTES", 16 * 1024**3)
+VERIFY_TMPFS_BYTES = env_int("VERIFY_TMPFS_BYTES", 1024**3)
+VERIFY_RUN_SCRIPT = os.environ.get("VERIFY_RUN_SCRIPT", "run_and_time.sh")
+# Reproduced when the re-runs' olympic mean is within this fraction of the claimed one.
+VERIFY_TOLERANCE_VISION = float(os.environ.get("VERIFY_TOLERANCE_VISION", "0.05"))
+VERIFY_TOLERANCE_OTHER = float(os.environ.get("VERIFY_TOLERANCE_OTHER", "0.10"))
+# Per benchmark, written as VERIFY_TOLERANCES=resnet=0.05,tiny_mlp=0.5
+VERIFY_TOLERANCES = {
+    name.strip(): float(value)
+    for name, _, value in (item.partition("=") for item in os.environ.get("VERIFY_TOLERANCES", "").split(","))
+    if name.strip()
+}
+# A running job whose worker has not reported for this long is finished as "worker lost".
+VERIFY_STALE_AFTER_SECONDS = float(os.environ.get("VERIFY_STALE_AFTER_SECONDS", "180"))
+VERIFY_QUEUED_EXPIRE_SECONDS = env_int("VERIFY_QUEUED_EXPIRE_SECONDS", 7 * 24 * 3600)
+VERIFY_MAX_LOG_CHARS = env_int("VERIFY_MAX_LOG_CHARS", 20_000_000)
+VERIFY_MAX_REQUEST_BYTES = env_int("VERIFY_MAX_REQUEST_BYTES", 2 * 1024**2)  # under DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -9,5 +9,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("submit/", include("ingest.urls")),
+    path("review/", include("review.urls")),
+    path("", include("verify.urls")),
     path("", include("results.urls")),
 ]

@@ -57,6 +57,9 @@ class ReceiptSerializer(serializers.ModelSerializer):
     submission = serializers.IntegerField(source="submission_id")
     round = serializers.CharField(source="round.slug")
     organization = serializers.CharField(source="organization.slug")
+    # The labels the public pages show, for the upload page to show the same.
+    organization_name = serializers.CharField(source="organization.name")
+    round_label = serializers.SerializerMethodField()
     size = serializers.IntegerField(source="size_bytes")
     uploader = serializers.SerializerMethodField()
     state = serializers.CharField(source="job.state")
@@ -71,6 +74,8 @@ class ReceiptSerializer(serializers.ModelSerializer):
             "version",
             "round",
             "organization",
+            "organization_name",
+            "round_label",
             "original_name",
             "sha256",
             "size",
@@ -80,6 +85,9 @@ class ReceiptSerializer(serializers.ModelSerializer):
             "status_url",
             "page_url",
         ]
+
+    def get_round_label(self, upload: Upload) -> str:
+        return f"{upload.round.get_suite_display()} v{upload.round.version}"
 
     def get_uploader(self, upload: Upload) -> str:
         return upload.uploaded_by.get_username() if upload.uploaded_by else ""
@@ -120,6 +128,17 @@ class FindingSerializer(serializers.ModelSerializer):
 class ResultSerializer(serializers.ModelSerializer):
     system = serializers.CharField(source="system.system_id")
     benchmark = serializers.CharField(source="benchmark.name")
+    # As the public pages name and link them.
+    system_name = serializers.CharField(source="system.name")
+    rcp_label = serializers.CharField(source="get_rcp_status_display")
+    url = serializers.SerializerMethodField()
+    system_url = serializers.SerializerMethodField()
+
+    def get_url(self, result: Result) -> str:
+        return reverse("results:result", args=[result.result_id])
+
+    def get_system_url(self, result: Result) -> str:
+        return reverse("results:system", args=[result.submission.organization.slug, result.system.system_id])
 
     class Meta:
         model = Result
@@ -134,6 +153,10 @@ class ResultSerializer(serializers.ModelSerializer):
             "score_note",
             "dropped_runs",
             "rcp_status",
+            "system_name",
+            "rcp_label",
+            "url",
+            "system_url",
         ]
 
 
@@ -161,7 +184,7 @@ class UploadStatusSerializer(ReceiptSerializer):
 
     @extend_schema_field(ResultSerializer(many=True))
     def get_results(self, upload: Upload) -> list[dict]:
-        results = upload.submission.results.select_related("system", "benchmark").order_by(
+        results = upload.submission.results.select_related("system", "benchmark", "submission__organization").order_by(
             "system__system_id", "benchmark__name"
         )
         return ResultSerializer(results, many=True).data

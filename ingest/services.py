@@ -27,11 +27,22 @@ from pathlib import Path, PurePosixPath
 from django.conf import settings
 from django.core.files.storage import storages
 from django.db import connection, transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Q
 from django.utils import timezone
 
-from results.models import Organization, Round, Submission
-from results.services import waivers_for, write_report
+from results.constants import Suite
+from results.models import Organization, Round
+from results.services import (
+    InferenceFolder,
+    inference_system_descriptions,
+    make_current,
+    new_version,
+    waivers_for,
+    write_inference_report,
+    write_report,
+)
+from review.audit import record_event
+from review.services import check_borrowings
 
 from .constants import ACTIVE_STATES, ARCHIVE_SUFFIXES, FINAL_STATES, ErrorKind, JobState
 from .models import IngestJob, ResubmissionWindow, Upload
@@ -164,8 +175,8 @@ def accept_upload(
     Refuses (UploadRefused) non-members, unknown archive types, closed rounds without an open
     resubmission window, organizations already running MAX_CONCURRENT_JOBS_PER_ORG jobs, and
     (unless `confirm_identical`) the very bytes of an earlier version (409, naming it). The
-    version is allocated under a lock on the organization row, so two simultaneous uploads get
-    two versions. The stored name is content-addressed, so the same bytes are stored once.
+    version is allocated by results.services.new_version (under a lock on the organization row),
+    so two simultaneous uploads get two versions. The stored name is content-addressed, so the same bytes are stored once.
     """
     if actor is None or not organization.members.filter(pk=actor.pk).exists():
         raise UploadRefused(f"you are not a member of {organization}", status=403)
@@ -202,31 +213,19 @@ def accept_upload(
             if not already_stored:
                 storage.delete(stored_name)  # a refused upload is not kept
             raise UploadRefused(_too_many_jobs(organization), status=429)
-        version = 1 + max(
-            Submission.objects.filter(round=round_, organization=organization).aggregate(v=Max("version"))[
-                "v"
-            ]
-            or 0,
-            Upload.objects.filter(round=round_, organization=organization).aggregate(v=Max("version"))["v"]
-            or 0,
-        )
-        submission = Submission.objects.create(
-            round=round_,
+        submission = new_version(
+            round_=round_,
             organization=organization,
-            version=version,
             sha256=sha256,
             size_bytes=uploaded_file.size,
             source=f"upload:{original_name}",
-            ruleset_version=round_.ruleset_version,
             uploaded_by=actor,
-            is_current=False,
-            is_published=False,
         )
         upload = Upload.objects.create(
             round=round_,
             organization=organization,
             submission=submission,
-            version=version,
+            version=submission.version,
             uploaded_by=actor,
             original_name=original_name,
             storage_name=stored_name,
@@ -234,6 +233,12 @@ def accept_upload(
             sha256=sha256,
         )
         job = IngestJob.objects.create(upload=upload, stage="waiting for a worker")
+        record_event(
+            "upload",
+            actor=actor,
+            submission=submission,
+            reason=f"{original_name} ({uploaded_file.size} bytes, sha256 {sha256})",
+        )
         transaction.on_commit(lambda: enqueue_job(job.pk))
     return upload
 
@@ -365,6 +370,8 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
         else:
             _advance(job_id, token, state=JobState.CHECKING, stage=f"package checks ({done} of {total})")
 
+    if upload.round.suite == Suite.INFERENCE:
+        return _check_inference(root, upload.round.version), root
     try:
         report = check_folder(
             root,
@@ -385,6 +392,17 @@ def _discard_archive(upload: Upload) -> None:
     another upload of the same bytes (the stored name is content-addressed) still holds it."""
     if not Upload.objects.filter(storage_name=upload.storage_name).exclude(pk=upload.pk).exists():
         submissions_storage().delete(upload.storage_name)
+
+
+def _check_inference(root: Path, version: str):
+    """An inference submitter folder, checked with the round's rules (mlperf_check.inference)."""
+    from mlperf_check.inference import InferencePackageError, check_inference_package
+
+    try:
+        report = check_inference_package(root, round_version=version)
+    except InferencePackageError as exc:
+        raise SubmitterError(str(exc)) from exc
+    return InferenceFolder("", report, inference_system_descriptions(root))
 
 
 def _local_copy(upload: Upload, workdir: Path) -> Path:
@@ -408,8 +426,12 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
         if job.claim_token != token or job.state not in ACTIVE_STATES:
             raise LostClaim()
         submission = job.upload.submission
-        write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
-        _make_current(submission)
+        if isinstance(report, InferenceFolder):
+            write_inference_report([report], submission=submission)
+        else:
+            write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
+        make_current(submission)
+        check_borrowings(submission)
         now = timezone.now()
         IngestJob.objects.filter(pk=job_id).update(
             state=JobState.DONE,
@@ -424,23 +446,6 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
 def _read_log(root: Path, rel: str) -> bytes | None:
     path = root / rel
     return path.read_bytes() if path.is_file() and not path.is_symlink() else None
-
-
-def _make_current(submission: Submission) -> None:
-    """The newest ingested version is the current one; an older version finishing late is not.
-
-    Once the round is published, the public tables show the published version: a later upload
-    (a resubmission window) stays a non-current version until publication decides."""
-    if submission.round.is_published:
-        return
-    versions = Submission.objects.select_for_update().filter(
-        round=submission.round, organization=submission.organization
-    )
-    newer_done = versions.filter(version__gt=submission.version, upload__job__state=JobState.DONE).exists()
-    if newer_done:
-        return
-    versions.exclude(pk=submission.pk).update(is_current=False)
-    Submission.objects.filter(pk=submission.pk).update(is_current=True)
 
 
 def _advance(job_id: int, token: str, **fields) -> None:

@@ -7,9 +7,21 @@ class Suite(models.TextChoices):
 
 
 class RoundState(models.TextChoices):
+    """draft -> open -> review -> final -> published; chairs move a round (review/services.py)."""
+
+    DRAFT = "draft", "Draft"
     OPEN = "open", "Open for submissions"
     REVIEW = "review", "In review"
+    FINAL = "final", "Final (frozen)"
     PUBLISHED = "published", "Published"
+
+
+class ResultStatus(models.TextChoices):
+    """Withdrawn (by its organization) and removed (by a review decision) results are never published."""
+
+    ACTIVE = "active", "Active"
+    WITHDRAWN = "withdrawn", "Withdrawn"
+    REMOVED = "removed", "Removed by review"
 
 
 class Division(models.TextChoices):
@@ -30,6 +42,15 @@ class Deployment(models.TextChoices):
     ON_PREMISE = "onprem", "On-premise"
     CLOUD = "cloud", "Cloud"
     UNKNOWN = "unknown", "Unknown"
+
+
+class Scenario(models.TextChoices):
+    """Inference LoadGen scenarios; training results have none ("")."""
+
+    SINGLE_STREAM = "SingleStream", "Single-stream"
+    MULTI_STREAM = "MultiStream", "Multi-stream"
+    SERVER = "Server", "Server"
+    OFFLINE = "Offline", "Offline"
 
 
 class MetricDirection(models.TextChoices):
@@ -68,3 +89,12 @@ class RunStatus(models.TextChoices):
 class WaiverKind(models.TextChoices):
     RCP_BYPASS = "rcp_bypass", "RCP check bypassed"
     SEED_BYPASS = "seed_bypass", "Seed check bypassed"
+    # The score uses Waiver.factor instead of the factor computed from the logs (accepted only).
+    PUBLISHED_FACTOR = "published_factor", "Published scaling factor"
+
+
+class FactorSource(models.TextChoices):
+    """Where the scaling factor of a result's score comes from."""
+
+    COMPUTED = "computed", "Computed from the logs and the RCP tables"
+    DECISION = "decision", "A recorded decision"

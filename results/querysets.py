@@ -36,11 +36,15 @@ def is_privileged(user) -> bool:
     return user.groups.filter(name__in=PRIVILEGED_GROUPS).exists()
 
 
-def submission_visibility(user, prefix: str = "") -> Q | None:
-    """A Q over Submission fields (reached through `prefix`), or None when the user sees everything."""
+def submission_visibility(user, prefix: str = "", result_status: str = "") -> Q | None:
+    """A Q over Submission fields (reached through `prefix`), or None when the user sees everything.
+    `result_status` names a Result.status field to check too: withdrawn and removed results are
+    never public (their organization still sees them)."""
     if is_privileged(user):
         return None
     public = Q(**{f"{prefix}is_published": True, f"{prefix}round__state": "published"})
+    if result_status:
+        public &= Q(**{result_status: "active"})
     if user is not None and user.is_authenticated:
         return public | Q(**{f"{prefix}organization__members": user})
     return public
@@ -66,9 +70,10 @@ class RoundQuerySet(models.QuerySet):
 
 class _SubmissionScoped(models.QuerySet):
     submission_prefix = "submission__"
+    result_status = ""  # the Result.status field, for querysets of results and their runs
 
     def visible_to(self, user):
-        rule = submission_visibility(user, self.submission_prefix)
+        rule = submission_visibility(user, self.submission_prefix, self.result_status)
         qs = self if rule is None else self.filter(rule)
         if user is not None and user.is_authenticated and rule is not None:
             qs = qs.distinct()
@@ -89,6 +94,8 @@ class SystemQuerySet(_SubmissionScoped):
 class ResultQuerySet(_SubmissionScoped):
     """Besides visibility: joins and narrowing shared by the pages and the API (never widening)."""
 
+    result_status = "status"
+
     def with_related(self):
         return self.select_related("system", "benchmark", "submission__organization", "submission__round")
 
@@ -102,4 +109,5 @@ class ResultQuerySet(_SubmissionScoped):
 
 class RunQuerySet(_SubmissionScoped):
     submission_prefix = "result__submission__"
+    result_status = "result__status"
 

@@ -1,1 +1,2 @@
-"""Reviewer workflow (objections, resubmissions, borrowing, publication, audit log): a later issue."""
+"""Reviewer workflow: round lifecycle, objections, fixes, hyperparameter borrowing, waivers,
+publication, the audit trail and notifications. State changes live in review/services.py."""

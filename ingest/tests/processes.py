@@ -68,8 +68,9 @@ class RedisServer:
 class Worker:
     """`celery -A config worker -Q ingest` (optionally with embedded beat) as a process group."""
 
-    def __init__(self, tmp: Path, broker_url: str, database_url: str, beat: bool = False):
+    def __init__(self, tmp: Path, broker_url: str, database_url: str, beat: bool = False, queues: str = "ingest"):
         self.tmp = tmp
+        self.queues = queues
         self.log = tmp / f"worker-{uuid.uuid4().hex[:6]}.log"
         self.beat = beat
         self.env = {
@@ -82,6 +83,7 @@ class Worker:
             "INGEST_HEARTBEAT_SECONDS": "0.5",
             "INGEST_STALE_AFTER_SECONDS": str(STALE_AFTER),
             "INGEST_SWEEP_SECONDS": "1",
+            "REVIEW_PUBLISH_CHECK_SECONDS": "1",
             "PYTHONPATH": str(REPO),
         }
         self.process = None
@@ -95,7 +97,7 @@ class Worker:
             "config",
             "worker",
             "-Q",
-            "ingest",
+            self.queues,
             "-P",
             "prefork",
             "-c",

@@ -9,6 +9,7 @@ import itertools
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.utils import timezone
 
 from results.constants import Availability, Deployment, RcpStatus, RoundState, RunStatus, Severity
 from results.models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System
@@ -42,7 +43,12 @@ def make_org(name: str | None = None) -> Organization:
 
 def make_submission(round_: Round, org: Organization, *, published: bool = True, **fields) -> Submission:
     return Submission.objects.create(
-        round=round_, organization=org, sha256=f"{next(_counter):064x}", is_published=published, **fields
+        round=round_,
+        organization=org,
+        sha256=f"{next(_counter):064x}",
+        is_published=published,
+        written_at=timezone.now(),
+        **fields,
     )
 
 

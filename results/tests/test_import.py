@@ -49,6 +49,12 @@ def test_it_imports_a_round_with_scores_runs_and_findings(sample_data):
     assert intel.division == "open" and intel.accelerators_count == 0
     assert Finding.objects.filter(code="LOG_DIVISION_MISMATCH", line__isnull=False).exists()
     assert Submission.objects.filter(is_published=True).count() == 7
+    assert round_.publish_at.date().isoformat() == "2021-06-30"  # the real date, from the ruleset catalog
+
+
+def test_it_takes_the_publication_date_on_the_command_line(sample_data):
+    import_round(sample_data / "training-v1.0", "training-v1.0", "--publish", "--published-at", "2021-07-01")
+    assert Round.objects.get(version="1.0").publish_at.date().isoformat() == "2021-07-01"
 
 
 def test_it_is_idempotent(sample_data):
@@ -59,7 +65,7 @@ def test_it_is_idempotent(sample_data):
     assert snapshot() == before
 
 
-def test_it_updates_changed_files_in_place_and_keeps_result_ids(sample_data, tmp_path):
+def test_changed_files_make_a_new_version_with_the_same_result_ids(sample_data, tmp_path):
     folder = tmp_path / "Fujitsu"
     shutil.copytree(sample_data / "training-v1.0/Fujitsu", folder)
     import_round(folder)
@@ -70,11 +76,15 @@ def test_it_updates_changed_files_in_place_and_keeps_result_ids(sample_data, tmp
     (folder / slowest.file).unlink()
     out = import_round(folder)
     assert "Fujitsu: updated" in out
-    updated = Result.objects.get()
+    first, second = Submission.objects.order_by("version")
+    assert (first.version, first.is_current, second.version, second.is_current) == (1, False, 2, True)
+    updated = Result.objects.get(submission=second)
     assert updated.result_id == original_id
     assert updated.runs.count() == 4 and updated.score_minutes != original_score
-    assert Finding.objects.filter(code="RUN_COUNT_WRONG").exists()
-    assert Submission.objects.count() == 1
+    assert Finding.objects.filter(submission=second, code="RUN_COUNT_WRONG").exists()
+    # Version 1 is untouched.
+    assert Result.objects.get(submission=first).score_minutes == original_score
+    assert Run.objects.filter(result__submission=first).count() == 5
 
 
 def test_it_refuses_a_malformed_round_name(sample_data):
@@ -119,8 +129,8 @@ def test_it_applies_recorded_waivers(sample_data, tmp_path):
         kind="rcp_bypass",
         reason="reviewed: RCP table gap at this batch size",
     )
-    import_round(folder)
-    bypassed = Result.objects.get(system__system_id="ipu-pod64-POPART-closed", benchmark__name="bert")
+    import_round(folder)  # the waiver changes the findings: a new, current version
+    bypassed = Result.objects.current().get(system__system_id="ipu-pod64-POPART-closed", benchmark__name="bert")
     assert bypassed.rcp_status == "bypassed"
     assert bypassed.result_id == failed.result_id
     assert Finding.objects.filter(result=bypassed, code="RCP_BYPASSED").exists()

@@ -13,6 +13,12 @@
     return node;
   }
 
+  function link(text, href) {
+    var a = el("a", text);
+    a.href = href;
+    return a;
+  }
+
   function humanBytes(n) {
     var units = ["B", "KB", "MB", "GB", "TB"], i = 0;
     while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
@@ -33,7 +39,7 @@
     var listed = document.getElementById("upload-row-state-" + data.id);
     if (listed) { listed.textContent = j.summary; listed.className = badgeClass; }
     document.getElementById("job-receipt").textContent =
-      data.organization + " · " + data.round + " · version " + data.version + " · " + data.original_name +
+      data.organization_name + " · " + data.round_label + " · version " + data.version + " · " + data.original_name +
       " (" + humanBytes(data.size) + ") · sha256 " + data.sha256 + " · uploaded by " + data.uploader;
     var pct = j.state === "done" ? 100 : (j.files_total ? Math.round(100 * j.files_done / j.files_total) : 0);
     document.getElementById("job-bar").style.width = pct + "%";
@@ -56,9 +62,12 @@
     body.replaceChildren();
     data.results.forEach(function (r) {
       var tr = el("tr");
-      tr.append(el("td", r.result_id), el("td", r.system), el("td", r.benchmark), el("td", r.division),
-        el("td", r.score_minutes === null ? "—" : r.score_minutes.toFixed(3), "num"),
-        el("td", r.rcp_status), el("td", r.score_note));
+      // The same labels and links as the public result and system pages.
+      var id = el("td"); id.append(link(r.result_id, r.url));
+      var system = el("td"); system.append(link(r.system_name, r.system_url));
+      tr.append(id, system, el("td", r.benchmark), el("td", r.division),
+        el("td", r.score_minutes === null ? "n/a" : r.score_minutes.toFixed(2), "num"),
+        el("td", r.rcp_label), el("td", r.score_note));
       body.append(tr);
     });
     if (!data.results.length) {
@@ -95,7 +104,7 @@
     var row = document.createElement("tr");
     var when = el("a", new Date(receipt.created_at).toISOString().slice(0, 16).replace("T", " "));
     when.href = receipt.page_url;
-    var cells = [when, receipt.round, receipt.organization, String(receipt.version),
+    var cells = [when, receipt.round_label, receipt.organization_name, String(receipt.version),
                  receipt.original_name + " (" + humanBytes(receipt.size) + ")", receipt.uploader];
     cells.forEach(function (content, index) {
       var td = el("td", typeof content === "string" ? content : null, index === 3 ? "num" : null);

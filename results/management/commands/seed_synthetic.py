@@ -14,6 +14,7 @@ import random
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.utils import timezone
 
 from results.constants import Availability, Deployment, RcpStatus, RoundState, RunStatus
 from results.models import Organization, Result, Round, Run, Submission, System
@@ -82,7 +83,7 @@ class Command(BaseCommand):
             benchmarks = list(round_.benchmarks.all())
             submissions = Submission.objects.bulk_create(
                 Submission(round=round_, organization=org, sha256=f"synthetic-{round_.version}-{org.slug}",
-                           is_published=True) for org in orgs
+                           is_published=True, written_at=timezone.now()) for org in orgs
             )
             per_system = max(1, round(len(benchmarks) * 0.75))
             n_systems = math.ceil(per_round / per_system)

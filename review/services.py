@@ -1,0 +1,574 @@
+"""The only writers of the review workflow: round lifecycle, reviewer assignments, objections,
+fixes, waivers, hyperparameter borrowing, notifications.
+
+Every action checks who acts (ReviewRefused otherwise, with the HTTP status that says why), moves
+its row only along the transition tables below, and records an AuditEvent in the same transaction.
+Conflict of interest: nobody decides on an organization they belong to.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.mail import send_mass_mail
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ingest.models import ResubmissionWindow
+from mlperf_check.rules.borrowing import Mismatch, batch_dependent, compare_hyperparameters, compare_systems
+from results.constants import Division, ResultStatus, RoundState
+from results.models import Organization, Result, Round, Submission, System, Waiver
+from results.querysets import is_privileged
+from results.services import publish_round, publish_version
+
+from .audit import record_event
+from .constants import BorrowingState, ObjectionOutcome, ObjectionState
+from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment
+
+__all__ = ["record_event"]  # the audit API, re-exported: review.services.record_event
+
+ROUND_TRANSITIONS = {
+    RoundState.DRAFT: {RoundState.OPEN},
+    RoundState.OPEN: {RoundState.REVIEW},
+    RoundState.REVIEW: {RoundState.FINAL},
+    RoundState.FINAL: {RoundState.PUBLISHED},
+    RoundState.PUBLISHED: set(),
+}
+OBJECTION_TRANSITIONS = {
+    ObjectionState.OPEN: {ObjectionState.ANSWERED},
+    ObjectionState.ANSWERED: {ObjectionState.RESOLVED},
+    ObjectionState.RESOLVED: set(),
+}
+BORROWING_TRANSITIONS = {
+    BorrowingState.DECLARED: {BorrowingState.CHECKED},
+    BorrowingState.CHECKED: {BorrowingState.CHECKED, BorrowingState.APPROVED, BorrowingState.REJECTED},
+    BorrowingState.APPROVED: set(),
+    BorrowingState.REJECTED: set(),
+}
+# A "fix required" opens a resubmission window this long when the round names no publication date.
+DEFAULT_FIX_WINDOW = timedelta(days=7)
+
+
+class ReviewRefused(Exception):
+    """The action is not allowed; `status` is the HTTP status that says why."""
+
+    def __init__(self, message: str, status: int = 403):
+        super().__init__(message)
+        self.status = status
+
+
+# --- Who may act ---------------------------------------------------------------------------------
+
+
+def is_chair(user) -> bool:
+    if user is None or not user.is_authenticated:
+        return False
+    return user.is_staff or user.is_superuser or user.groups.filter(name="chairs").exists()
+
+
+def is_reviewer(user) -> bool:
+    """Reviewers and chairs (is_privileged: they read every submission)."""
+    return is_privileged(user)
+
+
+def member_of(user, organization: Organization | None) -> bool:
+    if user is None or not user.is_authenticated or organization is None:
+        return False
+    return organization.members.filter(pk=user.pk).exists()
+
+
+def _require_chair(actor, doing: str) -> None:
+    if not is_chair(actor):
+        raise ReviewRefused(f"only a chair may {doing}")
+
+
+def _require_reviewer(actor, doing: str) -> None:
+    if not is_reviewer(actor):
+        raise ReviewRefused(f"only a reviewer or chair may {doing}")
+
+
+def _refuse_conflict(actor, organization: Organization, doing: str) -> None:
+    if member_of(actor, organization):
+        raise ReviewRefused(f"conflict of interest: you belong to {organization} and may not {doing}")
+
+
+def _require_reason(reason: str) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise ReviewRefused("a reason is required", status=400)
+    return reason
+
+
+def _move(current: str, wanted: str, table: dict, what: str) -> None:
+    if wanted not in table.get(current, set()):
+        raise ReviewRefused(f"{what} cannot go from {current} to {wanted}", status=409)
+
+
+# --- Round lifecycle -----------------------------------------------------------------------------
+
+
+def move_round(actor, round_: Round, to_state: str, reason: str) -> Round:
+    """A chair moves the round one step along draft -> open -> review -> final -> published."""
+    _require_chair(actor, "move a round")
+    reason = _require_reason(reason)
+    if to_state == RoundState.PUBLISHED:
+        with transaction.atomic():
+            locked = Round.objects.select_for_update().get(pk=round_.pk)
+            _move(locked.state, to_state, ROUND_TRANSITIONS, f"round {locked}")
+            publish_round(locked, actor=actor, reason=reason)
+            _notify_round(locked, "round.published", f"{locked} is published.")
+        round_.refresh_from_db()
+        return round_
+    with transaction.atomic():
+        locked = Round.objects.select_for_update().get(pk=round_.pk)
+        _move(locked.state, to_state, ROUND_TRANSITIONS, f"round {locked}")
+        previous = locked.state
+        locked.state = to_state
+        locked.save(update_fields=["state"])
+        record_event("round.state_changed", actor=actor, round_=locked, reason=reason,
+                     data={"from": previous, "to": to_state})
+        _notify_round(locked, "round.state_changed", f"{locked} is now {locked.get_state_display().lower()}.")
+    round_.refresh_from_db()
+    return round_
+
+
+def set_round_dates(actor, round_: Round, reason: str, **dates) -> Round:
+    """A chair sets submission_deadline, borrowing_deadline and/or publish_at."""
+    _require_chair(actor, "set a round's dates")
+    reason = _require_reason(reason)
+    allowed = {"submission_deadline", "borrowing_deadline", "publish_at"}
+    unknown = set(dates) - allowed
+    if unknown:
+        raise ReviewRefused(f"unknown round dates: {', '.join(sorted(unknown))}", status=400)
+    with transaction.atomic():
+        locked = Round.objects.select_for_update().get(pk=round_.pk)
+        if locked.state == RoundState.PUBLISHED:
+            raise ReviewRefused(f"{locked} is published; its dates are history", status=409)
+        for name, value in dates.items():
+            setattr(locked, name, value)
+        locked.save(update_fields=list(dates))
+        record_event("round.dates_changed", actor=actor, round_=locked, reason=reason,
+                     data={name: value.isoformat() if value else None for name, value in dates.items()})
+    round_.refresh_from_db()
+    return round_
+
+
+def publish_due_rounds(now=None) -> list[str]:
+    """The beat task's work: publish every final round whose publish_at has come. Safe to run
+    anywhere and often: publish_round publishes a round once, under its row lock."""
+    now = now or timezone.now()
+    published = []
+    for round_ in Round.objects.filter(state=RoundState.FINAL, publish_at__lte=now):
+        with transaction.atomic():
+            if publish_round(round_, reason=f"publish_at {round_.publish_at:%Y-%m-%d %H:%M} UTC"):
+                _notify_round(round_, "round.published", f"{round_} is published.")
+                published.append(round_.slug)
+    return published
+
+
+def publish_fix(actor, submission: Submission, reason: str) -> Submission:
+    """A chair publishes a later version of one organization after the round's publication (a
+    fix accepted late); it becomes that organization's current version."""
+    _require_chair(actor, "publish a version")
+    _refuse_conflict(actor, submission.organization, "publish its versions")
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        locked = Submission.objects.select_for_update().select_related("round", "organization").get(pk=submission.pk)
+        if not locked.round.is_published:
+            raise ReviewRefused(f"{locked.round} is not published yet: publication publishes its current versions",
+                                status=409)
+        if locked.written_at is None:
+            raise ReviewRefused(f"{locked} has not been ingested", status=409)
+        if locked.is_published and locked.is_current:
+            raise ReviewRefused(f"{locked} is already the published version", status=409)
+        publish_version(locked, actor=actor, reason=reason)
+        _notify_members(locked.organization, "version.published",
+                        f"Version {locked.version} of {locked.organization} in {locked.round} is published.")
+    submission.refresh_from_db()
+    return submission
+
+
+def assign_reviewer(actor, round_: Round, reviewer, organization: Organization) -> ReviewerAssignment:
+    _require_chair(actor, "assign reviewers")
+    if not is_reviewer(reviewer):
+        raise ReviewRefused(f"{reviewer} is not a reviewer", status=400)
+    _refuse_conflict(reviewer, organization, "review it")
+    with transaction.atomic():
+        assignment, created = ReviewerAssignment.objects.get_or_create(
+            round=round_, reviewer=reviewer, organization=organization, defaults={"assigned_by": actor}
+        )
+        if created:
+            record_event("reviewer.assigned", actor=actor, round_=round_, organization=organization,
+                         reason=f"{reviewer.get_username()} reviews {organization}")
+    return assignment
+
+
+# --- Objections ----------------------------------------------------------------------------------
+
+
+def file_objection(
+    actor,
+    *,
+    rule: str,
+    evidence: str,
+    result: Result | None = None,
+    run=None,
+    system: System | None = None,
+    evidence_file: str = "",
+    evidence_line: int | None = None,
+    severity: str = "error",
+) -> Objection:
+    """A reviewer, or a member of another organization, objects to a result, a run or a system
+    during the round's review."""
+    if actor is None or not actor.is_authenticated:
+        raise ReviewRefused("sign in to file an objection", status=401)
+    if run is not None:
+        result = run.result
+    target = result or system
+    if target is None:
+        raise ReviewRefused("an objection names a result, a run or a system", status=400)
+    submission = target.submission
+    accused = submission.organization
+    round_ = submission.round
+    if not (rule or "").strip() or not (evidence or "").strip():
+        raise ReviewRefused("an objection names the rule it breaks and its evidence", status=400)
+    filer_orgs = Organization.objects.filter(members=actor).exclude(pk=accused.pk)
+    if member_of(actor, accused):
+        raise ReviewRefused(f"you belong to {accused}: an objection is against another organization")
+    if not is_reviewer(actor) and not filer_orgs.exists():
+        raise ReviewRefused("only reviewers and submitters may file objections")
+    if round_.state != RoundState.REVIEW:
+        raise ReviewRefused(f"{round_} is not in review (it is {round_.get_state_display().lower()})", status=409)
+    with transaction.atomic():
+        objection = Objection.objects.create(
+            round=round_,
+            organization=accused,
+            result=result,
+            run=run,
+            system=system if result is None else result.system,
+            rule=rule.strip()[:255],
+            evidence=evidence.strip(),
+            evidence_file=evidence_file[:512],
+            evidence_line=evidence_line,
+            severity=severity,
+            filed_by=actor,
+            filed_for=filer_orgs.first(),
+        )
+        record_event("objection.filed", actor=actor, submission=submission, subject=objection.subject,
+                     result_id=result.result_id if result else "", reason=f"{objection.rule}: {objection.evidence}")
+        _notify_members(accused, "objection.filed",
+                        f"An objection was filed against {_target_name(objection)}: {objection.rule}",
+                        link=f"/review/objections/{objection.pk}/")
+    return objection
+
+
+def answer_objection(actor, objection: Objection, answer: str) -> Objection:
+    """The accused organization answers."""
+    if not member_of(actor, objection.organization):
+        raise ReviewRefused(f"only members of {objection.organization} answer this objection")
+    answer = _require_reason(answer)
+    with transaction.atomic():
+        locked = Objection.objects.select_for_update().get(pk=objection.pk)
+        _move(locked.state, ObjectionState.ANSWERED, OBJECTION_TRANSITIONS, locked.subject)
+        locked.state = ObjectionState.ANSWERED
+        locked.answer, locked.answered_by, locked.answered_at = answer, actor, timezone.now()
+        locked.save()
+        _objection_event("objection.answered", actor, locked, answer)
+        _notify_users(_deciders_of(locked), "objection.answered",
+                      f"{locked.organization} answered {locked.subject}.", link=f"/review/objections/{locked.pk}/")
+    return locked
+
+
+def resolve_objection(actor, objection: Objection, outcome: str, reason: str, *, fix_until=None) -> Objection:
+    """A chair or reviewer of neither organization, who did not file it, resolves the objection:
+    dismissed, fix required (a resubmission window), moved to the open division, or removed."""
+    _require_reviewer(actor, "resolve objections")
+    if outcome not in ObjectionOutcome.values:
+        raise ReviewRefused(f"unknown outcome {outcome!r}: expected one of {', '.join(ObjectionOutcome.values)}",
+                            status=400)
+    if objection.filed_by_id == actor.pk:
+        raise ReviewRefused("whoever filed an objection cannot resolve it")
+    _refuse_conflict(actor, objection.organization, "resolve objections against it")
+    if objection.filed_for is not None:
+        _refuse_conflict(actor, objection.filed_for, "resolve objections it filed")
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        locked = Objection.objects.select_for_update(of=("self",)).select_related("round", "organization", "result").get(
+            pk=objection.pk
+        )
+        _move(locked.state, ObjectionState.RESOLVED, OBJECTION_TRANSITIONS, locked.subject)
+        locked.state, locked.outcome = ObjectionState.RESOLVED, outcome
+        locked.resolution, locked.resolved_by, locked.resolved_at = reason, actor, timezone.now()
+        locked.save()
+        data = {"outcome": outcome}
+        if outcome == ObjectionOutcome.FIX_REQUIRED:
+            closes_at = fix_until or locked.round.publish_at or timezone.now() + DEFAULT_FIX_WINDOW
+            ResubmissionWindow.objects.create(
+                round=locked.round, organization=locked.organization, closes_at=closes_at,
+                reason=f"{locked.subject}: {reason}", granted_by=actor,
+            )
+            data["fix_until"] = closes_at.isoformat()
+        elif outcome in (ObjectionOutcome.MOVED_TO_OPEN, ObjectionOutcome.REMOVED) and locked.result is not None:
+            every_version = Result.objects.filter(
+                submission__round=locked.round, submission__organization=locked.organization,
+                result_id=locked.result.result_id,
+            )
+            if outcome == ObjectionOutcome.MOVED_TO_OPEN:
+                every_version.update(division=Division.OPEN)
+            else:
+                every_version.update(status=ResultStatus.REMOVED)
+        _objection_event("objection.resolved", actor, locked, reason, data)
+        _notify_members(locked.organization, "objection.resolved",
+                        f"{locked.subject} against {_target_name(locked)}: {locked.get_outcome_display()}. {reason}",
+                        link=f"/review/objections/{locked.pk}/")
+    return locked
+
+
+def _objection_event(kind, actor, objection: Objection, reason: str, data=None) -> None:
+    record_event(
+        kind, actor=actor, round_=objection.round, organization=objection.organization,
+        submission=objection.result.submission if objection.result else objection.system.submission,
+        result_id=objection.result.result_id if objection.result else "",
+        subject=objection.subject, reason=reason, data=data,
+    )
+
+
+def _target_name(objection: Objection) -> str:
+    if objection.result is not None:
+        return f"result {objection.result.result_id}"
+    return f"system {objection.system.system_id}"
+
+
+def _deciders_of(objection: Objection):
+    """Who hears of an answer: the filer and the reviewers assigned to the accused organization."""
+    from django.contrib.auth import get_user_model
+
+    assigned = ReviewerAssignment.objects.filter(round=objection.round, organization=objection.organization)
+    return get_user_model().objects.filter(pk__in=[objection.filed_by_id, *assigned.values_list("reviewer", flat=True)])
+
+
+# --- Results: withdrawal and waivers -------------------------------------------------------------
+
+
+def withdraw_result(actor, result: Result, reason: str) -> None:
+    """Its organization withdraws a result (every version of its citable id): never published."""
+    if not member_of(actor, result.submission.organization):
+        raise ReviewRefused(f"only members of {result.submission.organization} withdraw its results")
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        Result.objects.filter(
+            submission__round=result.submission.round_id, submission__organization=result.submission.organization_id,
+            result_id=result.result_id,
+        ).update(status=ResultStatus.WITHDRAWN)
+        record_event("result.withdrawn", actor=actor, submission=result.submission, result_id=result.result_id,
+                     reason=reason)
+
+
+def grant_waiver(actor, result: Result, kind: str, reason: str) -> Waiver:
+    """A reviewer waives a check for a result's (system, benchmark): an RCP or seed bypass. The
+    waiver reaches the checks of the organization's next version."""
+    _require_reviewer(actor, "waive findings")
+    organization = result.submission.organization
+    _refuse_conflict(actor, organization, "waive its findings")
+    reason = _require_reason(reason)
+    if kind not in {choice for choice, _ in Waiver._meta.get_field("kind").choices}:
+        raise ReviewRefused(f"unknown waiver kind {kind!r}", status=400)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                waiver = Waiver.objects.create(
+                    round=result.submission.round, organization=organization, system_id=result.system.system_id,
+                    benchmark=result.benchmark.name, kind=kind, reason=reason, granted_by=actor,
+                )
+        except IntegrityError as exc:
+            raise ReviewRefused(f"{result.result_id} already has a {kind} waiver", status=409) from exc
+        record_event("finding.waived", actor=actor, submission=result.submission, result_id=result.result_id,
+                     subject=f"waiver {waiver.pk}", reason=reason, data={"kind": kind})
+        _notify_members(organization, "finding.waived",
+                        f"{result.result_id}: {waiver.get_kind_display()} ({reason}). Upload again for it to apply.")
+    return waiver
+
+
+# --- Hyperparameter borrowing --------------------------------------------------------------------
+
+
+def declare_borrowing(actor, result: Result, lender_result: Result, now=None) -> BorrowingDeclaration:
+    """The borrower's organization declares that this closed-division result borrows the
+    lender's hyperparameters; its next version is checked against the lender's."""
+    organization = result.submission.organization
+    round_ = result.submission.round
+    if not member_of(actor, organization):
+        raise ReviewRefused(f"only members of {organization} declare borrowing for its results")
+    now = now or timezone.now()
+    if round_.state != RoundState.REVIEW:
+        raise ReviewRefused(f"borrowing is declared during review; {round_} is {round_.state}", status=409)
+    if round_.borrowing_deadline and now > round_.borrowing_deadline:
+        raise ReviewRefused(f"the borrowing deadline passed on {round_.borrowing_deadline:%Y-%m-%d %H:%M} UTC",
+                            status=409)
+    if lender_result.submission.round_id != round_.pk or lender_result.benchmark.name != result.benchmark.name:
+        raise ReviewRefused("the lender's result must be of the same benchmark in the same round", status=400)
+    if lender_result.submission.organization_id == organization.pk:
+        raise ReviewRefused("borrowing is from another submitter", status=400)
+    if result.division != Division.CLOSED or lender_result.division != Division.CLOSED:
+        raise ReviewRefused("borrowing is between closed-division results", status=400)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                declaration = BorrowingDeclaration.objects.create(
+                    round=round_, organization=organization, benchmark=result.benchmark,
+                    system_id=result.system.system_id, result_id=result.result_id,
+                    base_submission=result.submission, lender_result=lender_result, declared_by=actor,
+                )
+        except IntegrityError as exc:
+            raise ReviewRefused(f"{result.result_id} already declared its borrowing", status=409) from exc
+        record_event("borrowing.declared", actor=actor, submission=result.submission, result_id=result.result_id,
+                     subject=declaration.subject, reason=f"borrows from {lender_result.result_id}",
+                     data={"lender": lender_result.result_id})
+    return declaration
+
+
+def check_borrowings(submission: Submission) -> list[BorrowingDeclaration]:
+    """Check every declared borrowing of `submission`'s organization that this newly written
+    version resubmits: hyperparameters against the lender's, system against the previous version."""
+    checked = []
+    declarations = BorrowingDeclaration.objects.filter(
+        round=submission.round_id, organization=submission.organization_id,
+        state__in=[BorrowingState.DECLARED, BorrowingState.CHECKED], base_submission__version__lt=submission.version,
+    ).select_related("lender_result__benchmark", "base_submission", "benchmark")
+    for declaration in declarations:
+        resubmitted = Result.objects.filter(submission=submission, result_id=declaration.result_id).first()
+        if resubmitted is None:
+            continue
+        with transaction.atomic():
+            mismatches = borrowing_mismatches(declaration, resubmitted)
+            _move(declaration.state, BorrowingState.CHECKED, BORROWING_TRANSITIONS, declaration.subject)
+            declaration.state = BorrowingState.CHECKED
+            declaration.checked_submission = submission
+            declaration.mismatches = [m.to_dict() for m in mismatches]
+            declaration.save(update_fields=["state", "checked_submission", "mismatches"])
+            record_event("borrowing.checked", submission=submission, result_id=declaration.result_id,
+                         subject=declaration.subject,
+                         reason=f"{len(mismatches)} mismatch(es)" if mismatches else "passed",
+                         data={"mismatches": declaration.mismatches})
+            _notify_users(_reviewers_of(declaration.round, declaration.organization), "borrowing.checked",
+                          f"{declaration} was checked: {len(mismatches)} mismatch(es).",
+                          link=f"/review/results/{declaration.round.slug}/{declaration.result_id}/")
+        checked.append(declaration)
+    return checked
+
+
+def borrowing_mismatches(declaration: BorrowingDeclaration, resubmitted: Result):
+    lender = declaration.lender_result
+    may_differ = batch_dependent(rule["key"] for rule in declaration.benchmark.closed_hyperparameter_rules)
+    may_differ |= {"global_batch_size"}
+    mismatches = compare_hyperparameters(_logged(resubmitted), _logged(lender), frozenset(may_differ))
+    previous = Result.objects.filter(
+        submission=declaration.base_submission, result_id=declaration.result_id
+    ).select_related("system").first()
+    if previous is not None:
+        mismatches += compare_systems(previous.system.description, resubmitted.system.description)
+    if resubmitted.division != Division.CLOSED:
+        mismatches.append(
+            Mismatch("division", resubmitted.division, Division.CLOSED, "a borrowing resubmission is closed-division")
+        )
+    return mismatches
+
+
+def _logged(result: Result) -> dict:
+    """The hyperparameters a result's runs logged (the first run that logged any)."""
+    for run in result.runs.order_by("file"):
+        if run.hyperparameters:
+            return run.hyperparameters
+    return {}
+
+
+def decide_borrowing(actor, declaration: BorrowingDeclaration, approve: bool, reason: str) -> BorrowingDeclaration:
+    """A reviewer of another organization approves or rejects a checked borrowing."""
+    _require_reviewer(actor, "decide on borrowing")
+    _refuse_conflict(actor, declaration.organization, "approve its borrowing")
+    reason = _require_reason(reason)
+    to_state = BorrowingState.APPROVED if approve else BorrowingState.REJECTED
+    with transaction.atomic():
+        locked = BorrowingDeclaration.objects.select_for_update().get(pk=declaration.pk)
+        _move(locked.state, to_state, BORROWING_TRANSITIONS, locked.subject)
+        locked.state, locked.decided_by, locked.decided_at, locked.decision_reason = (
+            to_state, actor, timezone.now(), reason,
+        )
+        locked.save()
+        record_event(f"borrowing.{to_state}", actor=actor, submission=locked.checked_submission,
+                     result_id=locked.result_id, subject=locked.subject, reason=reason)
+        _notify_members(locked.organization, f"borrowing.{to_state}",
+                        f"Borrowing for {locked.result_id} was {to_state}: {reason}")
+    return locked
+
+
+def _reviewers_of(round_: Round, organization: Organization):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.filter(
+        pk__in=ReviewerAssignment.objects.filter(round=round_, organization=organization).values("reviewer")
+    )
+
+
+# --- Notifications -------------------------------------------------------------------------------
+
+
+def _notify_users(users, kind: str, message: str, link: str = "", key: str = "") -> int:
+    """An inbox line for each user, and an email sent once the transaction commits (so a
+    rolled-back change notifies nobody). `key` makes a notification once per user."""
+    users = list(users)
+    rows = []
+    for user in users:
+        if key and Notification.objects.filter(user=user, key=key).exists():
+            continue
+        rows.append(Notification(user=user, kind=kind, message=message, link=link, key=key))
+    Notification.objects.bulk_create(rows)
+    recipients = [row.user.email for row in rows if row.user.email]
+    if recipients:
+        url = f"{settings.SITE_URL}{link}" if link else settings.SITE_URL
+        # One mail per recipient: they need not see each other's addresses.
+        mails = [(f"[MLPerf results] {message[:80]}", f"{message}\n\n{url}\n", settings.DEFAULT_FROM_EMAIL, [to])
+                 for to in recipients]
+        transaction.on_commit(lambda: send_mass_mail(mails, fail_silently=True))
+    return len(rows)
+
+
+def _notify_members(organization: Organization, kind: str, message: str, link: str = "") -> int:
+    return _notify_users(organization.members.all(), kind, message, link)
+
+
+def _notify_round(round_: Round, kind: str, message: str, link: str = "", key: str = "") -> int:
+    """Everyone with a stake in the round: its submitters, reviewers and chairs."""
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model().objects.filter(
+        organizations__submissions__round=round_
+    ) | get_user_model().objects.filter(groups__name__in=["reviewers", "chairs"])
+    return _notify_users(users.distinct(), kind, message, link, key)
+
+
+def remind_deadlines(now=None) -> int:
+    """A day before a round's submission, borrowing or publication deadline passes, tell everyone
+    concerned, once (the notification key). The beat task runs it hourly."""
+    now = now or timezone.now()
+    sent = 0
+    for round_ in Round.objects.exclude(state=RoundState.PUBLISHED):
+        for name in ("submission_deadline", "borrowing_deadline", "publish_at"):
+            deadline = getattr(round_, name)
+            if deadline is None or not (now < deadline <= now + timedelta(days=1)):
+                continue
+            label = Round._meta.get_field(name).verbose_name
+            with transaction.atomic():
+                sent += _notify_round(
+                    round_, "deadline", f"{round_}: {label} on {deadline:%Y-%m-%d %H:%M} UTC (in less than a day).",
+                    key=f"deadline:{round_.pk}:{name}:{deadline.isoformat()}",
+                )
+    return sent
+
+
+def mark_read(user, notification_ids=None) -> int:
+    unread = Notification.objects.filter(user=user, read_at__isnull=True)
+    if notification_ids is not None:
+        unread = unread.filter(pk__in=notification_ids)
+    return unread.update(read_at=timezone.now())

@@ -1,0 +1,19 @@
+"""What the public result page shows of the review: where borrowed hyperparameters came from, and
+the result's history (the audit events the visitor may see)."""
+
+from __future__ import annotations
+
+from .models import AuditEvent, BorrowingDeclaration
+
+
+def review_summary(result, user) -> dict:
+    round_ = result.submission.round
+    return {
+        "borrowing": BorrowingDeclaration.objects.visible_to(user)
+        .filter(round=round_, result_id=result.result_id, state="approved")
+        .select_related("lender_result__submission__organization", "lender_result__system")
+        .first(),
+        "events": list(
+            AuditEvent.objects.visible_to(user).filter(round=round_, result_id=result.result_id).order_by("created_at")
+        ),
+    }

@@ -1,0 +1,158 @@
+"""Review pages: the persona test on every page and action (anonymous, member of the accused
+organization, member of another organization, reviewer of another organization, reviewer of the
+same organization, chair), and what the pages show."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from results.models import Result
+from results.tests.factories import make_result, make_submission, make_system
+from review import services
+from review.models import BorrowingDeclaration, Objection
+
+pytestmark = pytest.mark.django_db
+
+PERSONAS = ["anonymous", "owner", "outsider", "reviewer", "alpha_reviewer", "chair"]
+
+
+def client_as(world, who) -> Client:
+    client = Client()
+    if world[who] is not None:
+        client.force_login(world[who])
+    return client
+
+
+def statuses(world, url, method="get", data=None) -> dict:
+    return {who: getattr(client_as(world, who), method)(url, data or {}).status_code for who in PERSONAS}
+
+
+def test_queue_persona(world):
+    alpha, beta = world["alpha_result"].result_id, world["beta_result"].result_id
+    seen = {}
+    for who in PERSONAS:
+        response = client_as(world, who).get("/review/")
+        if response.status_code != 200:
+            seen[who] = response.status_code
+            continue
+        page = response.content.decode()
+        seen[who] = {rid for rid in (alpha, beta) if rid in page}
+    assert seen == {
+        "anonymous": 302,  # to the login page
+        "owner": {alpha},
+        "outsider": {beta},
+        "reviewer": {alpha, beta},
+        "alpha_reviewer": {alpha, beta},
+        "chair": {alpha, beta},
+    }
+
+
+def test_queue_filters(world):
+    client = client_as(world, "reviewer")
+    page = client.get("/review/", {"submitter": "beta"}).content.decode()
+    assert world["beta_result"].result_id in page and world["alpha_result"].result_id not in page
+    page = client.get("/review/", {"severity": "error"}).content.decode()
+    assert world["alpha_result"].result_id not in page  # the fixture's findings are warnings
+    page = client.get("/review/", {"checker": "seeds", "state": "none"}).content.decode()
+    assert world["alpha_result"].result_id in page
+
+
+def test_result_review_page_persona(world):
+    url = f"/review/results/{world['alpha_result'].result_id}/"
+    assert statuses(world, url) == {
+        "anonymous": 404, "owner": 200, "outsider": 404, "reviewer": 200, "alpha_reviewer": 200, "chair": 200,
+    }
+
+
+def test_result_review_page_shows_findings_with_log_links_versions_objections_and_events(world):
+    services.file_objection(world["reviewer"], result=world["alpha_result"], rule="seed rule", evidence="same seeds")
+    page = client_as(world, "chair").get(f"/review/results/{world['alpha_result'].result_id}/").content.decode()
+    assert "SEED_REPEATED" in page and "seed rule" in page and "objection.filed" in page and "v1" in page
+
+
+def test_diff_page_persona_and_content(world):
+    alpha = world["alpha_result"]
+    fix = make_submission(world["round"], world["alpha"], published=False, version=2)
+    system = make_system(fix, "alpha-sys", framework="PyTorch 22.01")
+    make_result(system, "resnet", minutes=25.0, result_id=alpha.result_id, runs=4)
+    url = f"/review/results/{alpha.result_id}/diff/?old=1&new=2"
+    assert statuses(world, url) == {
+        "anonymous": 404, "owner": 200, "outsider": 404, "reviewer": 200, "alpha_reviewer": 200, "chair": 200,
+    }
+    page = client_as(world, "reviewer").get(url).content.decode()
+    assert "PyTorch 22.01" in page and "25.000" in page and "removed" in page  # result_4.txt is gone
+    assert "SEED_REPEATED" in page  # gone: version 2 has no findings
+
+
+def test_objection_actions_persona(world):
+    url = f"/review/results/{world['alpha_result'].result_id}/objections/"
+    data = {"rule": "r", "evidence": "e"}
+    # Beta's member may not read Alpha's unpublished result, so cannot object to it from the page
+    # (the service accepts a submitter's objection: test_services).
+    assert statuses(world, url, "post", data) == {
+        "anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 302, "alpha_reviewer": 403, "chair": 302,
+    }
+    objection = Objection.objects.filter(filed_by=world["reviewer"]).get()
+    answer = statuses(world, f"/review/objections/{objection.pk}/answer/", "post", {"answer": "no"})
+    assert answer == {"anonymous": 302, "owner": 302, "outsider": 404, "reviewer": 403, "alpha_reviewer": 409,
+                      "chair": 403}  # the owner answered first; a second answer is out of the table
+    resolve = statuses(world, f"/review/objections/{objection.pk}/resolve/", "post",
+                       {"outcome": "dismissed", "reason": "fine"})
+    assert resolve == {"anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 403, "alpha_reviewer": 403,
+                       "chair": 302}
+    assert Objection.objects.get(pk=objection.pk).resolved_by == world["chair"]
+
+
+def test_objections_are_not_read_across_organizations(world):
+    objection = services.file_objection(world["reviewer"], result=world["alpha_result"], rule="r", evidence="e")
+    assert statuses(world, f"/review/objections/{objection.pk}/") == {
+        "anonymous": 404, "owner": 302, "outsider": 404, "reviewer": 302, "alpha_reviewer": 302, "chair": 302,
+    }
+
+
+def test_waiver_action_persona(world):
+    url = f"/review/results/{world['alpha_result'].result_id}/waivers/"
+    assert statuses(world, url, "post", {"kind": "seed_bypass", "reason": "known false positive"}) == {
+        "anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 302, "alpha_reviewer": 403, "chair": 409,
+    }
+
+
+def test_borrowing_actions_persona(world):
+    url = f"/review/results/{world['alpha_result'].result_id}/borrowing/"
+    data = {"lender": world["beta_result"].result_id}
+    # Alpha's members name Beta's result by its id (they may not read it before publication).
+    assert statuses(world, url, "post", data) == {
+        "anonymous": 302, "owner": 302, "outsider": 404, "reviewer": 403, "alpha_reviewer": 409, "chair": 403,
+    }
+    declaration = BorrowingDeclaration.objects.get()
+    BorrowingDeclaration.objects.filter(pk=declaration.pk).update(state="checked")
+    decide = statuses(world, f"/review/borrowing/{declaration.pk}/decide/", "post",
+                      {"decision": "approve", "reason": "ok"})
+    assert decide == {"anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 302, "alpha_reviewer": 403,
+                      "chair": 409}
+
+
+def test_round_page_persona(world):
+    url = f"/review/rounds/{world['round'].slug}/"
+    assert statuses(world, url) == {
+        "anonymous": 302, "owner": 403, "outsider": 403, "reviewer": 403, "alpha_reviewer": 403, "chair": 200,
+    }
+    client = client_as(world, "chair")
+    assert client.post(url, {"action": "move", "state": "final", "reason": "frozen"}).status_code == 302
+    assert client.post(url, {"action": "move", "state": "published", "reason": "go"}).status_code == 302
+    assert Result.objects.visible_to(None).count() == 2
+
+
+def test_inbox_persona(world):
+    services.file_objection(world["reviewer"], result=world["alpha_result"], rule="r", evidence="e")
+    seen = {}
+    for who in PERSONAS:
+        response = client_as(world, who).get("/review/inbox/")
+        seen[who] = response.status_code if response.status_code != 200 else "objection was filed" in response.content.decode()
+    assert seen == {"anonymous": 302, "owner": True, "outsider": False, "reviewer": False, "alpha_reviewer": True,
+                    "chair": False}
+    client = client_as(world, "owner")
+    assert '<span class="badge warn">1</span>' in client.get("/").content.decode()
+    client.post("/review/inbox/")
+    assert '<span class="badge warn">1</span>' not in client.get("/review/inbox/").content.decode()

@@ -1,0 +1,20 @@
+from django.urls import path
+
+from . import views
+
+app_name = "review"
+urlpatterns = [
+    path("", views.queue, name="queue"),
+    path("inbox/", views.inbox, name="inbox"),
+    path("rounds/<str:slug>/", views.round_control, name="round"),
+    path("results/<str:result_id>/", views.result_review, name="result"),
+    path("results/<str:result_id>/diff/", views.version_diff_page, name="diff"),
+    path("results/<str:result_id>/objections/", views.file_objection, name="file-objection"),
+    path("results/<str:result_id>/waivers/", views.grant_waiver, name="waive"),
+    path("results/<str:result_id>/withdraw/", views.withdraw, name="withdraw"),
+    path("results/<str:result_id>/borrowing/", views.declare_borrowing, name="declare-borrowing"),
+    path("objections/<int:pk>/", views.objection_detail, name="objection"),
+    path("objections/<int:pk>/answer/", views.answer_objection, name="answer"),
+    path("objections/<int:pk>/resolve/", views.resolve_objection, name="resolve"),
+    path("borrowing/<int:pk>/decide/", views.decide_borrowing, name="decide-borrowing"),
+]

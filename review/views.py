@@ -1,0 +1,338 @@
+"""Review pages. Thin: every read starts from a `visible_to(request.user)` queryset, every change
+is one call to review.services; a refusal is shown with the status the service gives."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Q
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.dateparse import parse_datetime
+from django.views.decorators.http import require_POST
+
+from results.constants import RoundState, Severity
+from results.models import Organization, Result, Round, Run, Submission, Waiver
+from results.querysets import RoundSlugError
+from results.views import findings_with_log_urls
+
+from . import services
+from .constants import BorrowingState, ObjectionOutcome, ObjectionState
+from .diff import version_diff
+from .models import AuditEvent, BorrowingDeclaration, Notification, Objection, ReviewerAssignment
+
+QUEUE_LIMIT = 500
+
+
+def _refused(request, exc: services.ReviewRefused):
+    return render(request, "review/refused.html", {"message": str(exc)}, status=exc.status)
+
+
+def _round_or_404(user, slug: str) -> Round:
+    try:
+        round_ = Round.objects.visible_to(user).with_slug(slug).first()
+    except RoundSlugError as exc:
+        raise Http404(str(exc)) from exc
+    if round_ is None:
+        raise Http404("no such round")
+    return round_
+
+
+def _result_or_404(user, result_id: str) -> Result:
+    result = Result.objects.visible_to(user).citable(result_id).with_related().first()
+    if result is None:
+        raise Http404("no such result")
+    return result
+
+
+# --- Reviewer queue ------------------------------------------------------------------------------
+
+
+@login_required
+def queue(request):
+    """Every visible current result of a round with its automated findings and open objections."""
+    user = request.user
+    rounds = list(Round.objects.visible_to(user).exclude(state=RoundState.DRAFT).order_by("-version"))
+    slug = request.GET.get("round") or next(
+        (r.slug for r in rounds if r.state in (RoundState.REVIEW, RoundState.FINAL)), rounds[0].slug if rounds else ""
+    )
+    round_ = _round_or_404(user, slug) if slug else None
+    rows, options = [], {}
+    if round_ is not None:
+        results = Result.objects.visible_to(user).current().for_round(round_).with_related()
+        chosen = {key: request.GET.get(key, "") for key in ("submitter", "benchmark", "checker", "severity", "state")}
+        if chosen["submitter"]:
+            results = results.filter(submission__organization__slug=chosen["submitter"])
+        if chosen["benchmark"]:
+            results = results.filter(benchmark__name=chosen["benchmark"])
+        finding_filter = Q()
+        if chosen["checker"]:
+            finding_filter &= Q(findings__checker=chosen["checker"])
+        if chosen["severity"]:
+            finding_filter &= Q(findings__severity=chosen["severity"])
+        if finding_filter:
+            results = results.filter(finding_filter)
+        if chosen["state"] == "none":
+            results = results.exclude(objections__isnull=False)
+        elif chosen["state"]:
+            results = results.filter(objections__state=chosen["state"])
+        results = results.annotate(
+            errors=Count("findings", filter=Q(findings__severity=Severity.ERROR), distinct=True),
+            warnings=Count("findings", filter=Q(findings__severity=Severity.WARNING), distinct=True),
+            open_objections=Count("objections", filter=~Q(objections__state=ObjectionState.RESOLVED), distinct=True),
+        ).distinct().order_by("submission__organization__name", "benchmark__name", "system__name")
+        rows = list(results[:QUEUE_LIMIT])
+        in_round = Result.objects.visible_to(user).current().for_round(round_)
+        options = {
+            "submitters": sorted(set(in_round.values_list("submission__organization__slug",
+                                                          "submission__organization__name"))),
+            "benchmarks": sorted(set(in_round.values_list("benchmark__name", flat=True))),
+            "checkers": sorted(set(in_round.filter(findings__isnull=False).values_list("findings__checker", flat=True))),
+            "severities": Severity.choices,
+            "states": [*ObjectionState.choices, ("none", "No objection")],
+            "chosen": chosen,
+        }
+    assignments = (
+        ReviewerAssignment.objects.filter(round=round_).select_related("reviewer", "organization")
+        if round_ is not None and services.is_reviewer(user) else []
+    )
+    return render(request, "review/queue.html", {
+        "rounds": rounds, "round": round_, "rows": rows, "options": options, "limit": QUEUE_LIMIT,
+        "assignments": assignments, "is_chair": services.is_chair(user),
+    })
+
+
+# --- One result ----------------------------------------------------------------------------------
+
+
+def result_review(request, result_id: str):
+    """Runs, findings with their log lines, version history, objections, borrowing, waivers and
+    the events of one citable result, with the actions the visitor may take."""
+    user = request.user
+    result = _result_or_404(user, result_id)
+    round_ = result.submission.round
+    organization = result.submission.organization
+    runs = list(result.runs.order_by("file"))
+    versions = list(
+        Result.objects.visible_to(user).filter(submission__round=round_, result_id=result_id)
+        .select_related("submission").order_by("submission__version")
+    )
+    for previous, version in zip([None, *versions], versions, strict=False):
+        version.previous_version = previous.submission.version if previous else None
+    objections = list(
+        Objection.objects.visible_to(user).filter(round=round_, result__result_id=result_id)
+        .select_related("filed_by", "answered_by", "resolved_by", "filed_for", "run")
+    )
+    borrowings = list(
+        BorrowingDeclaration.objects.visible_to(user).filter(round=round_, result_id=result_id)
+        .select_related("lender_result__submission__organization", "declared_by", "decided_by")
+    )
+    member = services.member_of(user, organization)
+    reviewer = services.is_reviewer(user) and not member
+    in_review = round_.state == RoundState.REVIEW
+    context = {
+        "result": result,
+        "round": round_,
+        "organization": organization,
+        "runs": runs,
+        "findings": findings_with_log_urls(result, runs),
+        "versions": versions,
+        "objections": objections,
+        "borrowings": borrowings,
+        "waivers": Waiver.objects.filter(round=round_, organization=organization, system_id=result.system.system_id,
+                                         benchmark=result.benchmark.name),
+        "events": AuditEvent.objects.visible_to(user).filter(round=round_, result_id=result_id).order_by("created_at"),
+        "can_object": in_review and user.is_authenticated and not member and (
+            reviewer or Organization.objects.filter(members=user).exists()),
+        "can_answer": member,
+        "can_decide": reviewer,
+        "can_declare": member and in_review and result.division == "closed" and not borrowings,
+        "can_withdraw": member and result.status == "active",
+        "outcomes": ObjectionOutcome.choices,
+        "severities": Severity.choices,
+        "waiver_kinds": Waiver._meta.get_field("kind").choices,
+        "checked": BorrowingState.CHECKED,
+        "open_state": ObjectionState.OPEN,
+        "answered_state": ObjectionState.ANSWERED,
+    }
+    return render(request, "review/result.html", context)
+
+
+def version_diff_page(request, result_id: str):
+    """?old=<version>&new=<version> (default: the two newest visible versions)."""
+    user = request.user
+    result = _result_or_404(user, result_id)
+    versions = {
+        r.submission.version: r
+        for r in Result.objects.visible_to(user).filter(submission__round=result.submission.round, result_id=result_id)
+        .select_related("submission", "system")
+    }
+    numbers = sorted(versions)
+    try:
+        new = int(request.GET.get("new") or numbers[-1])
+        old = int(request.GET.get("old") or (numbers[-2] if len(numbers) > 1 else numbers[-1]))
+    except ValueError as exc:
+        raise Http404("versions are numbers") from exc
+    if old not in versions or new not in versions:
+        raise Http404("no such version")
+    return render(request, "review/diff.html", {"diff": version_diff(versions[old], versions[new]),
+                                                "result": result, "numbers": numbers})
+
+
+def objection_detail(request, pk: int):
+    objection = (
+        Objection.objects.visible_to(request.user).select_related("result", "organization", "filed_by", "round")
+        .filter(pk=pk).first()
+    )
+    if objection is None:
+        raise Http404("no such objection")
+    if objection.result is not None:
+        return redirect(f"{reverse('review:result', args=[objection.result.result_id])}#objection-{pk}")
+    return render(request, "review/objection.html", {"objection": objection})
+
+
+# --- Actions -------------------------------------------------------------------------------------
+
+
+def _act(request, call, result_id: str):
+    try:
+        call()
+    except services.ReviewRefused as exc:
+        return _refused(request, exc)
+    return redirect("review:result", result_id)
+
+
+def _visible_objection(user, pk) -> Objection:
+    objection = Objection.objects.visible_to(user).filter(pk=pk).select_related("result").first()
+    if objection is None:
+        raise Http404("no such objection")
+    return objection
+
+
+@login_required
+@require_POST
+def file_objection(request, result_id: str):
+    result = _result_or_404(request.user, result_id)
+    data = request.POST
+    run = Run.objects.filter(result=result, pk=data.get("run") or None).first() if data.get("run") else None
+    line = data.get("evidence_line") or ""
+    return _act(request, lambda: services.file_objection(
+        request.user, result=result, run=run, rule=data.get("rule", ""), evidence=data.get("evidence", ""),
+        evidence_file=data.get("evidence_file", ""), evidence_line=int(line) if line.isdigit() else None,
+        severity=data.get("severity") if data.get("severity") in Severity.values else Severity.ERROR,
+    ), result_id)
+
+
+@login_required
+@require_POST
+def answer_objection(request, pk: int):
+    objection = _visible_objection(request.user, pk)
+    return _act(request, lambda: services.answer_objection(request.user, objection, request.POST.get("answer", "")),
+                objection.result.result_id)
+
+
+@login_required
+@require_POST
+def resolve_objection(request, pk: int):
+    objection = _visible_objection(request.user, pk)
+    return _act(request, lambda: services.resolve_objection(
+        request.user, objection, request.POST.get("outcome", ""), request.POST.get("reason", "")),
+        objection.result.result_id)
+
+
+@login_required
+@require_POST
+def grant_waiver(request, result_id: str):
+    result = _result_or_404(request.user, result_id)
+    return _act(request, lambda: services.grant_waiver(
+        request.user, result, request.POST.get("kind", ""), request.POST.get("reason", "")), result_id)
+
+
+@login_required
+@require_POST
+def withdraw(request, result_id: str):
+    result = _result_or_404(request.user, result_id)
+    return _act(request, lambda: services.withdraw_result(request.user, result, request.POST.get("reason", "")),
+                result_id)
+
+
+@login_required
+@require_POST
+def declare_borrowing(request, result_id: str):
+    result = _result_or_404(request.user, result_id)
+    # The lender is named by its citable id: the borrower need not (and before publication may
+    # not) read the lender's result; the service checks that it fits.
+    lender = Result.objects.current().for_round(result.submission.round).filter(
+        result_id=request.POST.get("lender", "").strip()
+    ).first()
+    if lender is None:
+        return _refused(request, services.ReviewRefused("no such lender result", status=400))
+    return _act(request, lambda: services.declare_borrowing(request.user, result, lender), result_id)
+
+
+@login_required
+@require_POST
+def decide_borrowing(request, pk: int):
+    declaration = BorrowingDeclaration.objects.visible_to(request.user).filter(pk=pk).first()
+    if declaration is None:
+        raise Http404("no such borrowing")
+    approve = request.POST.get("decision") == "approve"
+    return _act(request, lambda: services.decide_borrowing(request.user, declaration, approve,
+                                                           request.POST.get("reason", "")), declaration.result_id)
+
+
+# --- Chairs: the round ---------------------------------------------------------------------------
+
+
+@login_required
+def round_control(request, slug: str):
+    """Chairs move the round, set its dates, assign reviewers and publish later versions."""
+    if not services.is_chair(request.user):
+        return _refused(request, services.ReviewRefused("only chairs manage rounds"))
+    round_ = _round_or_404(request.user, slug)
+    if request.method == "POST":
+        action = request.POST.get("action")
+        reason = request.POST.get("reason", "")
+        try:
+            if action == "move":
+                services.move_round(request.user, round_, request.POST.get("state", ""), reason)
+            elif action == "dates":
+                dates = {name: parse_datetime(request.POST[name]) if request.POST.get(name) else None
+                         for name in ("submission_deadline", "borrowing_deadline", "publish_at") if name in request.POST}
+                services.set_round_dates(request.user, round_, reason, **dates)
+            elif action == "assign":
+                services.assign_reviewer(
+                    request.user, round_, get_user_model().objects.filter(pk=request.POST.get("reviewer")).first(),
+                    Organization.objects.filter(pk=request.POST.get("organization")).first(),
+                )
+            elif action == "publish_version":
+                services.publish_fix(request.user, Submission.objects.get(pk=request.POST.get("submission"),
+                                                                          round=round_), reason)
+            else:
+                raise services.ReviewRefused(f"unknown action {action!r}", status=400)
+        except services.ReviewRefused as exc:
+            return _refused(request, exc)
+        return redirect("review:round", slug)
+    return render(request, "review/round.html", {
+        "round": round_,
+        "next_states": sorted(services.ROUND_TRANSITIONS[round_.state]),
+        "events": AuditEvent.objects.filter(round=round_).order_by("-created_at")[:50],
+        "submissions": Submission.objects.filter(round=round_).select_related("organization")
+        .order_by("organization__name", "-version"),
+        "reviewers": get_user_model().objects.filter(groups__name__in=["reviewers", "chairs"]).distinct(),
+        "organizations": Organization.objects.filter(submissions__round=round_).distinct(),
+        "assignments": ReviewerAssignment.objects.filter(round=round_).select_related("reviewer", "organization"),
+    })
+
+
+# --- Inbox ---------------------------------------------------------------------------------------
+
+
+@login_required
+def inbox(request):
+    if request.method == "POST":
+        services.mark_read(request.user)
+        return redirect("review:inbox")
+    notifications = Notification.objects.filter(user=request.user)[:200]
+    return render(request, "review/inbox.html", {"notifications": notifications})

@@ -5,7 +5,6 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
-
 # The database itself refuses to edit or delete an audit event, whatever the client.
 POSTGRESQL_TRIGGER = """
 CREATE FUNCTION review_auditevent_append_only() RETURNS trigger AS $$

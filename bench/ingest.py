@@ -11,11 +11,23 @@
 4. ours: check_package on a package holding one synthetic log of --big-log-mb MB, for peak RSS.
 
 Prints MB/s, files/s, peak RSS (max over the child processes) and the ratios.
+
+Whole-round mode (`--whole-rounds`, every training round of the corpus by default):
+
+    .venv/bin/python bench/ingest.py --whole-rounds [--rounds v0.5,v0.6,v0.7,v1.0,v3.0] [--jobs 2]
+
+per round, in the same run: the official package_checker + result_summarizer on a copy of every
+submitter folder (timed per folder; a folder where either exits non-zero is a crash), then
+`python -m mlperf_check <round> --format json --jobs N` once over a round folder holding copies of
+the folders where the official pair completed (the ratio compares the same folders), and once
+over the whole round. Peak RSS is the largest single process (wait4's ru_maxrss, which covers
+the pool's workers).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -27,6 +39,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+sys.path.insert(0, str(REPO))  # the project, ahead of bench/ (whose ingest.py would shadow the package)
+
+from mlperf_check.pipeline import submitter_folders as round_submitter_folders  # noqa: E402
 
 
 @dataclass
@@ -41,12 +56,14 @@ class Measure:
         self.failures += other.failures
 
 
-def run(command: list[str], *, cwd: Path = REPO, env: dict | None = None, ok_codes=(0,)) -> Measure:
-    """Run a command, discarding its output; wall time and the child's own peak RSS."""
+def run(
+    command: list[str], *, cwd: Path = REPO, env: dict | None = None, ok_codes=(0,), stdout: Path | None = None
+) -> Measure:
+    """Run a command, discarding its output (or writing it to `stdout`); wall time and the
+    child's own peak RSS."""
     start = time.perf_counter()
-    process = subprocess.Popen(
-        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    with open(stdout or os.devnull, "wb") as out:
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)
@@ -122,6 +139,80 @@ def bench_import(round_dir: Path, round_slug: str, work: Path) -> Measure:
             subprocess.run([str(REPO / "scripts/services.sh"), "stop"], env=env, stdout=subprocess.DEVNULL)
 
 
+CORPUS_ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v3.0")
+
+
+@dataclass
+class RoundFigures:
+    name: str
+    submitters: int
+    megabytes: float
+    official: Measure  # over the folders where the official pair completes
+    completed: list[str]
+    ours_same_folders: Measure | None  # None when the official pair completes on none
+    ours_whole_round: Measure
+
+
+def bench_round(round_dir: Path, jobs: int, work: Path) -> RoundFigures:
+    ruleset = ".".join(round_dir.name.removeprefix("v").split(".")[:2]) + ".0"
+    folders = round_submitter_folders(round_dir)
+    official = Measure()
+    completed = []
+    for folder in folders:
+        copy = work / "official" / round_dir.name / folder.name
+        shutil.copytree(folder, copy)
+        checked = run([PYTHON, "-m", "mlperf_logging.package_checker", str(copy), "training", ruleset], cwd=work)
+        summarized = run(
+            [PYTHON, "-m", "mlperf_logging.result_summarizer", str(copy), "training", ruleset, "--csv",
+             str(work / f"{round_dir.name}-{folder.name}.csv")],
+            cwd=work,
+        )
+        if checked.failures or summarized.failures:
+            continue
+        official.add(checked)
+        official.add(summarized)
+        completed.append(folder.name)
+    ours_command = [PYTHON, "-m", "mlperf_check", "--format", "json", "--jobs", str(jobs), "--ruleset", ruleset]
+    same_folders = None
+    if completed:
+        subset = work / "ours" / round_dir.name
+        for name in completed:
+            shutil.copytree(round_dir / name, subset / name)
+        same_folders = checked_json(run([*ours_command, str(subset)], ok_codes=(0, 1), stdout=work / "out.json"),
+                                    work / "out.json", len(completed))
+    whole = checked_json(run([*ours_command, str(round_dir)], ok_codes=(0, 1), stdout=work / "out.json"),
+                         work / "out.json", len(folders))
+    return RoundFigures(
+        round_dir.name, len(folders), size_of(round_dir)[2], official, completed, same_folders, whole
+    )
+
+
+def checked_json(measure: Measure, output: Path, submitters: int) -> Measure:
+    """A run of ours counts only when it printed one JSON report per submitter (exit status 1,
+    errors found, is also what a crash gives)."""
+    reports = [json.loads(line) for line in output.read_text().splitlines() if line.strip()]
+    if len(reports) != submitters or not all("submitter" in r for r in reports):
+        measure.failures += 1
+    return measure
+
+
+def print_rounds(figures: list[RoundFigures], jobs: int) -> None:
+    print(f"mlperf-check --format json --jobs {jobs} against package_checker + result_summarizer")
+    print(
+        f"{'round':6} {'submitters':>10} {'MB':>6} {'official completes':>18} {'official s':>10} "
+        f"{'ours s (same)':>13} {'ratio':>7} {'ours s (round)':>14} {'ours peak RSS':>13}"
+    )
+    for f in figures:
+        same = f.ours_same_folders
+        ratio = f"{f.official.wall_s / same.wall_s:6.1f}x" if same else "    n/a"
+        print(
+            f"{f.name:6} {f.submitters:10} {f.megabytes:6.1f} {len(f.completed):>8} of {f.submitters:<7} "
+            f"{f.official.wall_s:10.2f} {same.wall_s if same else float('nan'):13.2f} {ratio:>7} "
+            f"{f.ours_whole_round.wall_s:14.2f} {f.ours_whole_round.peak_rss_mb:10.0f} MB"
+            + (f"  (ours: {f.ours_whole_round.failures} bad exit)" if f.ours_whole_round.failures else "")
+        )
+
+
 def build_big_package(source: Path, work: Path, megabytes: int) -> tuple[Path, float]:
     """A copy of a small real package whose first log is padded to `megabytes` by repeating its
     training-loop events (so the log stays valid MLLOG, only very long)."""
@@ -149,7 +240,20 @@ def main() -> None:
     parser.add_argument("--ruleset", default="1.0.0")
     parser.add_argument("--big-log-mb", type=int, default=1024)
     parser.add_argument("--big-source", default=str(REPO / "sample_data/training-v1.0/Fujitsu"))
+    parser.add_argument("--whole-rounds", action="store_true", help="only the whole-round comparison")
+    parser.add_argument("--rounds", default=",".join(CORPUS_ROUNDS), help="corpus rounds for --whole-rounds")
+    parser.add_argument("--corpus", default=str(REPO.parent / "shared/corpus"))
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
+    if args.whole_rounds:
+        with tempfile.TemporaryDirectory(prefix="bench-rounds-") as tmp:
+            figures = []
+            for name in args.rounds.split(","):
+                figures.append(bench_round(Path(args.corpus).resolve() / name, args.jobs, Path(tmp)))
+                print_rounds(figures[-1:], args.jobs)
+        print()
+        print_rounds(figures, args.jobs)
+        return
     round_dir = Path(args.round).resolve()
     folders = submitter_folders(round_dir)
     files, result_files, megabytes = size_of(round_dir)

@@ -34,7 +34,6 @@ from results.constants import Suite
 from results.models import Organization, Round
 from results.services import (
     InferenceFolder,
-    inference_system_descriptions,
     make_current,
     new_version,
     waivers_for,
@@ -397,12 +396,13 @@ def _discard_archive(upload: Upload) -> None:
 def _check_inference(root: Path, version: str):
     """An inference submitter folder, checked with the round's rules (mlperf_check.inference)."""
     from mlperf_check.inference import InferencePackageError, check_inference_package
+    from mlperf_check.inference.discovery import read_system_descriptions
 
     try:
         report = check_inference_package(root, round_version=version)
     except InferencePackageError as exc:
         raise SubmitterError(str(exc)) from exc
-    return InferenceFolder("", report, inference_system_descriptions(root))
+    return InferenceFolder("", report, read_system_descriptions(root))
 
 
 def _local_copy(upload: Upload, workdir: Path) -> Path:

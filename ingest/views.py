@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
-from results.models import Round
+from results.models import Round, version_order
 
 from .models import ResubmissionWindow, Upload
 
@@ -23,7 +23,7 @@ def round_states(organizations, now) -> list[dict]:
     ):
         windows.setdefault(window.round_id, []).append(window)
     states = []
-    for round_ in Round.objects.order_by("suite", "-version"):
+    for round_ in Round.objects.order_by("suite", version_order("version").desc()):
         if round_.state == "open" and (round_.submission_deadline is None or round_.submission_deadline >= now):
             status, can_upload = "open", True
         elif round_.state == "open":
@@ -43,7 +43,7 @@ def upload_page(request):
     with_window = Q(
         resubmission_windows__organization__in=organizations, resubmission_windows__closes_at__gt=now
     )
-    rounds = Round.objects.filter(open_rounds | with_window).distinct().order_by("suite", "-version")
+    rounds = Round.objects.filter(open_rounds | with_window).distinct().order_by("suite", version_order("version").desc())
     uploads = (
         Upload.objects.visible_to(request.user)
         .select_related("round", "organization", "uploaded_by", "job")

@@ -102,7 +102,7 @@ def run(
     stdout: TextIO,
     stderr: TextIO,
 ) -> int:
-    if os.path.isdir(path) and looks_like_inference(Path(path)):  # an inference folder or round
+    if os.path.exists(path) and looks_like_inference(Path(path)):  # an inference folder, round or archive
         return inference_cli.run(
             path, round_version=ruleset, as_json=output_format == "json", stdout=stdout, stderr=stderr
         )

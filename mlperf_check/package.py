@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
+from mlperf_check.checkers import checker_version
 from mlperf_check.report import ERROR, Finding
 
 STANDARD = "standard"
@@ -39,7 +40,6 @@ V05 = "v0.5"
 
 # Findings of discovery are layout findings: one checker name for everything about the tree.
 LAYOUT_CHECKER = "layout"
-LAYOUT_CHECKER_VERSION = 1
 
 RESULT_GLOB = "result_*.txt"  # the official package checker's glob, non-recursive
 V05_ID_SEPARATOR = "--"
@@ -362,7 +362,7 @@ def _walk(root: Path, skipped: set[str]) -> _Tree:
 
 def _finding(code: str, message: str, file: str) -> Finding:
     return Finding(
-        ERROR, code, message, file=file, checker=LAYOUT_CHECKER, checker_version=LAYOUT_CHECKER_VERSION
+        ERROR, code, message, file=file, checker=LAYOUT_CHECKER, checker_version=checker_version(LAYOUT_CHECKER)
     )
 
 

@@ -1,6 +1,6 @@
 """analyze_run(): one streaming pass over a result file feeding the run summary and every RunChecker.
 
-The summary follows the official tools (see /work/shared/notes/official_mlperf_tools.md):
+The summary follows the official tools (see docs/official-tools.md):
 time to train is taken like the result summarizer (the last run_start before the first
 run_stop), the convergence point like the RCP checker (the last eval before that run_stop).
 Memory stays bounded whatever the log size: the eval curve, hyperparameters and seeds are capped.
@@ -19,15 +19,14 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from mlperf_check.checkers import checkers_of_scope
+from mlperf_check.checkers import checker_version, checkers_of_scope
 from mlperf_check.checkers.base import RunChecker, RunContext
 from mlperf_check.parsing import ParseStats, iter_records
 from mlperf_check.parsing.formats import short_repr
 from mlperf_check.report import ERROR, EvalPoint, Finding, Record, RunLog, Seed
-from mlperf_check.rules.official import quality_target
+from mlperf_check.rules.targets import quality_target
 
 PARSER = "parser"  # findings about the bytes of the log are the parser's, like those of iter_records
-PARSER_VERSION = 1
 RUN_NO_EVENTS = "RUN_NO_EVENTS"
 
 MAX_EVAL_POINTS = 5_000  # real logs have at most a few hundred evals
@@ -103,7 +102,7 @@ def analyze_run(
                 "no MLPerf log lines (:::MLLOG, :::MLL or :::MLPv0.5.0) found",
                 file=context.file,
                 checker=PARSER,
-                checker_version=PARSER_VERSION,
+                checker_version=checker_version(PARSER),
             )
         )
     for checker in active:
@@ -223,10 +222,9 @@ class RunSummary:
 
     def note_stable_diffusion(self, record: Record, epoch: float | None) -> bool:
         """Merge a FID or CLIP line into the point of its eval step; False for any other line."""
-        # Ruleset 3.1.0 counts Stable Diffusion eval steps in step_num, later rulesets in samples_count;
-        # the step goes into EvalPoint.samples either way (it is what the RCP checker compares).
-        step_key = "step_num" if self.context.ruleset.version == "3.1.0" else "samples_count"
-        step = as_number(record.metadata.get(step_key))
+        # The step goes into EvalPoint.samples whatever field numbers it (it is what the RCP
+        # checker compares).
+        step = as_number(record.metadata.get(self.context.ruleset.sd_eval_step_key))
         metric = record.metadata.get("metric")
         if step is None or metric not in SD_METRICS:
             return False

@@ -27,11 +27,11 @@ import json
 import re
 from typing import Any
 
+from mlperf_check.checkers import checker_version
 from mlperf_check.package import Package
 from mlperf_check.report import ERROR, INFO, WARNING, Finding, SystemReport
 
-CHECKER = "system_description"
-CHECKER_VERSION = 1
+CHECKER = "system_description"  # its entry in the checker registry
 
 # The 33 fields the official system-description checker requires for training >= 1.0. They are a
 # local list inside mlperf_logging.system_desc_checker.check_system_desc, not shipped data, so
@@ -180,7 +180,7 @@ class _Reader:
                 message,
                 file=file or self.rel,
                 checker=CHECKER,
-                checker_version=CHECKER_VERSION,
+                checker_version=checker_version(CHECKER),
                 **where,
             )
         )

@@ -13,6 +13,8 @@ import zlib
 from collections import defaultdict
 from dataclasses import dataclass
 
+from mlperf_check.rules.catalog import version_key
+
 # Colour-blind-safe palette (Okabe-Ito), then Plotly's default cycle.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
            "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
@@ -549,10 +551,6 @@ def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int)
                           yaxis=_axis("Accelerators (log scale)", log=True)),
     }, ["round", "benchmark", "accelerators", "result_id", "system"], scale_rows)
     return [best_chart, fixed_chart, scale_chart]
-
-
-def version_key(version: str) -> tuple:
-    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
 
 
 def headlines(entries: list[dict], targets: list[dict]) -> Chart:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from django.http import QueryDict
 
+from .constants import Suite
+from .inference_tables import inference_export_rows
 from .models import Round
 from .tables import DECIDED, round_table
 
@@ -29,7 +31,10 @@ SUMMARY_COLUMNS = [
 
 def summary_rows(round_: Round, user=None, factors: str = DECIDED) -> tuple[list[str], list[dict]]:
     """Columns and rows of the summary, for the results `user` may see (None: public only), with
-    the decided scores or the ones the logs give (`factors`, see results.tables.FACTOR_VIEWS)."""
+    the decided scores or the ones the logs give (`factors`, see results.tables.FACTOR_VIEWS).
+    Inference: one row per result, per model and scenario, best first."""
+    if round_.suite == Suite.INFERENCE:
+        return inference_export_rows(user, round_, QueryDict())
     table = round_table(round_, user, QueryDict(), factors=factors)
     benchmarks = table.benchmarks
     columns = (

@@ -60,7 +60,7 @@ def relative_performance(points: list[dict]) -> Chart:
     for p in _valid(points):
         groups[(p["model"], p["scenario"])].append(p)
     rows = []
-    for (model, scenario), mine in sorted(groups.items(), key=lambda kv: (kv[0][0], _scenario_rank(kv[0][1]))):
+    for (model, scenario), mine in sorted(groups.items(), key=lambda kv: (kv[0][0], scenario_rank(kv[0][1]))):
         lower = mine[0]["direction"] == "lower"
         slowest = max(p["value"] for p in mine) if lower else min(p["value"] for p in mine)
         for p in mine:
@@ -121,5 +121,5 @@ def latency_percentiles(latencies_ms: dict[str, float], bound_ms: float | None, 
     return Chart("latency", "Latency percentiles", figure, ["percentile", "latency_ms"], rows)
 
 
-def _scenario_rank(scenario: str) -> int:
+def scenario_rank(scenario: str) -> int:
     return SCENARIO_ORDER.index(scenario) if scenario in SCENARIO_ORDER else len(SCENARIO_ORDER)

@@ -10,74 +10,9 @@ from django.shortcuts import render
 
 from . import inference_charts
 from .constants import Division, Scenario, Severity
+from .inference_tables import filtered, inference_points, leaderboards
 from .models import Finding, Result, Round
 from .tables import CATEGORIES, CATEGORY_LABELS, category_of
-
-FILTERS = ("division", "category", "model", "scenario")
-EXPORT_COLUMNS = [
-    "result_id", "division", "category", "submitter", "system", "accelerator", "model", "scenario",
-    "metric", "value", "unit", "direction", "valid",
-]
-
-
-def _points(user, round_: Round) -> list[dict]:
-    results = Result.objects.visible_to(user).current().for_round(round_).with_related().order_by("result_id")
-    points = []
-    for result in results:
-        system = result.system
-        category_key = category_of(system.availability, system.deployment)
-        points.append({
-            "result_id": result.result_id,
-            "division": result.division or system.division,
-            "category": CATEGORY_LABELS[category_key],
-            "category_key": category_key,
-            "submitter": system.submitter or result.submission.organization.name,
-            "organization": result.submission.organization.slug,
-            "system": system.name,
-            "system_id": system.system_id,
-            "accelerator": system.accelerator_model_name,
-            "model": result.benchmark.name,
-            "scenario": result.scenario,
-            "metric": (result.inference or {}).get("metric_name", ""),
-            "value": result.metric_value,
-            "unit": result.metric_unit,
-            "direction": result.metric_direction,
-            "valid": result.valid,
-        })
-    return points
-
-
-def _filtered(points: list[dict], query) -> tuple[list[dict], dict[str, str]]:
-    chosen = {name: query.get(name, "") for name in FILTERS}
-    keys = {"division": "division", "category": "category_key", "model": "model", "scenario": "scenario"}
-    kept = [p for p in points if all(not value or p[keys[name]] == value for name, value in chosen.items())]
-    return kept, chosen
-
-
-def _ranked(points: list[dict]) -> list[dict]:
-    """Valid results first, best first in the metric's own direction; then invalid ones."""
-
-    def key(p):
-        value = p["value"] if p["value"] is not None else float("inf")
-        return (not p["valid"], value if p["direction"] == "lower" else -value)
-
-    return sorted(points, key=key)
-
-
-def _leaderboards(points: list[dict]) -> list[dict]:
-    groups: dict[tuple[str, str], list[dict]] = {}
-    for p in points:
-        groups.setdefault((p["model"], p["scenario"]), []).append(p)
-    order = inference_charts.SCENARIO_ORDER
-    boards = []
-    for (model, scenario), mine in sorted(groups.items(), key=lambda kv: (kv[0][0], order.index(kv[0][1]) if kv[0][1] in order else 9)):
-        ranked = _ranked(mine)
-        first = ranked[0]
-        boards.append({
-            "model": model, "scenario": scenario, "rows": ranked, "unit": first["unit"],
-            "direction": first["direction"], "metric": first["metric"],
-        })
-    return boards
 
 
 def _charts(points: list[dict]) -> list:
@@ -89,11 +24,11 @@ def _charts(points: list[dict]) -> list:
 
 
 def round_page(request, round_: Round):
-    points = _points(request.user, round_)
-    kept, chosen = _filtered(points, request.GET)
+    points = inference_points(request.user, round_)
+    kept, chosen = filtered(points, request.GET)
     context = {
         "round": round_,
-        "leaderboards": _leaderboards(kept),
+        "leaderboards": leaderboards(kept),
         "charts": _charts(kept),
         "chosen": chosen,
         "choices": {
@@ -108,15 +43,9 @@ def round_page(request, round_: Round):
     return render(request, "results/inference_round.html", context)
 
 
-def round_export_rows(user, round_: Round, query) -> tuple[list[str], list[dict]]:
-    kept, _ = _filtered(_points(user, round_), query)
-    rows = [row for board in _leaderboards(kept) for row in board["rows"]]
-    return EXPORT_COLUMNS, rows
-
-
 def round_chart(user, round_: Round, query, name: str):
     """The named chart of an inference round, or None."""
-    kept, _ = _filtered(_points(user, round_), query)
+    kept, _ = filtered(inference_points(user, round_), query)
     return next((chart for chart in _charts(kept) if chart.name == name), None)
 
 

@@ -11,7 +11,10 @@ Writers live in results/services.py; read rules (visibility) in results/queryset
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.db.models import F, Func, Value
+from django.db.models.functions import Cast
 
 from .constants import (
     Availability,
@@ -31,6 +34,16 @@ from .constants import (
 from .querysets import ResultQuerySet, RoundQuerySet, RunQuerySet, SubmissionQuerySet, SystemQuerySet
 
 
+def version_order(field: str) -> Cast:
+    """A version text field ("1.0", "10.0") as an array of its numbers, to order by: versions sort
+    as versions ("10.0" after "2.0"), not as text. Non-digits are separators; a version has at
+    most 16 characters, so every number fits a bigint."""
+    numbers = Func(
+        Func(F(field), Value(r"\D+"), function="regexp_split_to_array"), Value(""), function="array_remove"
+    )
+    return Cast(numbers, ArrayField(models.BigIntegerField()))
+
+
 class Round(models.Model):
     suite = models.CharField(max_length=16, choices=Suite.choices, default=Suite.TRAINING)
     version = models.CharField(max_length=16, help_text="Round version, e.g. 1.0")
@@ -47,7 +60,7 @@ class Round(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["suite", "version"], name="round_unique_suite_version")]
-        ordering = ["suite", "-publish_at", "-version"]
+        ordering = ["suite", "-publish_at", version_order("version").desc()]
 
     def __str__(self) -> str:
         return self.slug

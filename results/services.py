@@ -31,7 +31,7 @@ from mlperf_check.inference.report import InferenceReport
 from mlperf_check.inference.rules import rules_for
 from mlperf_check.report import PackageReport, RunLog
 from mlperf_check.rules.catalog import get_ruleset
-from mlperf_check.rules.official import closed_hyperparameter_rules
+from mlperf_check.rules.display import closed_hyperparameter_rules
 from review.audit import record_event
 
 from .constants import FactorSource, MetricDirection, RoundState, Suite, WaiverKind
@@ -634,20 +634,6 @@ def ensure_inference_round(version: str) -> Round:
                 },
             )
     return round_
-
-
-def inference_system_descriptions(submitter_root) -> dict[str, dict]:
-    """systems/<id>.json of one submitter folder, parsed (unreadable files are left out: the
-    checkers report them)."""
-    out = {}
-    for path in sorted((submitter_root / "systems").glob("*.json")):
-        try:
-            data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            out[path.stem] = data
-    return out
 
 
 @dataclass

@@ -27,7 +27,8 @@ from . import charts, inference_views, logs
 from .caching import cache_public_page
 from .constants import FactorSource, RoundState, Severity, Suite, WaiverKind
 from .exports import summary_rows
-from .models import Benchmark, Finding, Result, Round, Run, System, Waiver
+from .inference_tables import inference_export_rows
+from .models import Benchmark, Finding, Result, Round, Run, System, Waiver, version_order
 from .querysets import RoundSlugError, is_privileged
 from .tables import (
     CATEGORIES,
@@ -202,7 +203,7 @@ def round_detail(request, slug: str):
 def round_export(request, slug: str, fmt: str):
     round_ = _round_or_404(request.user, slug)
     if round_.suite == Suite.INFERENCE:
-        columns, rows = inference_views.round_export_rows(request.user, round_, request.GET)
+        columns, rows = inference_export_rows(request.user, round_, request.GET)
         if fmt == "csv":
             return _csv_response(columns, rows, f"{round_.slug}-results.csv")
         return JsonResponse({"round": round_.slug, "columns": columns, "rows": rows})
@@ -557,7 +558,7 @@ def _system_results(user, organization: str, system_id: str):
         Result.objects.visible_to(user).current()
         .filter(submission__organization__slug=organization, system__system_id=system_id)
         .with_related()
-        .order_by("-submission__round__version", "benchmark__name")
+        .order_by(version_order("submission__round__version").desc(), "benchmark__name")
     )
 
 
@@ -568,7 +569,7 @@ def system_detail(request, organization: str, system_id: str):
         System.objects.visible_to(request.user)
         .filter(submission__organization__slug=organization, system_id=system_id)
         .select_related("submission__round", "submission__organization")
-        .order_by("-submission__round__version", "-submission__is_current", "-submission__version")
+        .order_by(version_order("submission__round__version").desc(), "-submission__is_current", "-submission__version")
         .first()
     )
     if system is None:
@@ -653,7 +654,7 @@ def compare(request):
         found = {}
         for system in (System.objects.visible_to(request.user).filter(rule)
                        .select_related("submission__organization", "submission__round")
-                       .order_by("-submission__round__version", "-submission__version")):
+                       .order_by(version_order("submission__round__version").desc(), "-submission__version")):
             found.setdefault((system.submission.organization.slug, system.system_id), system)
         systems = [found[key] for key in wanted if key in found]
         missing = [f"{org}/{system_id}" for org, system_id in wanted if (org, system_id) not in found]

@@ -13,7 +13,7 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from results.constants import RoundState, Severity
-from results.models import Organization, Result, Round, Run, Submission, Waiver
+from results.models import Organization, Result, Round, Run, Submission, Waiver, version_order
 from results.querysets import RoundSlugError
 from results.views import findings_with_log_urls
 
@@ -53,7 +53,7 @@ def _result_or_404(user, result_id: str) -> Result:
 def queue(request):
     """Every visible current result of a round with its automated findings and open objections."""
     user = request.user
-    rounds = list(Round.objects.visible_to(user).exclude(state=RoundState.DRAFT).order_by("-version"))
+    rounds = list(Round.objects.visible_to(user).exclude(state=RoundState.DRAFT).order_by(version_order("version").desc()))
     slug = request.GET.get("round") or next(
         (r.slug for r in rounds if r.state in (RoundState.REVIEW, RoundState.FINAL)), rounds[0].slug if rounds else ""
     )

@@ -1,44 +1,64 @@
-"""The checker registry: one explicit, ordered mapping from name to class path.
+"""The checker registry: one explicit, ordered table of every source of findings, with its name
+and version. A finding carries both (Finding.checker, Finding.checker_version); this table is the
+only place they are written.
 
 Order matters and is the order findings are produced in. Adding a checker means one module,
-one line here, and one test file.
+one line here, and one test file. Bump a version when a checker's findings change meaning:
+stored findings keep the version that produced them.
 """
 
 from __future__ import annotations
 
 from functools import cache
 from importlib import import_module
+from typing import NamedTuple
 
-CHECKERS: dict[str, str] = {
+
+class Registered(NamedTuple):
+    version: int
+    path: str  # "module.Class" of the checker; "" for a source of findings that is no checker class
+
+
+CHECKERS: dict[str, Registered] = {
+    # The bytes of each log (mlperf_check.parsing, mlperf_check.runlog), before any checker.
+    "parser": Registered(1, ""),
     # Package structure, before any log is read.
-    "layout": "mlperf_check.checkers.layout.LayoutChecker",
-    "system_description": "mlperf_check.checkers.system_description.SystemDescriptionChecker",
+    "layout": Registered(1, "mlperf_check.checkers.layout.LayoutChecker"),
+    "system_description": Registered(1, "mlperf_check.checkers.system_description.SystemDescriptionChecker"),
     # Per run, fed during the single streaming pass over each log.
-    "compliance": "mlperf_check.checkers.compliance.ComplianceChecker",
-    "timing": "mlperf_check.checkers.timing.TimingChecker",
-    "consistency": "mlperf_check.checkers.consistency.ConsistencyChecker",
+    "compliance": Registered(1, "mlperf_check.checkers.compliance.ComplianceChecker"),
+    "timing": Registered(1, "mlperf_check.checkers.timing.TimingChecker"),
+    "consistency": Registered(1, "mlperf_check.checkers.consistency.ConsistencyChecker"),
     # Across the runs of a result folder, after parsing.
-    "duplicate_files": "mlperf_check.checkers.duplicate_files.DuplicateFilesChecker",
-    "seeds": "mlperf_check.checkers.seeds.SeedChecker",
-    "run_count": "mlperf_check.checkers.run_count.RunCountChecker",
-    "rcp": "mlperf_check.checkers.rcp.RcpChecker",
+    "duplicate_files": Registered(1, "mlperf_check.checkers.duplicate_files.DuplicateFilesChecker"),
+    "seeds": Registered(1, "mlperf_check.checkers.seeds.SeedChecker"),
+    "run_count": Registered(1, "mlperf_check.checkers.run_count.RunCountChecker"),
+    "rcp": Registered(1, "mlperf_check.checkers.rcp.RcpChecker"),
     # What the package ships to set its own score (scaling.json, package_checker_params).
-    "shipped_factors": "mlperf_check.checkers.shipped_factors.ShippedFactorsChecker",
+    "shipped_factors": Registered(1, "mlperf_check.checkers.shipped_factors.ShippedFactorsChecker"),
+    # The server's check that the uploading organisation is the package's (mlperf_check.checkers.uploader).
+    "uploader": Registered(1, ""),
     # Inference: once per result folder, after its LoadGen logs are parsed (mlperf_check.inference).
-    "inference_layout": "mlperf_check.inference.checkers.layout.InferenceLayoutChecker",
-    "inference_division": "mlperf_check.inference.checkers.division.InferenceDivisionChecker",
-    "inference_performance": "mlperf_check.inference.checkers.performance.InferencePerformanceChecker",
-    "inference_settings": "mlperf_check.inference.checkers.settings.InferenceSettingsChecker",
-    "inference_accuracy": "mlperf_check.inference.checkers.accuracy.InferenceAccuracyChecker",
-    "inference_compliance": "mlperf_check.inference.checkers.compliance.InferenceComplianceChecker",
+    "inference_layout": Registered(1, "mlperf_check.inference.checkers.layout.InferenceLayoutChecker"),
+    "inference_division": Registered(1, "mlperf_check.inference.checkers.division.InferenceDivisionChecker"),
+    "inference_performance": Registered(1, "mlperf_check.inference.checkers.performance.InferencePerformanceChecker"),
+    "inference_settings": Registered(1, "mlperf_check.inference.checkers.settings.InferenceSettingsChecker"),
+    "inference_accuracy": Registered(1, "mlperf_check.inference.checkers.accuracy.InferenceAccuracyChecker"),
+    "inference_compliance": Registered(1, "mlperf_check.inference.checkers.compliance.InferenceComplianceChecker"),
 }
+
+
+def checker_version(name: str) -> int:
+    """The version findings of `name` carry; a KeyError for a name the registry does not know."""
+    return CHECKERS[name].version
 
 
 @cache
 def get_checker(name: str):
-    module, _, class_name = CHECKERS[name].rpartition(".")
+    module, _, class_name = CHECKERS[name].path.rpartition(".")
     return getattr(import_module(module), class_name)
 
 
 def checkers_of_scope(scope: str) -> list:
-    return [cls for cls in map(get_checker, CHECKERS) if cls.scope == scope]
+    classes = [get_checker(name) for name, registered in CHECKERS.items() if registered.path]
+    return [cls for cls in classes if cls.scope == scope]

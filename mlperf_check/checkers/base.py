@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+from mlperf_check.checkers import checker_version
 from mlperf_check.report import ERROR, INFO, WARNING, Finding, Record, RunLog
 
 if TYPE_CHECKING:
@@ -68,12 +69,13 @@ class PackageContext:
 
 
 class _Checker:
-    name: ClassVar[str] = ""
-    version: ClassVar[int] = 1
+    name: ClassVar[str] = ""  # its entry in the registry, which holds its version
     description: ClassVar[str] = ""
 
     def finding(self, severity: str, code: str, message: str, **where) -> Finding:
-        return Finding(severity, code, message, checker=self.name, checker_version=self.version, **where)
+        return Finding(
+            severity, code, message, checker=self.name, checker_version=checker_version(self.name), **where
+        )
 
 
 class RunChecker(_Checker):

@@ -1,4 +1,4 @@
-"""The official MLCommons per-run compliance rules (mlperf_check.rules.official), for every ruleset.
+"""The official MLCommons per-run compliance rules (mlperf_check.rules.configs and .engine), for every ruleset.
 
 Rulesets 0.6.0 and later run the rule configs of the installed mlperf-logging package (with our
 historical overrides); 0.5.0 runs the rules-as-data of mlperf_check.rules.legacy; 0.6.0 also gets the
@@ -12,15 +12,15 @@ from typing import Protocol
 
 from mlperf_check.checkers.base import ERROR, WARNING, Finding, RunChecker, RunContext
 from mlperf_check.report import Record, RunLog
+from mlperf_check.rules.configs import get_official_rules
+from mlperf_check.rules.engine import CHECKER, RuleSession
 from mlperf_check.rules.legacy import TargetSession, V05Session
-from mlperf_check.rules.official import CHECKER, CHECKER_VERSION, RuleSession, get_official_rules
 
 PARSER = "parser"
 # Passing the compliance checker became mandatory with round 0.7 (training_policies #293). In 0.6
-# its rules were advisory: no published v0.6 log passes them all (most lack submission_poc_name,
-# submission_entry or epoch_stop), so there they are reported as warnings and only the quality
-# target (mlperf_check.rules.legacy) decides.
-ADVISORY_RULESETS = frozenset({"0.6.0"})
+# its rules were advisory (RulesetSpec.compliance_advisory): no published v0.6 log passes them all
+# (most lack submission_poc_name, submission_entry or epoch_stop), so there they are reported as
+# warnings and only the quality target (mlperf_check.rules.legacy) decides.
 
 
 class Session(Protocol):
@@ -30,20 +30,19 @@ class Session(Protocol):
 
 
 def sessions_for(context: RunContext) -> list[Session]:
-    version = context.ruleset.version
-    if version == "0.5.0":
+    ruleset = context.ruleset
+    if ruleset.config_dir is None:  # 0.5: no official configs, the rules are data
         return [V05Session(file=context.file)]
     sessions: list[Session] = [
-        RuleSession(get_official_rules(version), file=context.file, reopen=context.reopen)
+        RuleSession(get_official_rules(ruleset.version), file=context.file, reopen=context.reopen)
     ]
-    if version == "0.6.0":
-        sessions.append(TargetSession(version, file=context.file, benchmark=context.benchmark))
+    if ruleset.legacy_quality_target:
+        sessions.append(TargetSession(ruleset.version, file=context.file, benchmark=context.benchmark))
     return sessions
 
 
 class ComplianceChecker(RunChecker):
     name = CHECKER
-    version = CHECKER_VERSION
     description = (
         "The official per-run rules of the round (mlperf-logging compliance configs; v0.5 rules as "
         "data): required keys, hyperparameter rules, init time limit, quality target."
@@ -60,7 +59,7 @@ class ComplianceChecker(RunChecker):
     def finish(self, run: RunLog) -> list[Finding]:
         compliant = True
         findings: list[Finding] = []
-        advisory = self.context.ruleset.version in ADVISORY_RULESETS
+        advisory = self.context.ruleset.compliance_advisory
         for session in self.sessions:
             passed, session_findings = session.finish()
             if advisory and isinstance(session, RuleSession):

@@ -1,4 +1,4 @@
-"""Does the log say what the package around it says? (notes §h item 12)
+"""Does the log say what the package around it says? (docs/official-tools.md §h item 12)
 
 The official tools never compare a log's submission_benchmark, submission_division and
 submission_org with the benchmark folder, the system JSON and the submitter folder. These
@@ -26,7 +26,6 @@ MAX_ACTUAL_CHARS = 200  # of a logged value, in Finding.actual
 
 class ConsistencyChecker(RunChecker):
     name = "consistency"
-    version = 1
     description = "submission_benchmark/division/org of the log against folder names and the system JSON."
 
     def __init__(self, context: RunContext) -> None:

@@ -1,6 +1,6 @@
 """Result files with identical content: one training session submitted as several runs.
 
-The official tools never compare run files (notes §h item 12), so a copied log passes them and
+The official tools never compare run files (docs/official-tools.md §h item 12), so a copied log passes them and
 counts twice in the olympic mean. Runs are compared by RunLog.sha256 within a folder and across
 the folders of the package; every later copy is reported, naming the first file with that content.
 Copies nested below a benchmark folder are not runs; the layout checker reports them.
@@ -14,7 +14,6 @@ from mlperf_check.package import natural_key
 
 class DuplicateFilesChecker(PackageChecker):
     name = "duplicate_files"
-    version = 1
     description = "No two result files of the package have the same content."
 
     def run(self, context: PackageContext) -> list[Finding]:

@@ -22,7 +22,6 @@ from mlperf_check.package import (
     BENCHMARK_ALIASES,
     CODE_FOLDERS,
     LAYOUT_CHECKER,
-    LAYOUT_CHECKER_VERSION,
     STANDARD,
     V05,
     V05_SUBMISSION_FILE,
@@ -34,8 +33,9 @@ from mlperf_check.package import (
 )
 
 STANDARD_RESULT_NAME = re.compile(r"result_[0-9]+\.txt")
-# Files a benchmark folder may hold besides its results (official package checker, notes §d). Their
-# content is judged by the shipped_factors checker: reported, never obeyed.
+# Files a benchmark folder may hold besides its results (official package checker,
+# docs/official-tools.md §d). Their content is judged by the shipped_factors checker: reported,
+# never obeyed.
 BENCHMARK_FOLDER_FILES = frozenset({"package_checker_params", "scaling.json"})
 POWER_FILE = re.compile(r"power/result_[^/]+/(node|sw)_[^/]+")
 HASH_CHUNK_BYTES = 1 << 20
@@ -43,7 +43,6 @@ HASH_CHUNK_BYTES = 1 << 20
 
 class LayoutChecker(PackageChecker):
     name = LAYOUT_CHECKER
-    version = LAYOUT_CHECKER_VERSION
     description = "Folders, system descriptions for result folders, benchmark names and stray files."
 
     def run(self, context: PackageContext) -> list[Finding]:

@@ -20,7 +20,6 @@ PASSING = frozenset({rcp.PASS, rcp.PASS_INTERPOLATED, rcp.PASS_SMALLER_BATCH})
 
 class RcpChecker(PackageChecker):
     name = "rcp"
-    version = 1
     description = "Closed-division results converge no faster than the reference allows."
 
     def run(self, context: PackageContext) -> list[Finding]:

@@ -14,7 +14,6 @@ from mlperf_check.scoring import failure_reason
 
 class RunCountChecker(PackageChecker):
     name = "run_count"
-    version = 1
     description = "Each result folder has the required number of runs and few enough failures."
 
     def run(self, context: PackageContext) -> list[Finding]:

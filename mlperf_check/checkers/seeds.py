@@ -16,7 +16,6 @@ SEED_BYPASS = "seed_bypass"  # results.constants.WaiverKind.SEED_BYPASS
 
 class SeedChecker(PackageChecker):
     name = "seeds"
-    version = 1
     description = "Closed-division runs log their own integer seed."
 
     @classmethod

@@ -34,7 +34,6 @@ KNOWN_PARAMS = ("rcp-bypass", "seed-checker-bypass", "rcp-bert-train-samples")
 
 class ShippedFactorsChecker(PackageChecker):
     name = "shipped_factors"
-    version = 1
     description = "Scaling factors and checker bypasses shipped in the package are reported, never obeyed."
 
     def run(self, context: PackageContext) -> list[Finding]:

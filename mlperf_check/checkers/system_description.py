@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from mlperf_check.checkers.base import ERROR, WARNING, Finding, PackageChecker, PackageContext
 from mlperf_check.report import SystemReport
+from mlperf_check.rules.catalog import RulesetSpec
 from mlperf_check.systems import (
     CHECKER,
-    CHECKER_VERSION,
     ENTRY_REQUIRED_FIELDS,
     MISSPELLED,
     REQUIRED_FIELDS,
@@ -27,14 +27,9 @@ from mlperf_check.systems import (
     was_unreadable,
 )
 
-FIELDS_CHECKED_FROM = (1, 0)
-STATUS_CHECKED_FROM = (4, 0)
-CURRENT_SCHEMA_FROM = (0, 7)
-
 
 class SystemDescriptionChecker(PackageChecker):
     name = CHECKER
-    version = CHECKER_VERSION
     description = "Required fields and allowed status values of every system description."
 
     def run(self, context: PackageContext) -> list[Finding]:
@@ -44,17 +39,16 @@ class SystemDescriptionChecker(PackageChecker):
             if was_unreadable(system):
                 continue
             if is_entry_schema(system.description):
-                findings += self._entry_schema(system, ruleset.major_minor, ruleset.version)
+                findings += self._entry_schema(system, ruleset)
             else:
-                findings += self._required_fields(system, ruleset.major_minor, ruleset.version)
-            if ruleset.major_minor >= STATUS_CHECKED_FROM:
+                findings += self._required_fields(system, ruleset)
+            if ruleset.system_status_checked:
                 findings += self._status(system, ruleset.version)
         return findings
 
-    def _required_fields(
-        self, system: SystemReport, major_minor: tuple[int, int], version: str
-    ) -> list[Finding]:
-        enforced = major_minor >= FIELDS_CHECKED_FROM
+    def _required_fields(self, system: SystemReport, ruleset: RulesetSpec) -> list[Finding]:
+        enforced = ruleset.system_fields_enforced
+        version = ruleset.version
         spellings = {f.expected: f.actual for f in system.findings if f.code == MISSPELLED}
         findings = []
         for field in REQUIRED_FIELDS:
@@ -87,13 +81,12 @@ class SystemDescriptionChecker(PackageChecker):
             )
         return findings
 
-    def _entry_schema(
-        self, system: SystemReport, major_minor: tuple[int, int], version: str
-    ) -> list[Finding]:
-        if major_minor >= CURRENT_SCHEMA_FROM:
+    def _entry_schema(self, system: SystemReport, ruleset: RulesetSpec) -> list[Finding]:
+        version = ruleset.version
+        if ruleset.system_schema_current:
             return [
                 self.finding(
-                    ERROR if major_minor >= FIELDS_CHECKED_FROM else WARNING,
+                    ERROR if ruleset.system_fields_enforced else WARNING,
                     "SYSTEM_SCHEMA_OUTDATED",
                     f"{system.file} uses the v0.5 entry.json schema (hardware, nodes[...]); training "
                     f"{version} expects the system-description fields ({', '.join(REQUIRED_FIELDS[:5])}, ...)",

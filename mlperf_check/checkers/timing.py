@@ -1,4 +1,4 @@
-"""Timing checks stricter than the official tools (notes §h items 1-3).
+"""Timing checks stricter than the official tools (docs/official-tools.md §h items 1-3).
 
 The official tools accept a duplicated run_start (and score from the later one), a quality target
 reached only after run_stop, and timestamps that go backwards or make no sense. Each of those
@@ -50,7 +50,7 @@ TIMELINE_KEYS = frozenset(
 # 6 ms (other ranks' init_start lines). The only exceptions are data defects: Intel's TF ResNet
 # logs (init lines written days after the run) and Google v0.7 tpu-v3-8192 SSD result_0
 # (run_start 1592800000000, 15 h before its init_stop). 10 s leaves room for clock skew between
-# ranks while a run_start copied 10 minutes later (notes §h item 1) still fires.
+# ranks while a run_start copied 10 minutes later (docs/official-tools.md §h item 1) still fires.
 TIMELINE_TOLERANCE_MS = 10_000.0
 
 # Plausible absolute times for init and run markers: MLPerf Training logs started in 2018 (v0.5),
@@ -67,7 +67,6 @@ MAX_RUN_MS = 30 * 24 * 3600 * 1000.0
 
 class TimingChecker(RunChecker):
     name = "timing"
-    version = 1
     description = (
         "Duplicated init_stop/run_start/run_stop, quality target reached after run_stop, run_stop "
         "status, timestamps that go backwards or are implausible."

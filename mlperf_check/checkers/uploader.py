@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from mlperf_check.checkers import checker_version
 from mlperf_check.checkers.consistency import normalize_org
 from mlperf_check.parsing.formats import short_repr
 from mlperf_check.report import ERROR, Finding, PackageReport
 
-NAME = "uploader"
-VERSION = 1
+NAME = "uploader"  # its entry in the checker registry
 SYSTEM_SUBMITTER_NOT_UPLOADER = "SYSTEM_SUBMITTER_NOT_UPLOADER"
 LOG_ORG_NOT_UPLOADER = "LOG_ORG_NOT_UPLOADER"
 
@@ -61,4 +61,4 @@ def check_uploader(report: PackageReport, uploader: str, aliases: Iterable[str] 
 
 def _finding(code: str, message: str, *, file: str, key: str, expected: str, actual: str) -> Finding:
     return Finding(ERROR, code, message, file=file, key=key, expected=expected, actual=actual[:200],
-                   checker=NAME, checker_version=VERSION)
+                   checker=NAME, checker_version=checker_version(NAME))

@@ -45,7 +45,9 @@ def format_report(report: InferenceReport) -> str:
         verdict = "VALID" if result.valid else "INVALID"
         metric = f"{value} {result.metric_unit} ({result.metric_direction})" if result.metric_unit else value
         lines.append(f"  {verdict:8} {result.folder:80} {metric}")
-    counts = {severity: sum(1 for f in findings if f.severity == severity) for severity in (ERROR, WARNING, INFO)}
+    counts = {
+        severity: sum(1 for f in findings if f.severity == severity) for severity in (ERROR, WARNING, INFO)
+    }
     lines.append("")
     lines.append(f"{counts[ERROR]} errors, {counts[WARNING]} warnings, {counts[INFO]} notes")
     return "\n".join(lines)

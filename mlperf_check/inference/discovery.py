@@ -9,12 +9,18 @@ and files the submitter left inside `results/` (their own checker reports) are l
 
 from __future__ import annotations
 
+import json
 import re
+from contextlib import closing
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from mlperf_check.inference.logs import normalize_scenario
 from mlperf_check.report import ERROR, INFO, Finding
+
+# Findings of discovery name it as their checker (it is not in the registry: it runs first).
+_finding = partial(Finding, checker="inference_discovery", checker_version=1)
 
 DIVISIONS = ("closed", "open")
 SUMMARY = "mlperf_log_summary.txt"
@@ -73,11 +79,35 @@ def find_submitters(root: Path) -> list[SubmitterFolder]:
 
 
 def looks_like_inference(root: Path) -> bool:
-    """True when `root` holds inference results (LoadGen summaries under results/<system>/<model>/<scenario>/)."""
+    """True when `root` (a folder or an archive of one) holds inference results: LoadGen summaries
+    under results/<system>/<model>/<scenario>/."""
+    if root.is_file():
+        return _archive_holds_inference(root)
     for submitter in find_submitters(root)[:3]:
         for result_dir in (submitter.root / "results").glob("*/*/*"):
             if normalize_scenario(result_dir.name) and any(result_dir.rglob(SUMMARY)):
                 return True
+    return False
+
+
+def _archive_holds_inference(path: Path) -> bool:
+    """Reads member names until the first result file says which suite: an inference
+    results/<system>/<model>/<scenario>/... path, or a training results/<system>/<benchmark>/result_*.txt."""
+    from mlperf_check.safety import UnsafeArchive, iter_archive
+
+    try:
+        with closing(iter_archive(path)) as members:
+            for member in members:
+                parts = member.name.split("/")
+                if "results" not in parts:
+                    continue
+                below = parts[parts.index("results") + 1 :]
+                if len(below) >= 4 and normalize_scenario(below[2]):
+                    return True
+                if len(below) == 3 and below[2].startswith("result_"):
+                    return False
+    except UnsafeArchive:
+        return False  # the training path refuses it with its reason
     return False
 
 
@@ -89,6 +119,20 @@ def round_hint(root: Path) -> str:
             version = match.group(1)
             return version if version.startswith("v") else f"v{version}"
     return ""
+
+
+def read_system_descriptions(submitter_root: Path) -> dict[str, dict]:
+    """systems/<id>.json of one submitter folder, parsed; unreadable or non-object files are left
+    out (the layout checker reports a result whose system has none)."""
+    out = {}
+    for path in sorted((submitter_root / "systems").glob("*.json")):
+        try:
+            data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+        except (ValueError, OSError):
+            continue
+        if isinstance(data, dict):
+            out[path.stem] = data
+    return out
 
 
 def _subdirs(path: Path) -> list[Path]:
@@ -104,7 +148,7 @@ def _submitter(division: str, root: Path, rel: str) -> SubmitterFolder:
     for entry in sorted(results.iterdir()):
         if not entry.is_dir():
             submitter.findings.append(
-                Finding(INFO, "stray_file", "not part of any result (ignored)", f"results/{entry.name}")
+                _finding(INFO, "stray_file", "not part of any result (ignored)", f"results/{entry.name}")
             )
             continue
         for model_dir in _subdirs(entry):
@@ -112,7 +156,7 @@ def _submitter(division: str, root: Path, rel: str) -> SubmitterFolder:
                 submitter.results.append(_result(submitter, entry.name, model_dir.name, scenario_dir))
         for stray in sorted(p for p in entry.iterdir() if p.is_file()):
             submitter.findings.append(
-                Finding(
+                _finding(
                     INFO,
                     "stray_file",
                     "not part of any result (ignored)",
@@ -130,7 +174,7 @@ def _result(submitter: SubmitterFolder, system: str, model: str, scenario_dir: P
     )
     if not scenario:
         result.findings.append(
-            Finding(
+            _finding(
                 ERROR,
                 "unknown_scenario",
                 f"scenario folder '{scenario_dir.name}' is none of SingleStream, MultiStream, Server, Offline",
@@ -140,23 +184,23 @@ def _result(submitter: SubmitterFolder, system: str, model: str, scenario_dir: P
         return result
     if scenario != scenario_dir.name:
         result.findings.append(
-            Finding(
+            _finding(
                 INFO, "scenario_spelling", f"scenario folder '{scenario_dir.name}' read as {scenario}", rel
             )
         )
     children = {p.name.lower(): p for p in _subdirs(scenario_dir)}
     performance = children.get("performance")
     if performance is None:
-        result.findings.append(Finding(ERROR, "missing_performance", "no performance/ folder", rel))
+        result.findings.append(_finding(ERROR, "missing_performance", "no performance/ folder", rel))
     else:
         if performance.name != "performance":
             result.findings.append(
-                Finding(INFO, "folder_spelling", f"'{performance.name}' read as 'performance'", rel)
+                _finding(INFO, "folder_spelling", f"'{performance.name}' read as 'performance'", rel)
             )
         result.runs = _runs(performance, f"{rel}/{performance.name}", result)
     accuracy = children.get("accuracy")
     if accuracy is None:
-        result.findings.append(Finding(ERROR, "missing_accuracy", "no accuracy/ folder", rel))
+        result.findings.append(_finding(ERROR, "missing_accuracy", "no accuracy/ folder", rel))
     else:
         result.accuracy_dir = accuracy
     return result
@@ -172,16 +216,16 @@ def _runs(performance: Path, rel: str, result: ResultFolder) -> list[RunFolder]:
     if (performance / SUMMARY).is_file():
         if not numbered:
             result.findings.append(
-                Finding(INFO, "no_run_folder", "logs sit directly in performance/ (read as run_1)", rel)
+                _finding(INFO, "no_run_folder", "logs sit directly in performance/ (read as run_1)", rel)
             )
         return [RunFolder(performance, rel, 1), *numbered]
     if not numbered:
         result.findings.append(
-            Finding(ERROR, "missing_run", "performance/ holds no run_<N> folder and no logs", rel)
+            _finding(ERROR, "missing_run", "performance/ holds no run_<N> folder and no logs", rel)
         )
     elif numbered[0].number != 1:
         result.findings.append(
-            Finding(
+            _finding(
                 INFO,
                 "run_numbering",
                 f"runs start at run_{numbered[0].number} (the first is read as run_1)",

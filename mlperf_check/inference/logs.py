@@ -16,9 +16,13 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from mlperf_check.report import ERROR, Finding
+
+# Findings of the log parsers name them as their checker.
+_finding = partial(Finding, checker="inference_parser", checker_version=1)
 
 SCENARIO_NAMES = {
     "singlestream": "SingleStream",
@@ -30,7 +34,7 @@ SCENARIO_NAMES = {
 # A summary line: a key (letters, digits, spaces, brackets, dots, slashes) then a colon.
 _SUMMARY_LINE = re.compile(r"^\s*([A-Za-z0-9_][^:]*?)\s*:\s*(.*?)\s*$")
 _TEXT_DETAIL_LINE = re.compile(r'^"pid": \d+, "tid": \d+, "ts": (\d+)ns : ?(.*)$')
-_GENERATED = re.compile(r'"queries" : (\d+), "samples per query" : (\d+), "duration" : (\d+)')
+_GENERATED = re.compile(r'"queries" : (\d+), "samples per query" : (\d+)')
 MLLOG_PREFIX = ":::MLLOG "
 
 
@@ -119,7 +123,7 @@ def parse_summary(data: bytes, file: str) -> Summary:
             summary.lines[key] = number
     if "Result is" not in summary.fields:
         summary.findings.append(
-            Finding(
+            _finding(
                 ERROR,
                 "summary_unreadable",
                 "no 'Result is : VALID/INVALID' line: not a LoadGen summary",
@@ -137,21 +141,18 @@ class LogMessage:
 
 @dataclass
 class Detail:
-    """What the checks need from a detail log. Settings keys are LoadGen's names without the
-    `effective_`/`requested_` prefix (text logs: the `Effective Settings:` block)."""
+    """What the checks need from a detail log. Settings are the effective ones (text logs: the
+    `Effective Settings:` block), keyed by LoadGen's names without the `effective_` prefix."""
 
     file: str
     log_format: str = ""  # "text" or "mllog"
     effective: dict[str, Any] = field(default_factory=dict)
-    requested: dict[str, Any] = field(default_factory=dict)
-    results: dict[str, Any] = field(default_factory=dict)  # MLLOG result_* keys, without the prefix
+    results: dict[str, Any] = field(default_factory=dict)  # MLLOG result_* and early_stopping* keys
     lines: dict[str, int] = field(default_factory=dict)  # "effective_<key>", "result_<key>" -> line
     errors: list[LogMessage] = field(default_factory=list)
     warnings: list[LogMessage] = field(default_factory=list)
     generated_queries: int | None = None
     generated_samples_per_query: int | None = None
-    generated_duration_ns: int | None = None
-    ended: str = ""  # text logs: "Ending naturally: ..." or "Ending early: ..."
     loadgen_version: str = ""
     first_ts_ms: float | None = None  # when the performance test started
     last_ts_ms: float | None = None  # the last timestamp seen
@@ -179,7 +180,7 @@ def parse_detail(lines: Iterable[bytes], file: str) -> Detail:
                 bad_json += 1
                 if bad_json == 1:
                     detail.findings.append(
-                        Finding(ERROR, "detail_bad_json", "a :::MLLOG line is not valid JSON", file, number)
+                        _finding(ERROR, "detail_bad_json", "a :::MLLOG line is not valid JSON", file, number)
                     )
                 continue
             if isinstance(event, dict):
@@ -194,7 +195,7 @@ def parse_detail(lines: Iterable[bytes], file: str) -> Detail:
         section = _text_event(detail, match.group(2), number, ts_ms, section)
     if not detail.log_format:
         detail.findings.append(
-            Finding(
+            _finding(
                 ERROR, "detail_unreadable", "no LoadGen log line (text or :::MLLOG) in the detail log", file
             )
         )
@@ -227,22 +228,16 @@ def _text_event(detail: Detail, content: str, number: int, ts_ms: float, section
         if generated:
             detail.generated_queries = int(generated.group(1))
             detail.generated_samples_per_query = int(generated.group(2))
-            detail.generated_duration_ns = int(generated.group(3))
         return ""
     if stripped.startswith("Starting performance mode"):
         detail.first_ts_ms = ts_ms
         return ""
-    if stripped.startswith("Ending "):
-        detail.ended = stripped
-        return ""
     if key == "version" and not detail.loadgen_version:
         detail.loadgen_version = value.strip()
-    if sep and section:
-        settings = detail.effective if section == "effective" else detail.requested
+    if sep and section == "effective":  # the requested settings are what the SUT asked for, not what ran
         name = _setting_name(key)
-        settings[name] = value.strip()
-        if section == "effective":
-            detail.lines[f"effective_{name}"] = number
+        detail.effective[name] = value.strip()
+        detail.lines[f"effective_{name}"] = number
     return section
 
 
@@ -269,8 +264,6 @@ def _mllog_event(detail: Detail, event: dict, number: int) -> None:
     if key.startswith("effective_"):
         detail.effective[key[len("effective_") :]] = value
         detail.lines[key] = number
-    elif key.startswith("requested_"):
-        detail.requested[key[len("requested_") :]] = value
     elif key.startswith("result_") or key.startswith("early_stopping"):
         detail.results[key] = value
         detail.lines[key] = number
@@ -278,8 +271,6 @@ def _mllog_event(detail: Detail, event: dict, number: int) -> None:
         detail.generated_queries = _int(value)
     elif key == "generated_samples_per_query":
         detail.generated_samples_per_query = _int(value)
-    elif key == "generated_query_duration":
-        detail.generated_duration_ns = _int(value)
     elif key == "loadgen_version":
         detail.loadgen_version = str(value)
     elif key == "generic_message" and str(value).startswith("Starting performance mode"):

@@ -8,7 +8,7 @@ the inference checkers of the registry, in order. Pure Python, nothing written.
 
 from __future__ import annotations
 
-import json
+from functools import partial
 from pathlib import Path
 
 from mlperf_check.checkers import checkers_of_scope
@@ -19,6 +19,7 @@ from mlperf_check.inference.discovery import (
     ResultFolder,
     SubmitterFolder,
     find_submitters,
+    read_system_descriptions,
     round_hint,
 )
 from mlperf_check.inference.logs import parse_detail, parse_summary, to_number
@@ -34,6 +35,9 @@ from mlperf_check.inference.rules import (
 )
 from mlperf_check.report import ERROR, INFO, Finding
 
+# Findings about the round's rules and the scenario metric name scoring as their checker.
+_finding = partial(Finding, checker="inference_scoring", checker_version=1)
+
 # The Offline figure of a result inferred from a SingleStream run (v0.7 edge rule).
 INFERRED_OFFLINE = Metric("QPS w/o loadgen overhead", "samples/s", "higher")
 
@@ -48,8 +52,10 @@ def check_inference_package(
     """`round_version` names the round whose rules apply (default: from the path or the seeds);
     `rules` gives them directly (tests, or a round not shipped yet)."""
     root = Path(path)
+    if root.is_file():
+        return _check_archive(root, round_version=round_version, rules=rules)
     if not root.is_dir():
-        raise InferencePackageError(f"{root}: not a folder")
+        raise InferencePackageError(f"{root}: not a folder or an archive")
     submitters = find_submitters(root)
     if not submitters:
         raise InferencePackageError(f"{root}: no <division>/<submitter>/results/ folder")
@@ -58,17 +64,33 @@ def check_inference_package(
         rules, note = _round(root, submitters, round_version)
     report = InferenceReport(root=str(root), round=rules.version)
     if note:
-        report.findings.append(Finding(INFO, "round_rules", note))
+        report.findings.append(_finding(INFO, "round_rules", note))
     checkers = [cls() for cls in checkers_of_scope("inference")]
     for submitter in submitters:
         prefix = submitter.rel
         for finding in submitter.findings:
             finding.file = _join(prefix, finding.file)
             report.findings.append(finding)
-        systems = _system_descriptions(submitter)
+        systems = read_system_descriptions(submitter.root)
         for folder in submitter.results:
             result = _check_result(rules, checkers, submitter, folder, systems.get(folder.system))
             report.results.append(result)
+    return report
+
+
+def _check_archive(path: Path, *, round_version: str | None, rules: InferenceRound | None) -> InferenceReport:
+    """An archive of a submitter folder: extracted safely into a temporary folder, then checked."""
+    import tempfile
+
+    from mlperf_check.safety import UnsafeArchive, extract_archive
+
+    with tempfile.TemporaryDirectory(prefix="mlperf-inference-") as tmp:
+        try:
+            root = extract_archive(path, Path(tmp) / "package")
+        except UnsafeArchive as exc:
+            raise InferencePackageError(f"{path.name}: {exc}") from exc
+        report = check_inference_package(root, round_version=round_version, rules=rules)
+    report.root = str(path)
     return report
 
 
@@ -84,25 +106,13 @@ def _round(root: Path, submitters: list[SubmitterFolder], given: str | None) -> 
                 summary_path = run.path / SUMMARY
                 if summary_path.is_file():
                     summary = parse_summary(summary_path.read_bytes(), str(summary_path))
-                    seed = summary.number("qsl_rng_seed")
-                    rules = round_from_seed(int(summary.get("qsl_rng_seed"))) if seed is not None else None
+                    raw = (summary.get("qsl_rng_seed") or "").strip()
+                    rules = round_from_seed(int(raw)) if raw.isdigit() else None
                     if rules is not None:
                         return rules, f"round {rules.version} recognised from the LoadGen seeds"
                     rules, _ = rules_for("v999")
                     return rules, f"unknown LoadGen seeds; the newest rules ({rules.version}) apply"
     return rules_for("v999")[0], "no LoadGen summary to recognise the round from; the newest rules apply"
-
-
-def _system_descriptions(submitter: SubmitterFolder) -> dict[str, dict]:
-    out = {}
-    for path in sorted((submitter.root / "systems").glob("*.json")):
-        try:
-            data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            out[path.stem] = data
-    return out
 
 
 def _join(prefix: str, rel: str) -> str:
@@ -162,7 +172,7 @@ def _score(result: InferenceResult, rules: InferenceRound, model: ModelRule | No
         result.inferred_from = SINGLE_STREAM
         metric = INFERRED_OFFLINE
         result.findings.append(
-            Finding(
+            _finding(
                 INFO, "offline_inferred", "Offline figure inferred from a SingleStream run", result.folder
             )
         )
@@ -178,9 +188,11 @@ def _score(result: InferenceResult, rules: InferenceRound, model: ModelRule | No
                 metric.detail_key, run.detail.effective.get(metric.detail_key.removeprefix("effective_"))
             )
         )
-    if value is None:
+    if value is not None:
+        result.metric_value = value * metric.scale
+    elif summary.valid is not None:  # an unreadable summary is reported once, by its parser
         run.findings.append(
-            Finding(
+            _finding(
                 ERROR,
                 "metric_missing",
                 f"no '{metric.summary_key}' figure in the summary",
@@ -188,18 +200,15 @@ def _score(result: InferenceResult, rules: InferenceRound, model: ModelRule | No
                 expected=metric.summary_key,
             )
         )
-    else:
-        result.metric_value = value * metric.scale
     result.min_duration_ms = rules.min_duration_ms
     detail = run.detail
-    if detail is not None:
-        if detail.first_ts_ms is not None and detail.last_ts_ms is not None:
-            result.duration_ms = detail.last_ts_ms - detail.first_ts_ms
-        count = detail.results.get("result_query_count")
-        if isinstance(count, int | float):
-            result.query_count = int(count)
-        elif detail.generated_queries is not None:
-            result.query_count = detail.generated_queries
+    if detail is not None and detail.first_ts_ms is not None and detail.last_ts_ms is not None:
+        result.duration_ms = detail.last_ts_ms - detail.first_ts_ms
+    if (result.inferred_from or result.scenario) == OFFLINE:
+        samples = summary.number("samples_per_query")  # Offline counts the samples of its one query
+        result.query_count = None if samples is None else int(samples)
+    elif detail is not None and isinstance(detail.results.get("result_query_count"), int | float):
+        result.query_count = int(detail.results["result_query_count"])  # text logs do not say
     if model is not None:
         scenario = result.inferred_from or result.scenario
         result.min_query_count = rules.min_query_count(model, scenario)

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 from orjson import JSONDecodeError
 from orjson import loads as loads_json
 
+from mlperf_check.checkers import checker_version
 from mlperf_check.parsing.formats import (
     MLL,
     MLL_TOKEN,
@@ -34,8 +35,7 @@ from mlperf_check.parsing.formats import (
 )
 from mlperf_check.report import ERROR, WARNING, Finding, Record
 
-CHECKER = "parser"
-CHECKER_VERSION = 1
+CHECKER = "parser"  # its entry in the checker registry
 
 READ_SIZE = 1 << 20
 MAX_LINE = 4 << 20  # an event line longer than this is not parsed (no real event is over a few KB)
@@ -240,7 +240,7 @@ class LogReader:
                 file=self.file,
                 line=line,
                 checker=CHECKER,
-                checker_version=CHECKER_VERSION,
+                checker_version=checker_version(CHECKER),
                 **where,
             )
         )
@@ -257,7 +257,7 @@ class LogReader:
                         file=self.file,
                         key=code,
                         checker=CHECKER,
-                        checker_version=CHECKER_VERSION,
+                        checker_version=checker_version(CHECKER),
                     )
                 )
 

@@ -5,7 +5,7 @@ hyperparameters for the same benchmark; no other hardware or software change is 
 batch size may differ, and so may the hyperparameters that scale with it: learning rates (scaled
 with the batch size), warmup lengths and step or epoch counts of the schedule, which the rules
 let a submitter adjust with its batch size. We derive that list from the round's closed-division
-hyperparameter names (mlperf_check/rules/official.py) by these name parts, so it follows each
+hyperparameter names (mlperf_check/rules/configs.py) by these name parts, so it follows each
 ruleset's own keys.
 """
 

@@ -14,10 +14,11 @@ from datetime import date
 from functools import cache
 from pathlib import Path
 
-import mlperf_logging
+from mlperf_check.rules.benchmarks import BENCHMARK_INFO
+from mlperf_check.rules.configs import COMPLIANCE_DIR, PACKAGE_DIR, load_config, shipped_configs
+from mlperf_check.rules.legacy import V05_BENCHMARKS
+from mlperf_check.rules.targets import quality_rule_text, quality_target
 
-PACKAGE_DIR = Path(mlperf_logging.__file__).resolve().parent
-COMPLIANCE_DIR = PACKAGE_DIR / "compliance_checker"
 RCP_DIR = PACKAGE_DIR / "rcp_checker"
 
 
@@ -47,56 +48,6 @@ ROUND_PUBLISHED: dict[str, date] = {
     "6.1": date(2026, 11, 11),
 }
 
-# Display facts per benchmark id (the checker itself only compares numbers).
-BENCHMARK_INFO: dict[str, dict[str, str]] = {
-    "resnet": {"area": "Vision", "model": "ResNet-50 v1.5", "dataset": "ImageNet", "metric": "Top-1 accuracy"},
-    "ssd": {"area": "Vision", "model": "SSD", "dataset": "COCO / OpenImages", "metric": "mAP"},
-    "maskrcnn": {"area": "Vision", "model": "Mask R-CNN", "dataset": "COCO", "metric": "Box / mask min AP"},
-    "unet3d": {"area": "Vision", "model": "3D U-Net", "dataset": "KiTS19", "metric": "Mean DICE"},
-    "retinanet": {"area": "Vision", "model": "RetinaNet", "dataset": "OpenImages", "metric": "mAP"},
-    "gnmt": {"area": "Language", "model": "GNMT", "dataset": "WMT16 EN-DE", "metric": "SacreBLEU"},
-    "transformer": {"area": "Language", "model": "Transformer", "dataset": "WMT17 EN-DE", "metric": "BLEU"},
-    "bert": {"area": "Language", "model": "BERT-large", "dataset": "Wikipedia 2020/01/01", "metric": "Masked-LM accuracy"},
-    "rnnt": {"area": "Speech", "model": "RNN-T", "dataset": "LibriSpeech", "metric": "Word error rate", "direction": "lower"},
-    "ncf": {"area": "Commerce", "model": "NCF", "dataset": "MovieLens-20M", "metric": "HR@10"},
-    "dlrm": {"area": "Commerce", "model": "DLRM", "dataset": "Criteo 1TB", "metric": "AUC"},
-    "dlrm_dcnv2": {"area": "Commerce", "model": "DLRM-DCNv2", "dataset": "Criteo 1TB multi-hot", "metric": "AUC"},
-    "dlrmv4": {"area": "Commerce", "model": "DLRMv4", "dataset": "", "metric": "Score"},
-    "minigo": {"area": "Research", "model": "MiniGo", "dataset": "Go 19x19", "metric": "Win rate vs reference"},
-    "gpt3": {"area": "Language", "model": "GPT-3 175B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
-    "llama2_70b_lora": {"area": "Language", "model": "Llama 2 70B LoRA", "dataset": "SCROLLS GovReport", "metric": "Eval loss", "direction": "lower"},
-    "llama31_405b": {"area": "Language", "model": "Llama 3.1 405B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
-    "llama31_8b": {"area": "Language", "model": "Llama 3.1 8B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
-    "gpt_oss_20b": {"area": "Language", "model": "gpt-oss 20B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
-    "deepseekv3_671b": {"area": "Language", "model": "DeepSeek-V3 671B", "dataset": "C4", "metric": "Log perplexity", "direction": "lower"},
-    "qwen35_397b_grpo": {"area": "Language", "model": "Qwen3.5 397B GRPO", "dataset": "R2E-Gym", "metric": "Validation score"},
-    "stable_diffusion": {"area": "Vision", "model": "Stable Diffusion v2", "dataset": "LAION-400M / COCO-2017", "metric": "FID and CLIP"},
-    "flux1": {"area": "Vision", "model": "FLUX.1", "dataset": "CC12M / COCO-2014", "metric": "Validation loss", "direction": "lower"},
-    "gnn": {"area": "Graph", "model": "R-GAT", "dataset": "IGBH-Full", "metric": "Accuracy"},
-    "rgat": {"area": "Graph", "model": "R-GAT", "dataset": "IGBH-Full", "metric": "Accuracy"},
-}
-
-# Round 0.5: not covered by mlperf-logging. Targets from the v0.5 rules (fractions, as logged).
-V05_BENCHMARKS: dict[str, dict] = {
-    "resnet": {"runs": 5, "target": 0.749},
-    "ssd": {"runs": 5, "target": 0.212},
-    "maskrcnn": {"runs": 5, "targets": {"BBOX": 0.377, "SEGM": 0.339}},
-    "gnmt": {"runs": 10, "target": 21.8},
-    "transformer": {"runs": 10, "target": 25.0},
-    "ncf": {"runs": 10, "target": 0.635},
-    "minigo": {"runs": 10, "target": 0.40},
-}
-
-# Round 0.6: the package's 0.6 configs check no quality target; these are the published targets.
-V06_TARGETS: dict[str, dict] = {
-    "resnet": {"target": 0.759},
-    "ssd": {"target": 0.230},
-    "maskrcnn": {"targets": {"BBOX": 0.377, "SEGM": 0.339}},
-    "gnmt": {"target": 24.0},
-    "transformer": {"target": 25.0},
-}
-
-
 @dataclass(frozen=True)
 class BenchmarkSpec:
     name: str
@@ -114,15 +65,36 @@ class BenchmarkSpec:
 
 @dataclass(frozen=True)
 class RulesetSpec:
+    """A training ruleset: what its rounds contain and which rules apply. Every fact that varies
+    by ruleset is a field, set in get_ruleset() (one table, RULESET_FACTS): checkers read the
+    field, they do not compare version numbers."""
+
     version: str  # "1.0.0"
     round: str  # "1.0"
     log_format: str  # "mllog" | "mll" | "mlp05"
     benchmarks: dict[str, BenchmarkSpec]
     published: date | None
-    config_dir: Path | None  # official compliance configs, None for 0.5
+    config_dir: Path | None  # official compliance configs, None for 0.5 (rules as data: legacy)
     rcp_dir: Path | None  # official RCP tables, None before 1.0
     init_limit_closed_s: float | None
     init_limit_open_s: float | None
+    seeds_checked: bool
+    # Scores faster than the RCP mean are scaled up to it from round 2.1 on (training_policies
+    # PR 503, approved for v2.1; docs/differences.md "Rules of a round's own time").
+    rcp_normalizes: bool
+    # Passing the official per-run rules became mandatory with round 0.7 (training_policies #293);
+    # in 0.6 they were advisory (checkers/compliance.py).
+    compliance_advisory: bool
+    # The quality target comes from our data (mlperf_check.rules.legacy), not the official configs.
+    legacy_quality_target: bool
+    system_schema_current: bool  # system JSONs use today's field names (from 0.7)
+    system_fields_enforced: bool  # a missing required system field is an error (from 1.0)
+    # The metadata field that numbers Stable Diffusion eval steps: what the official closed config's
+    # BEGIN block groups FID and CLIP lines by (step_num in 3.1.0, samples_count later).
+    sd_eval_step_key: str
+    # The official RCP checker widens the Llama 3.1 405B threshold by an allowance from 5.0 on.
+    rcp_llama31_405b_allowance: bool
+    system_status_checked: bool  # the system status value is checked (from 4.0)
 
     @property
     def major_minor(self) -> tuple[int, int]:
@@ -130,24 +102,58 @@ class RulesetSpec:
         return int(major), int(minor)
 
     @property
-    def seeds_checked(self) -> bool:
-        return self.major_minor >= (1, 0)
-
-    @property
     def rcp_checked(self) -> bool:
         return self.rcp_dir is not None
-
-    @property
-    def rcp_normalizes(self) -> bool:
-        """Scores faster than the RCP mean are scaled up to it from round 2.1 on (training_policies
-        PR 503, approved for v2.1). Earlier rounds published unscaled scores."""
-        return self.major_minor >= (2, 1)
 
     def benchmark(self, name: str) -> BenchmarkSpec | None:
         return self.benchmarks.get(name)
 
     def init_limit_s(self, division: str) -> float | None:
         return self.init_limit_open_s if division == "open" else self.init_limit_closed_s
+
+
+# What varies by ruleset, by the first round it applies to: each row holds from its round until
+# the next row's. The only place these facts are written (see RulesetSpec for their sources).
+RULESET_FACTS: tuple[tuple[tuple[int, int], dict], ...] = (
+    (
+        (0, 5),
+        {
+            "init_limit_closed_s": None,
+            "init_limit_open_s": None,
+            "seeds_checked": False,
+            "rcp_normalizes": False,
+            "compliance_advisory": False,
+            "legacy_quality_target": True,
+            "system_schema_current": False,
+            "system_fields_enforced": False,
+            "system_status_checked": False,
+            "rcp_llama31_405b_allowance": False,
+        },
+    ),
+    ((0, 6), {"init_limit_closed_s": 20 * 60.0, "init_limit_open_s": 20 * 60.0, "compliance_advisory": True}),
+    ((0, 7), {"compliance_advisory": False, "legacy_quality_target": False, "system_schema_current": True}),
+    (
+        (1, 0),
+        {
+            "init_limit_closed_s": 30 * 60.0,
+            "init_limit_open_s": 30 * 60.0,
+            "seeds_checked": True,
+            "system_fields_enforced": True,
+        },
+    ),
+    ((2, 0), {"init_limit_open_s": 240 * 60.0}),
+    ((2, 1), {"rcp_normalizes": True}),
+    ((4, 0), {"system_status_checked": True}),
+    ((5, 0), {"rcp_llama31_405b_allowance": True}),
+)
+
+
+def ruleset_facts(major_minor: tuple[int, int]) -> dict:
+    facts: dict = {}
+    for since, changes in RULESET_FACTS:
+        if major_minor >= since:
+            facts.update(changes)
+    return facts
 
 
 def _meta():
@@ -176,9 +182,6 @@ def _spec(name: str, runs: int, extra: dict | None = None) -> BenchmarkSpec:
 def _with_quality_targets(version: str, benchmarks: dict[str, BenchmarkSpec]) -> dict[str, BenchmarkSpec]:
     """Display targets and the readable target rule, from the rule configs of the ruleset
     (0.5 and 0.6 from V05_BENCHMARKS / V06_TARGETS, through mlperf_check.rules.legacy)."""
-    # mlperf_check.rules.official imports this module, so it is imported here.
-    from mlperf_check.rules.official import quality_rule_text, quality_target
-
     completed = {}
     for name, spec in benchmarks.items():
         target = quality_target(version, name)
@@ -187,6 +190,11 @@ def _with_quality_targets(version: str, benchmarks: dict[str, BenchmarkSpec]) ->
             changes.update(target=target.target, targets=dict(target.targets))
         completed[name] = dataclasses.replace(spec, **changes)
     return completed
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """'1.0' / '1.0.0' as numbers, so that versions sort as versions ('10.0' after '2.0')."""
+    return tuple(int(part) for part in re.findall(r"\d+", version))
 
 
 def normalize_version(text: str) -> str:
@@ -204,7 +212,7 @@ def known_rulesets() -> tuple[str, ...]:
         match = re.fullmatch(r"training_(\d+\.\d+\.\d+)", path.name)
         if match:
             versions.add(match.group(1))
-    return tuple(sorted(versions, key=lambda v: tuple(int(p) for p in v.split("."))))
+    return tuple(sorted(versions, key=version_key))
 
 
 @cache
@@ -219,18 +227,22 @@ def get_ruleset(text: str) -> RulesetSpec:
     if version == "0.5.0":
         benchmarks = {name: _spec(name, data["runs"], data) for name, data in V05_BENCHMARKS.items()}
         benchmarks = _with_quality_targets(version, benchmarks)
-        return RulesetSpec(version, round_, "mlp05", benchmarks, published, None, None, None, None)
+        return RulesetSpec(
+            version=version,
+            round=round_,
+            log_format="mlp05",
+            benchmarks=benchmarks,
+            published=published,
+            config_dir=None,
+            rcp_dir=None,
+            sd_eval_step_key="samples_count",
+            **ruleset_facts((0, 5)),
+        )
     counts, allowed = _meta()
     names = allowed.get(round_, [])
     benchmarks = _with_quality_targets(version, {name: _spec(name, counts[name]) for name in names})
     rcp_dir = RCP_DIR / f"training_{version}"
-    major_minor = tuple(int(p) for p in version.split(".")[:2])
-    if major_minor <= (0, 7):
-        limits = (20 * 60.0, 20 * 60.0)
-    elif major_minor < (2, 0):
-        limits = (30 * 60.0, 30 * 60.0)
-    else:
-        limits = (30 * 60.0, 240 * 60.0)
+    major_minor = version_key(version)[:2]
     return RulesetSpec(
         version=version,
         round=round_,
@@ -239,9 +251,16 @@ def get_ruleset(text: str) -> RulesetSpec:
         published=published,
         config_dir=COMPLIANCE_DIR / f"training_{version}",
         rcp_dir=rcp_dir if rcp_dir.is_dir() else None,
-        init_limit_closed_s=limits[0],
-        init_limit_open_s=limits[1],
+        sd_eval_step_key=sd_eval_step_key(version),
+        **ruleset_facts(major_minor),
     )
+
+
+def sd_eval_step_key(version: str) -> str:
+    name = f"training_{version}/closed_stable_diffusion.yaml"
+    if name in shipped_configs():
+        return load_config(name).aggregate_by or "samples_count"
+    return "samples_count"
 
 
 def ruleset_for_timestamp(time_ms: float) -> str:

@@ -8,14 +8,14 @@ tags), which the package does not carry. The rules below are what every v0.5 log
 * run_start, run_stop and run_final exactly once; run_clear_caches, eval_target and eval_accuracy
   at least once; run_stop after run_start.
 * eval_accuracy values are {"epoch": N, "value": X} (a bare number is accepted too); at least one
-  must meet the quality target of catalog.V05_BENCHMARKS, which the logs' own eval_target lines
+  must meet the quality target of V05_BENCHMARKS, which the logs' own eval_target lines
   confirm (resnet 0.749, ssd 0.212, gnmt 21.8, ncf 0.635). GNMT and Transformer log BLEU in points
   (gnmt: 22.25 against eval_target 21.8); a value of at most 1 is read as a fraction (0.218).
 * run_stop's value {"success": true|false} is the run's status, scored by mlperf_check.runlog like the
   status of later rounds: not a compliance matter.
 
 Round 0.6: the package's 0.6.0 configs check no quality target. The published targets
-(catalog.V06_TARGETS) are checked here as a stricter rule (COMPLIANCE_TARGET_NOT_REACHED). v0.6
+(V06_TARGETS) are checked here as a stricter rule (COMPLIANCE_TARGET_NOT_REACHED). v0.6
 logs log BLEU in points (Google gnmt 24.1, transformer 25.08) and Mask R-CNN as [BBOX, SEGM].
 """
 
@@ -27,12 +27,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from mlperf_check.checkers import checker_version
 from mlperf_check.parsing.formats import short_repr
 from mlperf_check.report import ERROR, Finding, Record
-from mlperf_check.rules.catalog import V05_BENCHMARKS, V06_TARGETS
-from mlperf_check.rules.official import (
+from mlperf_check.rules.engine import (
     CHECKER,
-    CHECKER_VERSION,
     COMPLIANCE_CHECK_FAILED,
     COMPLIANCE_NO_EVENTS,
     COMPLIANCE_TARGET_NOT_REACHED,
@@ -42,7 +41,27 @@ from mlperf_check.rules.official import (
     requirement_problem,
 )
 
-LEGACY_TARGET_RULESETS = frozenset({"0.5.0", "0.6.0"})
+# Round 0.5: not covered by mlperf-logging. Targets from the v0.5 rules (fractions, as logged).
+V05_BENCHMARKS: dict[str, dict] = {
+    "resnet": {"runs": 5, "target": 0.749},
+    "ssd": {"runs": 5, "target": 0.212},
+    "maskrcnn": {"runs": 5, "targets": {"BBOX": 0.377, "SEGM": 0.339}},
+    "gnmt": {"runs": 10, "target": 21.8},
+    "transformer": {"runs": 10, "target": 25.0},
+    "ncf": {"runs": 10, "target": 0.635},
+    "minigo": {"runs": 10, "target": 0.40},
+}
+
+# Round 0.6: the package's 0.6 configs check no quality target; these are the published targets.
+V06_TARGETS: dict[str, dict] = {
+    "resnet": {"target": 0.759},
+    "ssd": {"target": 0.230},
+    "maskrcnn": {"targets": {"BBOX": 0.377, "SEGM": 0.339}},
+    "gnmt": {"target": 24.0},
+    "transformer": {"target": 25.0},
+}
+
+LEGACY_TARGET_RULESETS = frozenset({"0.5.0", "0.6.0"})  # whose quality targets are the data above
 V05_RULES = "v0.5 rules"
 BLEU_BENCHMARKS = frozenset({"gnmt", "transformer"})  # targets in BLEU points
 MASK_COMPONENTS = ("BBOX", "SEGM")
@@ -172,7 +191,7 @@ class SessionBase:
             expected=problem.expected,
             actual=problem.actual,
             checker=CHECKER,
-            checker_version=CHECKER_VERSION,
+            checker_version=checker_version(CHECKER),
         )
 
     def no_events(self) -> tuple[bool, list[Finding]]:

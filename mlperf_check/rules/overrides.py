@@ -3,7 +3,7 @@
 Where a later release changed a historical rule, the rule of the round's own time wins: a round's
 results were accepted with the checker of its time, and re-checking them with a rule written
 later would reject published results. Each correction is small data applied to the config's
-records before they are compiled (mlperf_check.rules.official.load_config), with the evidence.
+records before they are compiled (mlperf_check.rules.configs.load_config), with the evidence.
 
 How they were looked for: the official 4.1.68 checker was run over every v0.7 (ruleset 0.7.0)
 and v1.0 (ruleset 1.0.0) result file of the corpus. Every file of every result folder that has a

@@ -326,7 +326,7 @@ class _Judgement:
 def _judge(record: RcpRecord, submission_mean: float, ruleset: RulesetSpec, benchmark: str) -> _Judgement:
     """The official `_eval_submission_record`."""
     max_speedup = record.max_speedup
-    if benchmark == "llama31_405b" and ruleset.major_minor >= (5, 0):
+    if benchmark == "llama31_405b" and ruleset.rcp_llama31_405b_allowance:
         max_speedup = record.mean / (record.min_mean - LLAMA31_405B_ALLOWANCE)
     threshold = record.mean / max_speedup
     passed = submission_mean >= threshold

@@ -1,6 +1,6 @@
 """ComplianceChecker: the official per-run rules, against the official checker as oracle.
 
-The mutation set of /work/shared/notes/official_mlperf_tools.md (appendix) is run through our
+The mutation set of the project study of the official tools (its differential-test appendix) is run through our
 parser and checker and, where the official tool does not crash, through the official
 mlperf_logging compliance checker in-process: the verdicts must agree.
 """
@@ -109,7 +109,7 @@ def official_verdict(data: bytes, ruleset: str, tmp_path: Path) -> bool | None:
     logging.disable(logging.CRITICAL)
     try:
         return checker.check_file(str(path), f"training_{ruleset}/common.yaml")
-    except Exception:  # noqa: BLE001 - the oracle's own crashes (notes §h item 5)
+    except Exception:  # noqa: BLE001 - the oracle's own crashes (docs/official-tools.md §h item 5)
         return None
     finally:
         logging.disable(logging.NOTSET)
@@ -334,9 +334,9 @@ def test_it_fails_a_log_with_parse_errors_without_a_finding_of_its_own():
 
 def test_it_reads_the_file_again_for_a_config_asked_for_late(monkeypatch):
     """The replay buffer is bounded; a config enqueued past it re-reads the log (reopen)."""
-    from mlperf_check.rules import official
+    from mlperf_check.rules import engine
 
-    monkeypatch.setattr(official, "MAX_REPLAY_RECORDS", 3)
+    monkeypatch.setattr(engine, "MAX_REPLAY_RECORDS", 3)
     lines = replaced(resnet_log(), "lars_epsilon", event("lars_epsilon", 0.1))
     run = check_bytes(as_bytes(lines))
     assert [f.key for f in run.findings] == ["lars_epsilon"]

@@ -182,6 +182,8 @@ def test_compliance_blocks_from_v10(v07):
     report = check_inference_package(v07, round_version="v1.0")
     codes = errors(report, SERVER)
     assert "compliance_missing" in codes and "wrong_seed" in codes and "run_too_short" in codes
+    server = result(report, SERVER)
+    assert {f.actual for f in server.all_findings() if f.code == "detail_format"} == {"text"}
     report07 = check_inference_package(v07)
     assert {
         f.severity for f in result(report07, SERVER).all_findings() if f.code == "compliance_missing"
@@ -236,3 +238,32 @@ def test_compliance_summaries_are_not_results(v07):
     assert (compliance / "mlperf_log_summary.txt").is_file()
     report = check_inference_package(v07)
     assert len(report.results) == 3
+
+
+def test_round_from_the_seeds_and_a_bad_seed(tmp_path):
+    root = Path(shutil.copytree(DATA / "v0.7" / "closed" / "Mobilint", tmp_path / "x" / "Mobilint"))
+    report = check_inference_package(root)
+    assert report.round == "v0.7" and any(f.code == "round_rules" for f in report.findings)
+    for summary in root.rglob("results/**/performance/run_1/mlperf_log_summary.txt"):
+        edit(summary, "qsl_rng_seed : 12786827339337101903", "qsl_rng_seed : 12.5e3")
+    report = check_inference_package(root)
+    assert report.round == "v2.0" and "unknown LoadGen seeds" in report.findings[0].message
+
+
+def test_not_an_inference_folder(tmp_path):
+    from mlperf_check.inference import InferencePackageError, looks_like_inference
+
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InferencePackageError):
+        check_inference_package(tmp_path / "empty")
+    assert not looks_like_inference(tmp_path / "empty")
+    assert looks_like_inference(DATA / "v0.7")
+
+
+def test_max_settings_that_cut_the_run_short(v07):
+    summary = v07 / SS / "performance/run_1/mlperf_log_summary.txt"
+    sub(summary, r"^max_query_count : \d+", "max_query_count : 100")
+    sub(summary, r"^max_duration \(ms\): \d+", "max_duration (ms): 1000")
+    found = errors(check_inference_package(v07), SS)
+    assert found["max_query_count_setting"].expected == "0 or >= 1024"
+    assert found["max_duration_setting"].actual == "1000"

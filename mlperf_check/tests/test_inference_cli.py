@@ -39,3 +39,28 @@ def test_inference_json_and_exit_status_on_errors(tmp_path):
 def test_explicit_round_overrides_the_path():
     code, out, _ = run([str(DATA / "v0.7"), "--ruleset", "v1.0"])
     assert code == 1 and out.startswith("inference round v1.0")
+
+
+def test_an_archive_of_an_inference_folder(tmp_path):
+    import tarfile
+
+    archive = tmp_path / "mobilint.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(DATA / "v0.7" / "closed" / "Mobilint", arcname="Mobilint")
+    code, out, _ = run([str(archive), "--ruleset", "v0.7", "--json"])
+    document = json.loads(out)
+    assert code == 0 and document["round"] == "v0.7"
+    assert sorted(r["scenario"] for r in document["results"]) == ["Offline", "SingleStream"]
+
+
+def test_a_training_archive_stays_with_the_training_checks(tmp_path):
+    import tarfile
+
+    from mlperf_check.inference import looks_like_inference
+
+    sample = Path(__file__).resolve().parents[2] / "sample_data" / "training-v1.0" / "Fujitsu"
+    archive = tmp_path / "fujitsu.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(sample, arcname="Fujitsu")
+    assert not looks_like_inference(archive)
+    assert not looks_like_inference(DATA.parent / "missing.tar")

@@ -98,3 +98,30 @@ def test_units_and_directions(reports):
 def test_compliance_tests_are_not_results(reports):
     for report in reports.values():
         assert all("/compliance/" not in r.folder and "/audit/" not in r.folder for r in report.results)
+
+
+# v0.7 results the official checker flagged compliant whose TEST01 verify_accuracy.txt is a
+# traceback with no baseline/compliance accuracy to fall back on: we warn (compliance_failed).
+TEST01_TRACEBACKS = {
+    ("closed", "Dividiti", system, model, "singlestream")
+    for system, model in [
+        ("firefly-armnn-v20.08-neon", "resnet50"),
+        ("firefly-armnn-v20.08-opencl", "resnet50"),
+        ("rpi4-armnn-v20.08-neon", "resnet50"),
+        ("rpi4-tflite-v2.2.0-ruy", "resnet50"),
+        ("rpi4coral-tflite-v2.2.0-ruy", "ssd-mobilenet-non-quantized"),
+        ("xavier-tflite-v2.2.0-ruy", "resnet50"),
+        ("xavier-tflite-v2.3.0-ruy", "resnet50"),
+    ]
+}
+
+
+def test_v07_compliance_flag(reports):
+    ours = {(r.division, r.submitter, r.system, r.model_folder, r.scenario_folder): r for r in reports["v0.7"].results}
+    for row in official_rows("v0.7"):
+        key = (row["division"], row["submitter"], row["system"], row["model"], row["scenario"])
+        compliant = not any(
+            f.checker == "inference_compliance" and f.severity != "info" for f in ours[key].all_findings()
+        )
+        expected = row["compliance_flag"] == "1" and key not in TEST01_TRACEBACKS
+        assert compliant == expected, key

@@ -27,7 +27,7 @@ from results.constants import RcpStatus
 RULESET = get_ruleset("1.0.0")
 # The 1.0 RCP tables judged under the normalisation rule of 2.1 and later, so the scaling factor
 # the official checker computes shows (1.0 itself published unscaled scores).
-NORMALIZING = dataclasses.replace(RULESET, version="2.1.0")
+NORMALIZING = dataclasses.replace(RULESET, rcp_normalizes=True)
 MLLOG = ":::MLLOG "
 
 

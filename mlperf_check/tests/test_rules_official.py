@@ -13,9 +13,12 @@ import pytest
 import yaml
 
 from mlperf_check.report import ERROR, INFO, WARNING, Record
-from mlperf_check.rules import official, overrides
+from mlperf_check.rules import configs as rule_configs
+from mlperf_check.rules import engine, overrides
 from mlperf_check.rules.catalog import known_rulesets
-from mlperf_check.rules.official import OfficialRules, RuleSession, compile_config, quality_target
+from mlperf_check.rules.configs import OfficialRules, compile_config
+from mlperf_check.rules.engine import RuleSession
+from mlperf_check.rules.targets import quality_target
 
 T0 = 1_621_118_000_000.0
 
@@ -48,8 +51,8 @@ def configs(monkeypatch):
             name: compile_config(name, yaml.load(text, Loader=yaml.BaseLoader) or [])
             for name, text in texts.items()
         }
-        monkeypatch.setattr(official, "shipped_configs", lambda: frozenset(compiled))
-        monkeypatch.setattr(official, "load_config", compiled.__getitem__)
+        monkeypatch.setattr(engine, "shipped_configs", lambda: frozenset(compiled))
+        monkeypatch.setattr(engine, "load_config", compiled.__getitem__)
         relevant = {key for config in compiled.values() for key in config.keys} | {"eval_accuracy"}
         entry = next(iter(compiled))
         return OfficialRules("9.9.9", entry, frozenset(relevant), scale)
@@ -335,7 +338,7 @@ def test_it_replays_earlier_records_to_a_config_enqueued_late(configs):
 
 def test_it_rereads_the_log_when_the_replay_buffer_overflowed(configs, monkeypatch):
     rules = configs(ORDERED_RULES)
-    monkeypatch.setattr(official, "MAX_REPLAY_RECORDS", 2)
+    monkeypatch.setattr(engine, "MAX_REPLAY_RECORDS", 2)
     lines = [ev("init_start"), ev("init_start"), ev("init_stop"), ev("submission_division", "closed")]
     assert run(rules, lines) == (True, [])
     lines[1] = ev("epoch_start")
@@ -395,7 +398,7 @@ def test_it_limits_findings_per_key(configs):
 
 def test_it_merges_stable_diffusion_eval_points_like_the_official_begin_block(configs):
     shipped = yaml.load(
-        (official.COMPLIANCE_DIR / "training_4.1.0/closed_stable_diffusion.yaml").read_text(),
+        (rule_configs.COMPLIANCE_DIR / "training_4.1.0/closed_stable_diffusion.yaml").read_text(),
         Loader=yaml.BaseLoader,
     )
     begin = next(r for r in shipped if "BEGIN" in r)
@@ -425,19 +428,19 @@ def test_it_compiles_every_shipped_training_ruleset():
     for version in known_rulesets():
         if version == "0.5.0":
             continue
-        rules = official.get_official_rules(version)
+        rules = rule_configs.get_official_rules(version)
         assert rules.entry == f"training_{version}/common.yaml"
         assert {"run_start", "run_stop", "eval_accuracy"} <= rules.relevant_keys
-    for name in official.shipped_configs():
-        official.load_config(name)
-    assert official.load_config("training_4.1.0/closed_stable_diffusion.yaml").aggregate_by == "samples_count"
-    assert official.load_config("training_3.1.0/closed_stable_diffusion.yaml").aggregate_by == "step_num"
+    for name in rule_configs.shipped_configs():
+        rule_configs.load_config(name)
+    assert rule_configs.load_config("training_4.1.0/closed_stable_diffusion.yaml").aggregate_by == "samples_count"
+    assert rule_configs.load_config("training_3.1.0/closed_stable_diffusion.yaml").aggregate_by == "step_num"
 
 
 def test_it_applies_the_historical_overrides():
-    bert = official.load_config("training_2.1.0/closed_bert.yaml")
+    bert = rule_configs.load_config("training_2.1.0/closed_bert.yaml")
     assert "opt_epsilon" in bert.keys and "opt_lamb_epsilon" not in bert.keys
-    assert "opt_lamb_epsilon" in official.load_config("training_3.0.0/closed_bert.yaml").keys
+    assert "opt_lamb_epsilon" in rule_configs.load_config("training_3.0.0/closed_bert.yaml").keys
     with pytest.raises(LookupError):
         overrides.apply("2.1.0", "closed_bert.yaml", [{"KEY": {"NAME": "something_else"}}])
     shipped = [{"KEY": {"NAME": "opt_lamb_epsilon", "REQ": "EXACTLY_ONE"}}]

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from mlperf_check import runlog
+from mlperf_check.checkers import CHECKERS, Registered
 from mlperf_check.checkers.base import RunChecker, RunContext
 from mlperf_check.report import ERROR, Finding, RunLog, Seed
 from mlperf_check.rules.catalog import get_ruleset
@@ -322,7 +323,14 @@ class NotForResnet(Recorder):
         return context.benchmark != "resnet"
 
 
-def test_it_feeds_every_applicable_checker_and_lets_it_reread_the_file():
+@pytest.fixture
+def registered_recorders(monkeypatch):
+    """A checker's version comes from the registry: the test checkers are registered there."""
+    monkeypatch.setitem(CHECKERS, "recorder", Registered(1, ""))
+    monkeypatch.setitem(CHECKERS, "not_for_resnet", Registered(1, ""))
+
+
+def test_it_feeds_every_applicable_checker_and_lets_it_reread_the_file(registered_recorders):
     lines = resnet_log()
     lines.insert(3, ':::MLLOG {"broken')
     run = analyze(lines, checkers=[Recorder, NotForResnet])
@@ -330,7 +338,7 @@ def test_it_feeds_every_applicable_checker_and_lets_it_reread_the_file():
     assert run.findings[1].message == "19 fed, 19 again, run_stop 21"
 
 
-def test_it_runs_the_registered_run_checkers_by_default(monkeypatch):
+def test_it_runs_the_registered_run_checkers_by_default(monkeypatch, registered_recorders):
     scopes = []
     monkeypatch.setattr(runlog, "checkers_of_scope", lambda scope: scopes.append(scope) or [Recorder])
     data = ("\n".join(resnet_log()) + "\n").encode()

@@ -19,7 +19,7 @@ from mlperf_check.rules.catalog import get_ruleset
 from mlperf_check.scoring import olympic_score, read_shipped_factor
 
 # The 1.0 resnet RCP tables judged under the normalisation rule of 2.1 and later (as test_rcp does).
-NORMALIZING = dataclasses.replace(get_ruleset("1.0.0"), version="2.1.0")
+NORMALIZING = dataclasses.replace(get_ruleset("1.0.0"), version="2.1.0", rcp_normalizes=True)
 RESNET = NORMALIZING.benchmark("resnet")
 START = 1_622_000_000_000
 FOLDER = "results/sys/resnet"

@@ -1,4 +1,4 @@
-"""TimingChecker: the timing loopholes of the official tools (notes §h items 1-3)."""
+"""TimingChecker: the timing loopholes of the official tools (docs/official-tools.md §h items 1-3)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def test_it_accepts_a_well_formed_run():
 
 
 def test_it_rejects_a_run_start_copied_ten_minutes_later():
-    """The loophole of notes §h item 1: the official summarizer would time this run 10 minutes short."""
+    """The loophole of docs/official-tools.md §h item 1: the official summarizer would time this run 10 minutes short."""
     lines = resnet_log()
     lines.insert(15, event("run_start", at=T0 + 60_010 + 600_000))
     run = check(lines)

@@ -44,11 +44,11 @@ def fetch(client, personas, who, url):
 
 def test_import_stores_the_scenario_metric_with_unit_and_direction(sample_data):
     out = import_sample(sample_data, "--publish")
-    assert "Altos: created (1 results)" in out and "Mobilint: created (2 results)" in out
+    assert "Altos: created (2 results)" in out and "Mobilint: created (2 results)" in out
     round_ = Round.objects.get(suite="inference", version="0.7")
     assert round_.state == "published" and round_.ruleset_version == "v0.7"
     assert set(round_.benchmarks.values_list("name", flat=True)) >= {"resnet", "bert-99", "3d-unet-99.9"}
-    server = Result.objects.get(submission__organization__slug="altos")
+    server = Result.objects.get(submission__organization__slug="altos", scenario="Server")
     assert (server.scenario, server.metric_value, server.metric_unit, server.metric_direction) == (
         "Server", 20001.64, "queries/s", "higher"
     )
@@ -89,7 +89,7 @@ def test_leaderboards_rank_in_the_metric_direction(client, sample_data):
     singlestream = [float(r["value"]) for r in rows if r["scenario"] == "SingleStream" and r["valid"] == "True"]
     offline = [float(r["value"]) for r in rows if r["scenario"] == "Offline" and r["valid"] == "True"]
     assert singlestream == sorted(singlestream) and len(singlestream) == 2  # lower first
-    assert offline == sorted(offline, reverse=True) and len(offline) == 2  # higher first
+    assert offline == sorted(offline, reverse=True) and len(offline) == 3  # higher first
     only_server = list(csv.DictReader(io.StringIO(client.get(ROUND + "table.csv?scenario=Server").content.decode())))
     assert [r["scenario"] for r in only_server] == ["Server"]
 
@@ -98,8 +98,12 @@ def test_round_charts_have_csv(client, sample_data):
     import_sample(sample_data, "--publish")
     coverage = list(csv.DictReader(io.StringIO(client.get(ROUND + "charts/coverage.csv").content.decode())))
     assert {(r["model"], r["scenario"]): int(r["results"]) for r in coverage} == {
-        ("resnet", "SingleStream"): 2, ("resnet", "Server"): 1, ("resnet", "Offline"): 2,
+        ("resnet", "SingleStream"): 2, ("resnet", "Server"): 1, ("resnet", "Offline"): 3,
     }
+    ratio = list(csv.DictReader(io.StringIO(client.get(ROUND + "charts/server-offline-ratio.csv").content.decode())))
+    assert [(r["system"], float(r["ratio"])) for r in ratio] == [
+        ("Altos BrainSphere P550 F4 (4x T4)", round(20001.64 / 22973.4, 4))
+    ]
     relative = list(csv.DictReader(io.StringIO(client.get(ROUND + "charts/relative-performance.csv").content.decode())))
     assert min(float(r["relative"]) for r in relative if r["scenario"] == "Offline") == 1.0
     assert client.get(ROUND + "charts/server-offline-ratio.json").json()["name"] == "server-offline-ratio"
@@ -109,7 +113,7 @@ def test_round_charts_have_csv(client, sample_data):
 
 def test_result_page_shows_latency_queries_settings_and_accuracy(client, sample_data):
     import_sample(sample_data, "--publish")
-    server = Result.objects.get(submission__organization__slug="altos")
+    server = Result.objects.get(submission__organization__slug="altos", scenario="Server")
     page = client.get(f"/results/{server.result_id}/").content.decode()
     assert "Latency bound" in page and "≤ 15 ms" in page
     assert "≥ 270336" in page and "Accuracy (acc)" in page and "≥ 75.6954" in page
@@ -144,9 +148,18 @@ def test_model_page_and_api_follow_the_metric(client, sample_data):
     import_sample(sample_data, "--publish")
     response = client.get("/rounds/inference-v0.7/resnet/")
     assert response.status_code == 302 and response["Location"] == "/rounds/inference-v0.7/?model=resnet"
-    server = Result.objects.get(submission__organization__slug="altos")
+    server = Result.objects.get(submission__organization__slug="altos", scenario="Server")
     data = client.get(f"/api/v1/results/{server.result_id}/").json()
     assert (data["scenario"], data["metric_value"], data["metric_unit"], data["metric_direction"], data["valid"]) == (
         "Server", 20001.64, "queries/s", "higher", True
     )
     assert data["inference"]["min_query_count"] == 270336
+
+
+def test_summary_and_export_scores_list_every_result_best_first(client, sample_data):
+    import_sample(sample_data, "--publish")
+    summary = list(csv.DictReader(io.StringIO(client.get(ROUND + "summary.csv").content.decode())))
+    assert len(summary) == 6 and {r["unit"] for r in summary} == {"ms", "queries/s", "samples/s"}
+    out = io.StringIO()
+    call_command("export_scores", "--round", "inference-v0.7", stdout=out)
+    assert out.getvalue().splitlines()[0].startswith("result_id,division,category,submitter,system")

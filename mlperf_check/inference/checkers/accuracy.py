@@ -9,7 +9,6 @@ from mlperf_check.report import ERROR, INFO, Finding
 
 class InferenceAccuracyChecker(InferenceChecker):
     name = "inference_accuracy"
-    version = 1
     description = "accuracy.txt reaches the model's target (99 % / 99.9 % / 98 % of the FP32 reference)"
 
     def check(self, context: ResultContext) -> list[Finding]:

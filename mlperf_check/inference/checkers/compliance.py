@@ -20,7 +20,6 @@ TEST01_ACCURACY_TOLERANCE = 0.01
 
 class InferenceComplianceChecker(InferenceChecker):
     name = "inference_compliance"
-    version = 1
     description = "required compliance tests present and passed"
 
     def check(self, context: ResultContext) -> list[Finding]:

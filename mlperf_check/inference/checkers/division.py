@@ -13,7 +13,6 @@ from mlperf_check.report import ERROR, INFO, WARNING, Finding
 
 class InferenceDivisionChecker(InferenceChecker):
     name = "inference_division"
-    version = 1
     description = "closed: official model, implementation JSON without retraining; open: deviations stated"
 
     def check(self, context: ResultContext) -> list[Finding]:

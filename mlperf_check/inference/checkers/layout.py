@@ -10,7 +10,6 @@ from mlperf_check.report import ERROR, WARNING, Finding
 
 class InferenceLayoutChecker(InferenceChecker):
     name = "inference_layout"
-    version = 1
     description = "system description present; summary, detail (and v0.5 accuracy) logs in every run"
 
     def check(self, context: ResultContext) -> list[Finding]:

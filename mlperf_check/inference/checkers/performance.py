@@ -13,7 +13,7 @@ from __future__ import annotations
 from mlperf_check.inference.checkers.base import InferenceChecker, ResultContext
 from mlperf_check.inference.report import InferenceRun
 from mlperf_check.inference.rules import HIGHER, MULTI_STREAM, OFFLINE, SERVER
-from mlperf_check.report import ERROR, INFO, Finding
+from mlperf_check.report import ERROR, INFO, WARNING, Finding
 
 # Detail-log ERROR messages that do not invalidate a run: the first is LoadGen's note about its
 # own build; the second is how an Offline run's single query ends (its duration and sample count
@@ -32,7 +32,6 @@ PERFORMANCE_MODES = ("performance", "performanceonly", "submission")
 
 class InferencePerformanceChecker(InferenceChecker):
     name = "inference_performance"
-    version = 1
     description = (
         "LoadGen verdict VALID and recomputed: duration, query count, latency bound, detail-log errors"
     )
@@ -100,6 +99,18 @@ class InferencePerformanceChecker(InferenceChecker):
         rules, model, summary, detail = context.rules, context.model, run.summary, run.detail
         out = []
         detail_file = f"{run.folder}/mlperf_log_detail.txt"
+        if detail is not None and detail.log_format and detail.log_format != rules.detail_format:
+            out.append(
+                self.finding(
+                    WARNING,
+                    "detail_format",
+                    f"the detail log is in the {detail.log_format} format; {rules.version}'s LoadGen writes "
+                    f"{rules.detail_format} (a LoadGen of another round?)",
+                    file=detail_file,
+                    expected=rules.detail_format,
+                    actual=detail.log_format,
+                )
+            )
         if detail is not None:
             for message in detail.errors:
                 if UNCOMMITTED in message.text:

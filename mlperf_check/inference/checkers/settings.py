@@ -14,7 +14,6 @@ TEST_ONLY = ("performance_issue_unique", "performance_issue_same")
 
 class InferenceSettingsChecker(InferenceChecker):
     name = "inference_settings"
-    version = 1
     description = "LoadGen settings in the summary match the round's rules (seeds, sample count, minimums)"
 
     def check(self, context: ResultContext) -> list[Finding]:
@@ -57,6 +56,14 @@ class InferenceSettingsChecker(InferenceChecker):
                 "min_duration below the round's minimum",
                 f">= {rules.min_duration_ms}",
             )
+        max_duration = summary.number("max_duration (ms)")
+        if max_duration and max_duration < rules.min_duration_ms:
+            wrong(
+                "max_duration_setting",
+                "max_duration (ms)",
+                "max_duration cuts the run below the round's minimum duration",
+                f"0 or >= {rules.min_duration_ms}",
+            )
         if model is None:
             return out
         count = summary.number("performance_sample_count")
@@ -77,5 +84,13 @@ class InferenceSettingsChecker(InferenceChecker):
                     "min_query_count",
                     f"min_query_count below the {scenario} minimum of {required}",
                     f">= {required}",
+                )
+            max_queries = summary.number("max_query_count")
+            if max_queries and max_queries < required:
+                wrong(
+                    "max_query_count_setting",
+                    "max_query_count",
+                    f"max_query_count stops the run below the {scenario} minimum of {required}",
+                    f"0 or >= {required}",
                 )
         return out

@@ -22,7 +22,7 @@ from django.utils.text import slugify
 from tqdm import tqdm
 
 from mlperf_check.inference import InferencePackageError, check_inference_package
-from mlperf_check.inference.discovery import find_submitters
+from mlperf_check.inference.discovery import find_submitters, read_system_descriptions
 from mlperf_check.package import looks_like_submitter_folder
 from mlperf_check.pipeline import PackageError, check_package
 from mlperf_check.rules.catalog import ROUND_PUBLISHED
@@ -34,7 +34,6 @@ from results.services import (
     ensure_round,
     import_inference_report,
     import_report,
-    inference_system_descriptions,
     publish_round,
     waivers_for,
 )
@@ -151,7 +150,7 @@ class Command(BaseCommand):
                 except InferencePackageError as exc:
                     self.stderr.write(f"{submitter.root}: {exc}")
                     continue
-                systems = inference_system_descriptions(submitter.root)
+                systems = read_system_descriptions(submitter.root)
                 folders.append(InferenceFolder(submitter.division, report, systems))
             if not folders:
                 continue

@@ -1,24 +1,17 @@
-"""Interpreter of the official MLCommons compliance rule configs (training rulesets 0.6.0 ... 6.1.0).
+"""The streaming engine: the compiled official rules (mlperf_check.rules.configs) applied to one
+log, record by record, with the semantics of the official engine `mlp_compliance.py`
+(docs/official-tools.md section c.1):
 
-The rules are the YAML files shipped in the installed `mlperf-logging` package
-(`compliance_checker/training_<version>/*.yaml`), interpreted with the semantics of its engine
-`mlp_compliance.py` (see /work/shared/notes/official_mlperf_tools.md section c.1):
-
-* A config is a list of BEGIN / KEY / END records. Checking a log starts with
-  `training_<version>/common.yaml`; rule code calls `enqueue_config(name)` to add more configs
-  (<division>_common, then <division>_<benchmark>, then for closed ResNet closed_resnet_<opt_name>).
-  Each config is a separate pass over every record with its own state `s`.
+* Checking a log starts with `training_<version>/common.yaml`; rule code calls
+  `enqueue_config(name)` to add more configs (<division>_common, then <division>_<benchmark>,
+  then for closed ResNet closed_resnet_<opt_name>). Each config is a separate pass over every
+  record with its own state `s`.
 * Per record whose key has a KEY rule: PRE (exec), CHECK (each expression must be true), POST
   (exec) - for keys containing "submission_" only on their first occurrence - then FIRST_CHECK on
   the first occurrence and ATLEAST_ONE_CHECK on every occurrence (one must pass: quality targets).
 * After the pass: REQ (EXACTLY_ONE, AT_LEAST_ONE, AT_LEAST(n), AT_LEAST_ONE_OR(..), OPTIONAL),
   then the END block. EXACTLY_ONE duplicates with one value are a warning, different values an error.
 * A later config that defines a key erases what earlier configs reported about that key.
-
-The rule code comes from the installed package (trusted), never from an upload: every expression
-is compiled once per config with compile() and evaluated against a fixed namespace (`s`, `v`,
-`ll`, `is_integer`, `math`, `enqueue_config`). Config names that rule code builds from log values
-are validated against the shipped files: an unknown division or benchmark is a finding.
 
 Where the official tool needs the whole file in memory, a RuleSession streams it: every active
 config pass sees each record as it arrives. A config enqueued at record i must first see records
@@ -35,23 +28,28 @@ from __future__ import annotations
 
 import ast
 import math
-import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cache, lru_cache, partial
-from types import CodeType, MappingProxyType
-from typing import Any, NamedTuple, Protocol
+from functools import partial
+from typing import Any, NamedTuple
 
 import orjson
-import yaml
 
+from mlperf_check.checkers import checker_version
 from mlperf_check.parsing.formats import short_repr
 from mlperf_check.report import ERROR, INFO, WARNING, Finding, Record
-from mlperf_check.rules import overrides
-from mlperf_check.rules.catalog import BENCHMARK_INFO, COMPLIANCE_DIR
+from mlperf_check.rules.configs import (
+    STATE_NAME,
+    ConfigRules,
+    OfficialRules,
+    Rule,
+    is_integer,
+    load_config,
+    shipped_configs,
+)
+from mlperf_check.rules.display import readable_rule
 
-CHECKER = "compliance"
-CHECKER_VERSION = 1
+CHECKER = "compliance"  # the registry entry (mlperf_check.checkers) these findings belong to
 
 COMPLIANCE_CHECK_FAILED = "COMPLIANCE_CHECK_FAILED"
 COMPLIANCE_REQUIRED_KEY_MISSING = "COMPLIANCE_REQUIRED_KEY_MISSING"
@@ -72,241 +70,7 @@ MAX_PASSES = 32  # real chains are 3-4 configs long; guards against a config enq
 MAX_FINDINGS_PER_KEY = 10  # per config pass, key and code; the rest are counted in one note
 MAX_AGGREGATED_POINTS = 10_000  # Stable Diffusion eval points (real logs have a few dozen)
 MAX_DISTINCT_VALUES = 10  # kept per EXACTLY_ONE key, for the "different values" message
-
-CONFIG_NAME = re.compile(r"training_(\d+\.\d+\.\d+)/([A-Za-z0-9_]+)\.yaml")
-STATE_NAME = re.compile(r"""\bs\[['"](\w+)['"]\]""")
 EVAL_KEYS = ("eval_accuracy", "aggregated_eval_accuracy")  # where ATLEAST_ONE_CHECK is a quality target
-# The Stable Diffusion BEGIN block rewrites the record list (loglines); it is run natively, see
-# ConfigRules.aggregate_by. This finds the metadata field it groups eval lines by.
-AGGREGATE_FIELD = re.compile(r"(\w+) = line\.value\['metadata'\]\['(\w+)'\]")
-
-# Rule text made readable in messages: v['value'] -> value, s['x'] -> state.x, ll.timestamp -> time.
-READABLE = (
-    (re.compile(r"""v\[['"]value['"]\]\[['"](\w+)['"]\]"""), r"value.\1"),
-    (re.compile(r"""v\[['"]value['"]\]"""), "value"),
-    (re.compile(r"""v\[['"]metadata['"]\]\[['"](\w+)['"]\]"""), r"metadata.\1"),
-    (re.compile(r"""v\[['"]metadata['"]\]"""), "metadata"),
-    (STATE_NAME, r"state.\1"),
-    (re.compile(r"\bll\.timestamp\b"), "time"),
-    (re.compile(r"\s+"), " "),
-)
-MAX_RULE_TEXT = 300
-
-
-class UnsupportedRule(Exception):
-    """A shipped config uses a construct this interpreter does not implement (our bug)."""
-
-
-def is_integer(value: Any) -> bool:
-    """The helper the official engine gives rule code."""
-    return abs(round(value) - value) < 0.00001
-
-
-def readable_rule(text: str) -> str:
-    for pattern, replacement in READABLE:
-        text = pattern.sub(replacement, text)
-    text = text.strip()
-    return text if len(text) <= MAX_RULE_TEXT else text[: MAX_RULE_TEXT - 1] + "…"
-
-
-# ---------------------------------------------------------------------------------------------
-# Compiled configs
-
-
-@dataclass(frozen=True)
-class Rule:
-    text: str  # as written in the config
-    code: CodeType
-
-
-@dataclass(frozen=True)
-class KeyRule:
-    name: str
-    req: str  # "" when the KEY record has none
-    at_least: int  # n of AT_LEAST(n)
-    alternatives: tuple[str, ...]  # of AT_LEAST_ONE_OR(..)
-    pre: Rule | None
-    checks: tuple[Rule, ...]
-    post: Rule | None
-    first_checks: tuple[Rule, ...]
-    atleast_one: Rule | None
-
-
-@dataclass(frozen=True)
-class ConfigRules:
-    name: str  # "training_1.0.0/closed_common.yaml"
-    begin: Rule | None
-    aggregate_by: str  # metadata field of the Stable Diffusion eval aggregation, "" when none
-    keys: Mapping[str, KeyRule]
-    end_pre: Rule | None
-    end_checks: tuple[Rule, ...]
-    enqueue_templates: tuple[str, ...]  # 'training_x/closed_{}.yaml' strings in the rule code
-
-    @property
-    def ruleset(self) -> str:
-        return self.name.split("/")[0].removeprefix("training_")
-
-
-@dataclass(frozen=True)
-class OfficialRules:
-    version: str
-    entry: str  # the config every log starts with
-    relevant_keys: frozenset[str]  # keys some config of the ruleset has a KEY rule for
-    timestamp_scale: float  # ll.timestamp = time_ms * scale (the 0.6 configs count in seconds)
-
-
-@cache
-def shipped_configs() -> frozenset[str]:
-    """Every 'training_<version>/<name>.yaml' the installed package ships."""
-    names = set()
-    for path in COMPLIANCE_DIR.glob("training_*/*.yaml"):
-        name = f"{path.parent.name}/{path.name}"
-        if CONFIG_NAME.fullmatch(name):
-            names.add(name)
-    return frozenset(names)
-
-
-def _compile(text: Any, where: str, mode: str) -> Rule:
-    if not isinstance(text, str):
-        raise UnsupportedRule(f"{where}: expected a string of code, found {type(text).__name__}")
-    return Rule(text.strip(), compile(text.strip(), where, mode))
-
-
-def _compile_all(value: Any, where: str) -> tuple[Rule, ...]:
-    texts = value if isinstance(value, list) else [value]
-    return tuple(_compile(text, where, "eval") for text in texts)
-
-
-def _key_rule(config: str, record: dict) -> KeyRule:
-    name = record["NAME"]
-    req = record.get("REQ", "")
-    at_least = 0
-    alternatives: tuple[str, ...] = ()
-    if req.startswith("AT_LEAST("):
-        at_least = int(req[len("AT_LEAST(") : -1])
-    elif req.startswith("AT_LEAST_ONE_OR"):
-        alternatives = tuple(part.strip() for part in req[len("AT_LEAST_ONE_OR(") : -1].split(","))
-    where = f"{config}:{name}"
-    return KeyRule(
-        name=name,
-        req=req,
-        at_least=at_least,
-        alternatives=alternatives,
-        pre=_compile(record["PRE"], f"{where}:PRE", "exec") if "PRE" in record else None,
-        checks=_compile_all(record["CHECK"], f"{where}:CHECK") if "CHECK" in record else (),
-        post=_compile(record["POST"], f"{where}:POST", "exec") if "POST" in record else None,
-        first_checks=_compile_all(record["FIRST_CHECK"], f"{where}:FIRST_CHECK")
-        if "FIRST_CHECK" in record
-        else (),
-        atleast_one=_compile(record["ATLEAST_ONE_CHECK"], f"{where}:ATLEAST_ONE_CHECK", "eval")
-        if "ATLEAST_ONE_CHECK" in record
-        else None,
-    )
-
-
-@cache
-def load_config(name: str) -> ConfigRules:
-    """The compiled config; `name` must be one of shipped_configs(). Our historical overrides
-    (mlperf_check.rules.overrides) are applied to the records before compiling."""
-    if name not in shipped_configs():
-        raise KeyError(f"no shipped compliance config {name!r}")
-    ruleset, stem = CONFIG_NAME.fullmatch(name).groups()
-    with open(COMPLIANCE_DIR / name, encoding="utf-8") as stream:
-        # BaseLoader, like the official engine: every scalar stays a string. The libyaml build of
-        # the same loader is ten times faster and reads the same documents.
-        records = yaml.load(stream, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader)) or []
-    return compile_config(name, overrides.apply(ruleset, f"{stem}.yaml", records))
-
-
-def compile_config(name: str, records: list[dict]) -> ConfigRules:
-    """Compile the records of one config (as PyYAML's BaseLoader reads them)."""
-    begin = None
-    aggregate_by = ""
-    keys: dict[str, KeyRule] = {}  # a name defined twice keeps the last, as in the official engine
-    end_pre = None
-    end_checks: tuple[Rule, ...] = ()
-    code_texts: list[str] = []
-    for record in records:
-        kind = next(iter(record))
-        body = record[kind]
-        if kind == "BEGIN":
-            code = body["CODE"]
-            code_texts.append(code)
-            if "loglines" in code:
-                aggregate_by = _aggregation_field(name, code)
-            else:
-                begin = _compile(code, f"{name}:BEGIN", "exec")
-        elif kind == "KEY":
-            rule = _key_rule(name, body)
-            keys[rule.name] = rule
-            code_texts.extend(str(body.get(part, "")) for part in ("PRE", "POST"))
-        elif kind == "END":
-            end_pre = _compile(body["PRE"], f"{name}:END:PRE", "exec") if "PRE" in body else None
-            end_checks = _compile_all(body["CHECK"], f"{name}:END:CHECK") if "CHECK" in body else ()
-        else:
-            raise UnsupportedRule(f"{name}: unknown record type {kind!r}")
-    templates = tuple(
-        match.group(1) for text in code_texts for match in re.finditer(r"enqueue_config\(\s*'([^']+)'", text)
-    )
-    return ConfigRules(
-        name=name,
-        begin=begin,
-        aggregate_by=aggregate_by,
-        keys=MappingProxyType(keys),
-        end_pre=end_pre,
-        end_checks=end_checks,
-        enqueue_templates=templates,
-    )
-
-
-def _aggregation_field(name: str, code: str) -> str:
-    """The Stable Diffusion BEGIN block (3.1.0 ... 5.0.0) merges the FID and CLIP eval_accuracy
-    lines of one eval point into a virtual 'aggregated_eval_accuracy' record appended after the
-    log. It edits the record list, which a stream does not have, so RuleSession does the same
-    natively; this recognises the block and returns the field it groups by."""
-    match = AGGREGATE_FIELD.search(code)
-    if match is None or "aggregated_eval_accuracy" not in code or "'metric'" not in code:
-        raise UnsupportedRule(f"{name}: BEGIN code edits the record list in an unknown way")
-    return match.group(2)
-
-
-@cache
-def get_official_rules(ruleset_version: str) -> OfficialRules:
-    """The rules of one shipped training ruleset ('1.0.0'); raises KeyError when none is shipped."""
-    entry = f"training_{ruleset_version}/common.yaml"
-    if entry not in shipped_configs():
-        raise KeyError(f"the installed mlperf-logging ships no training {ruleset_version} rules")
-    relevant: set[str] = set()
-    pending = [ruleset_version]
-    seen_rulesets: set[str] = set()
-    while pending:  # the configs of this ruleset and of rulesets they enqueue (4.0.0 -> 3.1.0)
-        version = pending.pop()
-        if version in seen_rulesets:
-            continue
-        seen_rulesets.add(version)
-        for name in sorted(shipped_configs()):
-            if not name.startswith(f"training_{version}/"):
-                continue
-            config = load_config(name)
-            for rule in config.keys.values():
-                relevant.add(rule.name)
-                relevant.update(rule.alternatives)
-            if config.aggregate_by:
-                relevant.add("eval_accuracy")
-            for template in config.enqueue_templates:
-                match = re.match(r"training_(\d+\.\d+\.\d+)/", template)
-                if match:
-                    pending.append(match.group(1))
-    return OfficialRules(
-        version=ruleset_version,
-        entry=entry,
-        relevant_keys=frozenset(relevant),
-        timestamp_scale=0.001 if ruleset_version == "0.6.0" else 1.0,
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# Streaming evaluation
 
 
 class LogLine(NamedTuple):
@@ -451,8 +215,11 @@ class ConfigPass:
     def __init__(self, session: RuleSession, config: ConfigRules) -> None:
         self.session = session
         self.config = config
+        self.keys = dict(config.keys)  # a plain dict: read once per record
+        self.aggregate_by = config.aggregate_by
         self.children: list[ConfigPass] = []
         self.s: dict[str, Any] = {}
+        self.enqueue = self.enqueue_config  # bound once: rule functions take it as an argument
         self.namespace: dict[str, Any] = {
             "enqueue_config": self.enqueue_config,
             "s": self.s,
@@ -487,16 +254,19 @@ class ConfigPass:
     # -- per record
     def feed(self, ll: LogLine, record: Record) -> None:
         key = ll.key
-        if self.config.aggregate_by and key == "eval_accuracy":
+        if self.aggregate_by and key == "eval_accuracy":
             self.aggregate(record)
-        rule = self.config.keys.get(key)
+        rule = self.keys.get(key)
         if rule is None:
             return
         self.current = record
         counted = self.counts.get(key)
         if counted is None:
             counted = self.counts[key] = KeyCount(distinct=rule.req == "EXACTLY_ONE")
-        counted.add(record)
+        if counted.distinct:
+            counted.add(record)
+        else:
+            counted.count += 1  # KeyCount.add without the call: most keys are only counted
         if key not in self.executed:
             if rule.pre is not None:
                 self.run_exec(rule.pre, "PRE", ll, record)
@@ -514,14 +284,23 @@ class ConfigPass:
             self.executed.add(key)
         self.current = None
 
+    def run(self, rule: Rule, ll: LogLine) -> Any:
+        """Evaluate one rule on one record, as the official engine does."""
+        if rule.function is not None:
+            return rule.function(ll, ll.value, self.s, self.enqueue)
+        return eval(rule.code, self.namespace, {"ll": ll, "v": ll.value})  # noqa: S307 - trusted config code
+
     def run_check(self, rule: Rule, ll: LogLine, record: Record) -> None:
         try:
-            passed = eval(rule.code, self.namespace, {"ll": ll, "v": ll.value})  # noqa: S307 - trusted config code
+            if rule.function is not None:  # run() inlined: once per check per record
+                passed = rule.function(ll, ll.value, self.s, self.enqueue)
+            else:
+                passed = self.run(rule, ll)
         except Exception as exc:  # noqa: BLE001 - rule code failing on a value is a finding
             self.report_rule_error(rule, ll, record, exc)
             return
-        if not passed:
-            self.report(
+        if not passed and self.keeps(ll.key, COMPLIANCE_CHECK_FAILED):
+            self.add(
                 ll.key,
                 ERROR,
                 COMPLIANCE_CHECK_FAILED,
@@ -535,7 +314,9 @@ class ConfigPass:
 
     def report_rule_error(self, rule: Rule, ll: LogLine, record: Record, exc: Exception) -> None:
         """The official "Failed executing CHECK code": typically a value of the wrong type."""
-        self.report(
+        if not self.keeps(ll.key, COMPLIANCE_RULE_ERROR):
+            return
+        self.add(
             ll.key,
             ERROR,
             COMPLIANCE_RULE_ERROR,
@@ -549,9 +330,11 @@ class ConfigPass:
 
     def run_exec(self, rule: Rule, part: str, ll: LogLine, record: Record) -> None:
         try:
-            exec(rule.code, self.namespace, {"ll": ll, "v": ll.value})  # noqa: S102 - trusted config code
+            self.run(rule, ll)
         except Exception as exc:  # noqa: BLE001
-            self.report(
+            if not self.keeps(ll.key, COMPLIANCE_RULE_ERROR):
+                return
+            self.add(
                 ll.key,
                 ERROR,
                 COMPLIANCE_RULE_ERROR,
@@ -569,7 +352,7 @@ class ConfigPass:
         state.seen += 1
         state.last = record
         try:
-            if eval(rule.code, self.namespace, {"ll": ll, "v": ll.value}):  # noqa: S307 - trusted config code
+            if self.run(rule, ll):
                 state.satisfied += 1
         except Exception as exc:  # noqa: BLE001 - the official engine crashes here
             self.report_rule_error(rule, ll, record, exc)
@@ -744,10 +527,19 @@ class ConfigPass:
     def report(self, about: str | None, severity: str, code: str, message: str, **where: Any) -> None:
         """`about`: the key a later config may redefine (its findings are then erased), None for
         findings no later config erases. At most MAX_FINDINGS_PER_KEY per (about, code)."""
+        if self.keeps(about, code):
+            self.add(about, severity, code, message, **where)
+
+    def keeps(self, about: str | None, code: str) -> bool:
+        """Counts one more finding of (about, code); True while it is among the first
+        MAX_FINDINGS_PER_KEY, which are kept (overflow_notes counts the rest). Per-record rules
+        ask before building a message: a log failing a rule on every line builds ten."""
         count = self.findings_per_key.get((about, code), 0) + 1
         self.findings_per_key[(about, code)] = count
-        if count <= MAX_FINDINGS_PER_KEY:
-            self.findings.append((about, self.session.finding(severity, code, message, **where)))
+        return count <= MAX_FINDINGS_PER_KEY
+
+    def add(self, about: str | None, severity: str, code: str, message: str, **where: Any) -> None:
+        self.findings.append((about, self.session.finding(severity, code, message, **where)))
 
     def overflow_notes(self) -> list[tuple[str | None, Finding]]:
         notes = []
@@ -775,7 +567,9 @@ class ReplayStream:
         self.routes: dict[str, list[ConfigPass]] = {}
         self.pending: list[ConfigPass] = []
         self.deferred: list[ConfigPass] = []
-        self.buffer: list[tuple[LogLine, Record]] | None = []
+        # The records only: a replay rebuilds their LogLines (session.log_line), so that the
+        # buffer holds one object per record where it would hold four (a cost per record).
+        self.buffer: list[Record] | None = []
         self.buffered_bytes = 0
         for config_pass in passes:
             self.activate(config_pass)
@@ -794,7 +588,7 @@ class ReplayStream:
             if len(buffer) >= MAX_REPLAY_RECORDS or self.buffered_bytes > MAX_REPLAY_BYTES:
                 self.buffer = None  # free it: a later enqueue re-reads the file
             else:
-                buffer.append((ll, record))
+                buffer.append(record)
         for config_pass in self.routes.get(ll.key, ()):
             config_pass.feed(ll, record)
         if self.pending:
@@ -806,8 +600,9 @@ class ReplayStream:
             if self.buffer is None:
                 self.deferred.append(config_pass)
                 continue
-            for ll, record in self.buffer:
-                config_pass.feed(ll, record)
+            log_line = self.session.log_line
+            for record in self.buffer:
+                config_pass.feed(log_line(record), record)
             self.activate(config_pass)
 
 
@@ -833,7 +628,7 @@ class RuleSession:
 
     def finding(self, severity: str, code: str, message: str, **where: Any) -> Finding:
         return Finding(
-            severity, code, message, file=self.file, checker=CHECKER, checker_version=CHECKER_VERSION, **where
+            severity, code, message, file=self.file, checker=CHECKER, checker_version=checker_version(CHECKER), **where
         )
 
     def new_pass(self, config: ConfigRules, parent: ConfigPass | None) -> ConfigPass:
@@ -881,11 +676,15 @@ class RuleSession:
 
     def feed(self, record: Record) -> None:
         self.events += 1
-        key, value, metadata, time_ms, _, index = record
-        if key not in self.relevant_keys:
+        if record[0] not in self.relevant_keys:
             return  # no config of the ruleset has a rule for it: it changes nothing
-        ll = new_log_line(("", time_ms * self.timestamp_scale, key, {"value": value, "metadata": metadata}, index))
-        self.stream.feed(ll, record)
+        self.stream.feed(self.log_line(record), record)
+
+    def log_line(self, record: Record) -> LogLine:
+        """What rule code sees as `ll` (and `ll.value` as `v`) for one record. No shipped rule
+        writes into `v` or `ll`, so a replay may build them again."""
+        key, value, metadata, time_ms, _, index = record
+        return new_log_line(("", time_ms * self.timestamp_scale, key, {"value": value, "metadata": metadata}, index))
 
     def finish(self) -> tuple[bool, list[Finding]]:
         """(compliant, findings). Findings about a key come only from the last config (in the
@@ -919,6 +718,7 @@ class RuleSession:
         for config_pass in self.passes:
             config_pass.namespace.clear()
             config_pass.children.clear()
+            config_pass.enqueue = None
         self.passes = []
         self.stream = None
         self.root = None
@@ -944,9 +744,7 @@ class RuleSession:
         self.stream = ReplayStream(self, deferred)
         for record in self.reopen():
             if record.key in self.relevant_keys:
-                key, value, metadata, time_ms, _, index = record
-                value = {"value": value, "metadata": metadata}
-                self.stream.feed(new_log_line(("", time_ms * self.timestamp_scale, key, value, index)), record)
+                self.stream.feed(self.log_line(record), record)
         leftover = self.stream.deferred
         self.stream = live
         self.stream.deferred = leftover  # enqueued late during the re-read: read again
@@ -1067,217 +865,3 @@ def describe(exc: BaseException) -> str:
     if len(text) > 200:
         text = text[:199] + "…"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-# ---------------------------------------------------------------------------------------------
-# Quality targets
-
-
-class TargetPredicate(Protocol):
-    """Whether one eval_accuracy record meets a benchmark's quality target."""
-
-    text: str  # readable, e.g. "eval_accuracy >= 0.759 and eval_accuracy < 1.0"
-    target: float | None  # the threshold, for display
-    targets: Mapping[str, float]  # per component (Mask R-CNN BBOX / SEGM)
-    direction: str  # "higher" | "lower"
-
-    def met(self, record: Record, hyperparameters: Mapping[str, Any] | None = None) -> bool: ...
-
-
-@dataclass(frozen=True)
-class OfficialTarget:
-    """The ATLEAST_ONE_CHECK of a closed config's eval_accuracy rule.
-
-    Some targets read the pass state: BERT 0.7 relaxes its target to 0.706 when
-    s['global_batch_size'] >= 8192. Such names (listed in `state_names`) are taken from
-    `hyperparameters` (the logged value of the key of that name); without them met() is False.
-    State set by the config's BEGIN block (dlrmv4, qwen 6.1 target_accuracy) is built in."""
-
-    text: str
-    target: float | None
-    targets: Mapping[str, float]
-    direction: str
-    rule: Rule
-    initial_state: Mapping[str, Any]
-    state_names: tuple[str, ...]
-
-    def met(self, record: Record, hyperparameters: Mapping[str, Any] | None = None) -> bool:
-        state = dict(self.initial_state)
-        for name in self.state_names:
-            if hyperparameters is not None and name in hyperparameters:
-                state[name] = hyperparameters[name]
-        namespace = {"s": state, "is_integer": is_integer, "math": math, "enqueue_config": ignore_enqueue}
-        value = {"value": record.value, "metadata": record.metadata}
-        ll = LogLine("", record.time_ms, record.key, value, record.index)
-        try:
-            return bool(eval(self.rule.code, namespace, {"ll": ll, "v": value}))  # noqa: S307 - trusted config code
-        except Exception:  # noqa: BLE001 - a value of the wrong type does not meet the target
-            return False
-
-
-def ignore_enqueue(name: Any) -> None:
-    pass
-
-
-@lru_cache(maxsize=256)  # benchmark names come from logs: bounded
-def quality_target(ruleset_version: str, benchmark: str) -> TargetPredicate | None:
-    """The quality target of a benchmark in a ruleset: the closed config's ATLEAST_ONE_CHECK on
-    eval_accuracy (0.5 and 0.6 from mlperf_check.rules.legacy). None when the ruleset has no target for
-    the benchmark, and for Stable Diffusion, whose target is checked on virtual records that merge
-    the FID and CLIP lines of an eval point (mlperf_check.runlog evaluates those itself)."""
-    # legacy imports this module, so it is imported here.
-    from mlperf_check.rules import legacy
-
-    if ruleset_version in legacy.LEGACY_TARGET_RULESETS:
-        return legacy.legacy_target(ruleset_version, benchmark)
-    if not isinstance(benchmark, str) or not re.fullmatch(r"[A-Za-z0-9_]+", benchmark):
-        return None
-    name = f"training_{ruleset_version}/closed_{benchmark}.yaml"
-    if name not in shipped_configs():
-        return None
-    config = load_config(name)
-    rule = config.keys.get("eval_accuracy")
-    if rule is None or rule.atleast_one is None:
-        return None
-    initial_state: dict[str, Any] = {}
-    if config.begin is not None:
-        exec(
-            config.begin.code,
-            {
-                "s": initial_state,
-                "math": math,
-                "is_integer": is_integer,  # noqa: S102
-                "enqueue_config": ignore_enqueue,
-            },
-            {},
-        )
-    text = rule.atleast_one.text
-    state_names = tuple(
-        name for name in dict.fromkeys(STATE_NAME.findall(text)) if initial_state.get(name) is None
-    )
-    direction = BENCHMARK_INFO.get(benchmark, {}).get("direction", "higher")
-    target, targets = target_numbers(text, initial_state, direction)
-    return OfficialTarget(
-        text=target_text(text, initial_state),
-        target=target,
-        targets=MappingProxyType(targets),
-        direction=direction,
-        rule=rule.atleast_one,
-        initial_state=MappingProxyType(initial_state),
-        state_names=state_names,
-    )
-
-
-def quality_rule_text(ruleset_version: str, benchmark: str) -> str:
-    """The quality target as readable text, for display ("" when the ruleset has none). Unlike
-    quality_target() it also covers Stable Diffusion: FID and CLIP of one eval point."""
-    target = quality_target(ruleset_version, benchmark)
-    if target is not None:
-        return target.text
-    name = f"training_{ruleset_version}/closed_{benchmark}.yaml"
-    if name not in shipped_configs():
-        return ""
-    rule = load_config(name).keys.get("aggregated_eval_accuracy")
-    if rule is None or rule.atleast_one is None:
-        return ""
-    return f"{target_text(rule.atleast_one.text, {})} at one eval point"
-
-
-def target_text(text: str, initial_state: Mapping[str, Any]) -> str:
-    """'v['value'] >= 0.7590 and v['value'] < 1.0' -> 'eval_accuracy >= 0.7590 and eval_accuracy < 1.0'."""
-    text = re.sub(r"""v\[['"]value['"]\]\[['"](\w+)['"]\]""", r"eval_accuracy.\1", text)
-    text = re.sub(r"""v\[['"]value['"]\]""", "eval_accuracy", text)
-    text = STATE_NAME.sub(
-        lambda m: (
-            repr(initial_state[m.group(1)]) if initial_state.get(m.group(1)) is not None else m.group(1)
-        ),
-        text,
-    )
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def target_numbers(
-    text: str, initial_state: Mapping[str, Any], direction: str
-) -> tuple[float | None, dict[str, float]]:
-    """The thresholds of a target expression for display: for "higher" benchmarks the lower
-    bounds (>=, >), for "lower" ones the upper bounds; sanity bounds on the other side are left
-    out. Returns (target, {component: target}) - components for v['value']['BBOX'] style rules."""
-    bounds: dict[str, list[float]] = {}
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
-        return None, {}
-    wanted = (ast.GtE, ast.Gt) if direction == "higher" else (ast.LtE, ast.Lt)
-    flipped = {ast.GtE: ast.LtE, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.Lt: ast.Gt}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Compare):
-            continue
-        operands = [node.left, *node.comparators]
-        for left, op, right in zip(operands[:-1], node.ops, operands[1:], strict=True):
-            subject, number = value_subject(left), constant(right, initial_state)
-            op_type = type(op)
-            if subject is None:
-                subject, number = value_subject(right), constant(left, initial_state)
-                op_type = flipped.get(op_type, op_type)
-            if subject is not None and number is not None and op_type in wanted:
-                bounds.setdefault(subject, []).append(number)
-    if "" in bounds:
-        return bounds[""][0], {}
-    return None, {subject: numbers[0] for subject, numbers in bounds.items()}
-
-
-def value_subject(node: ast.AST) -> str | None:
-    """'' for v['value'], 'BBOX' for v['value']['BBOX'], None for anything else."""
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
-        inner = node.value
-        if isinstance(inner, ast.Name) and inner.id == "v" and node.slice.value == "value":
-            return ""
-        if value_subject(inner) == "" and isinstance(node.slice.value, str):
-            return node.slice.value
-    return None
-
-
-def constant(node: ast.AST, initial_state: Mapping[str, Any]) -> float | None:
-    if (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, (int, float))
-        and not isinstance(node.value, bool)
-    ):
-        return float(node.value)
-    if (
-        isinstance(node, ast.Subscript)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "s"
-        and isinstance(node.slice, ast.Constant)
-    ):
-        value = initial_state.get(node.slice.value)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-    return None
-
-
-# Keys the closed configs require that are run structure, not hyperparameters.
-STRUCTURAL_KEYS = frozenset({"eval_accuracy", "submission_benchmark", "submission_division", "weights_initialization"})
-
-
-def closed_hyperparameter_rules(ruleset_version: str, benchmark: str) -> list[dict[str, Any]]:
-    """The closed-division hyperparameter rules of a benchmark, for display: one entry per key of
-    closed_<benchmark>.yaml (and its optimizer sub-configs such as closed_resnet_lars.yaml), with
-    the requirement and the checks as readable text."""
-    prefix = f"training_{ruleset_version}/closed_{benchmark}"
-    names = sorted(n for n in shipped_configs() if n == f"{prefix}.yaml" or n.startswith(f"{prefix}_"))
-    rules = []
-    for name in names:
-        variant = name.removeprefix(f"{prefix}").removesuffix(".yaml").lstrip("_")
-        for key, rule in load_config(name).keys.items():
-            if key in STRUCTURAL_KEYS:
-                continue
-            rules.append(
-                {
-                    "key": key,
-                    "when": f"opt_name = {variant}" if variant else "",
-                    "requirement": rule.req or "OPTIONAL",
-                    "checks": [readable_rule(check.text) for check in rule.checks + rule.first_checks],
-                }
-            )
-    return rules

@@ -1,0 +1,290 @@
+"""Compiling the official MLCommons compliance rule configs (training rulesets 0.6.0 ... 6.1.0).
+
+The rules are the YAML files shipped in the installed `mlperf-logging` package
+(`compliance_checker/training_<version>/*.yaml`); how the official engine reads them is in
+docs/official-tools.md section c.1. Each config is read once (PyYAML's BaseLoader, like the
+official engine), our historical overrides (mlperf_check.rules.overrides) are applied, and every
+piece of rule code is compiled once: a code object for eval()/exec(), and where it behaves the
+same, a plain function (as_function). mlperf_check.rules.engine runs them over a log.
+
+The rule code comes from the installed package (trusted), never from an upload. Config names
+that rule code builds from log values are checked against shipped_configs() by the engine.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import CodeType, FunctionType, MappingProxyType
+from typing import Any
+
+import mlperf_logging
+import yaml
+
+from mlperf_check.rules import overrides
+
+PACKAGE_DIR = Path(mlperf_logging.__file__).resolve().parent
+COMPLIANCE_DIR = PACKAGE_DIR / "compliance_checker"
+
+CONFIG_NAME = re.compile(r"training_(\d+\.\d+\.\d+)/([A-Za-z0-9_]+)\.yaml")
+STATE_NAME = re.compile(r"""\bs\[['"](\w+)['"]\]""")
+# The Stable Diffusion BEGIN block rewrites the record list (loglines); it is run natively, see
+# ConfigRules.aggregate_by. This finds the metadata field it groups eval lines by.
+AGGREGATE_FIELD = re.compile(r"(\w+) = line\.value\['metadata'\]\['(\w+)'\]")
+
+
+class UnsupportedRule(Exception):
+    """A shipped config uses a construct this interpreter does not implement (our bug)."""
+
+
+def is_integer(value: Any) -> bool:
+    """The helper the official engine gives rule code."""
+    return abs(round(value) - value) < 0.00001
+
+
+@dataclass(frozen=True)
+class Rule:
+    text: str  # as written in the config
+    code: CodeType
+    function: Callable | None  # the same code as a function (ll, v, s, enqueue_config), see as_function()
+
+
+@dataclass(frozen=True)
+class KeyRule:
+    name: str
+    req: str  # "" when the KEY record has none
+    at_least: int  # n of AT_LEAST(n)
+    alternatives: tuple[str, ...]  # of AT_LEAST_ONE_OR(..)
+    pre: Rule | None
+    checks: tuple[Rule, ...]
+    post: Rule | None
+    first_checks: tuple[Rule, ...]
+    atleast_one: Rule | None
+
+
+@dataclass(frozen=True)
+class ConfigRules:
+    name: str  # "training_1.0.0/closed_common.yaml"
+    begin: Rule | None
+    aggregate_by: str  # metadata field of the Stable Diffusion eval aggregation, "" when none
+    keys: Mapping[str, KeyRule]
+    end_pre: Rule | None
+    end_checks: tuple[Rule, ...]
+    enqueue_templates: tuple[str, ...]  # 'training_x/closed_{}.yaml' strings in the rule code
+
+    @property
+    def ruleset(self) -> str:
+        return self.name.split("/")[0].removeprefix("training_")
+
+
+@dataclass(frozen=True)
+class OfficialRules:
+    version: str
+    entry: str  # the config every log starts with
+    relevant_keys: frozenset[str]  # keys some config of the ruleset has a KEY rule for
+    timestamp_scale: float  # ll.timestamp = time_ms * scale (the 0.6 configs count in seconds)
+
+
+@cache
+def shipped_configs() -> frozenset[str]:
+    """Every 'training_<version>/<name>.yaml' the installed package ships."""
+    names = set()
+    for path in COMPLIANCE_DIR.glob("training_*/*.yaml"):
+        name = f"{path.parent.name}/{path.name}"
+        if CONFIG_NAME.fullmatch(name):
+            names.add(name)
+    return frozenset(names)
+
+
+def _compile(text: Any, where: str, mode: str) -> Rule:
+    if not isinstance(text, str):
+        raise UnsupportedRule(f"{where}: expected a string of code, found {type(text).__name__}")
+    text = text.strip()
+    code = compile(text, where, mode)
+    return Rule(text, code, as_function(ast.parse(text, where, mode), where))
+
+
+# Constructs that behave differently in a function than under eval()/exec() with a locals dict:
+# a nested scope sees `v` and `ll` as closure variables in a function, not under eval(); a bound
+# name is a function local (read-before-write raises) but a locals-dict key under exec().
+NOT_AS_FUNCTION = (
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Global,
+    ast.Nonlocal,
+    ast.Yield,
+    ast.YieldFrom,
+    ast.Await,
+)
+FRAME_INSPECTION = frozenset({"locals", "vars", "dir", "eval", "exec", "globals"})
+# What rule code sees besides ll, v, s and enqueue_config (the official engine's namespace).
+RULE_GLOBALS = {"math": math, "is_integer": is_integer}
+
+
+def as_function(tree: ast.Expression | ast.Module, where: str) -> Callable | None:
+    """The rule as a function `rule(ll, v, s, enqueue_config)` that behaves exactly as the
+    official engine's eval()/exec() of it with the pass namespace as globals and the locals
+    {"ll": ll, "v": v}: a call costs a quarter of eval() with a fresh locals dict, and runs once
+    per rule per record. None where it would not behave the same (NOT_AS_FUNCTION, a bound
+    name, frame inspection); every rule of the shipped configs qualifies. `s` and
+    `enqueue_config` are arguments because no rule can rebind them (a bound name or `global`
+    disqualifies it, and compile_config refuses BEGIN code with `global`)."""
+    for node in ast.walk(tree):
+        if isinstance(node, NOT_AS_FUNCTION):
+            return None
+        if isinstance(node, ast.Name) and (not isinstance(node.ctx, ast.Load) or node.id in FRAME_INSPECTION):
+            return None
+    wrapper = ast.parse("def rule(ll, v, s, enqueue_config):\n    pass")
+    if isinstance(tree, ast.Expression):
+        wrapper.body[0].body = [ast.copy_location(ast.Return(tree.body), tree.body)]
+    else:
+        wrapper.body[0].body = tree.body or [ast.Pass()]
+    module = compile(ast.fix_missing_locations(wrapper), where, "exec")
+    code = next(const for const in module.co_consts if isinstance(const, CodeType))
+    return FunctionType(code, RULE_GLOBALS)
+
+
+def _compile_all(value: Any, where: str) -> tuple[Rule, ...]:
+    texts = value if isinstance(value, list) else [value]
+    return tuple(_compile(text, where, "eval") for text in texts)
+
+
+def _key_rule(config: str, record: dict) -> KeyRule:
+    name = record["NAME"]
+    req = record.get("REQ", "")
+    at_least = 0
+    alternatives: tuple[str, ...] = ()
+    if req.startswith("AT_LEAST("):
+        at_least = int(req[len("AT_LEAST(") : -1])
+    elif req.startswith("AT_LEAST_ONE_OR"):
+        alternatives = tuple(part.strip() for part in req[len("AT_LEAST_ONE_OR(") : -1].split(","))
+    where = f"{config}:{name}"
+    return KeyRule(
+        name=name,
+        req=req,
+        at_least=at_least,
+        alternatives=alternatives,
+        pre=_compile(record["PRE"], f"{where}:PRE", "exec") if "PRE" in record else None,
+        checks=_compile_all(record["CHECK"], f"{where}:CHECK") if "CHECK" in record else (),
+        post=_compile(record["POST"], f"{where}:POST", "exec") if "POST" in record else None,
+        first_checks=_compile_all(record["FIRST_CHECK"], f"{where}:FIRST_CHECK")
+        if "FIRST_CHECK" in record
+        else (),
+        atleast_one=_compile(record["ATLEAST_ONE_CHECK"], f"{where}:ATLEAST_ONE_CHECK", "eval")
+        if "ATLEAST_ONE_CHECK" in record
+        else None,
+    )
+
+
+@cache
+def load_config(name: str) -> ConfigRules:
+    """The compiled config; `name` must be one of shipped_configs(). Our historical overrides
+    (mlperf_check.rules.overrides) are applied to the records before compiling."""
+    if name not in shipped_configs():
+        raise KeyError(f"no shipped compliance config {name!r}")
+    ruleset, stem = CONFIG_NAME.fullmatch(name).groups()
+    with open(COMPLIANCE_DIR / name, encoding="utf-8") as stream:
+        # BaseLoader, like the official engine: every scalar stays a string. The libyaml build of
+        # the same loader is ten times faster and reads the same documents.
+        records = yaml.load(stream, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader)) or []
+    return compile_config(name, overrides.apply(ruleset, f"{stem}.yaml", records))
+
+
+def compile_config(name: str, records: list[dict]) -> ConfigRules:
+    """Compile the records of one config (as PyYAML's BaseLoader reads them)."""
+    begin = None
+    aggregate_by = ""
+    keys: dict[str, KeyRule] = {}  # a name defined twice keeps the last, as in the official engine
+    end_pre = None
+    end_checks: tuple[Rule, ...] = ()
+    code_texts: list[str] = []
+    for record in records:
+        kind = next(iter(record))
+        body = record[kind]
+        if kind == "BEGIN":
+            code = body["CODE"]
+            code_texts.append(code)
+            if "loglines" in code:
+                aggregate_by = _aggregation_field(name, code)
+            else:
+                begin = _compile(code, f"{name}:BEGIN", "exec")
+                if any(isinstance(node, (ast.Global, ast.Nonlocal)) for node in ast.walk(ast.parse(begin.text))):
+                    raise UnsupportedRule(f"{name}: BEGIN code with a global statement (see as_function)")
+        elif kind == "KEY":
+            rule = _key_rule(name, body)
+            keys[rule.name] = rule
+            code_texts.extend(str(body.get(part, "")) for part in ("PRE", "POST"))
+        elif kind == "END":
+            end_pre = _compile(body["PRE"], f"{name}:END:PRE", "exec") if "PRE" in body else None
+            end_checks = _compile_all(body["CHECK"], f"{name}:END:CHECK") if "CHECK" in body else ()
+        else:
+            raise UnsupportedRule(f"{name}: unknown record type {kind!r}")
+    templates = tuple(
+        match.group(1) for text in code_texts for match in re.finditer(r"enqueue_config\(\s*'([^']+)'", text)
+    )
+    return ConfigRules(
+        name=name,
+        begin=begin,
+        aggregate_by=aggregate_by,
+        keys=MappingProxyType(keys),
+        end_pre=end_pre,
+        end_checks=end_checks,
+        enqueue_templates=templates,
+    )
+
+
+def _aggregation_field(name: str, code: str) -> str:
+    """The Stable Diffusion BEGIN block (3.1.0 ... 5.0.0) merges the FID and CLIP eval_accuracy
+    lines of one eval point into a virtual 'aggregated_eval_accuracy' record appended after the
+    log. It edits the record list, which a stream does not have, so RuleSession does the same
+    natively; this recognises the block and returns the field it groups by."""
+    match = AGGREGATE_FIELD.search(code)
+    if match is None or "aggregated_eval_accuracy" not in code or "'metric'" not in code:
+        raise UnsupportedRule(f"{name}: BEGIN code edits the record list in an unknown way")
+    return match.group(2)
+
+
+@cache
+def get_official_rules(ruleset_version: str) -> OfficialRules:
+    """The rules of one shipped training ruleset ('1.0.0'); raises KeyError when none is shipped."""
+    entry = f"training_{ruleset_version}/common.yaml"
+    if entry not in shipped_configs():
+        raise KeyError(f"the installed mlperf-logging ships no training {ruleset_version} rules")
+    relevant: set[str] = set()
+    pending = [ruleset_version]
+    seen_rulesets: set[str] = set()
+    while pending:  # the configs of this ruleset and of rulesets they enqueue (4.0.0 -> 3.1.0)
+        version = pending.pop()
+        if version in seen_rulesets:
+            continue
+        seen_rulesets.add(version)
+        for name in sorted(shipped_configs()):
+            if not name.startswith(f"training_{version}/"):
+                continue
+            config = load_config(name)
+            for rule in config.keys.values():
+                relevant.add(rule.name)
+                relevant.update(rule.alternatives)
+            if config.aggregate_by:
+                relevant.add("eval_accuracy")
+            for template in config.enqueue_templates:
+                match = re.match(r"training_(\d+\.\d+\.\d+)/", template)
+                if match:
+                    pending.append(match.group(1))
+    return OfficialRules(
+        version=ruleset_version,
+        entry=entry,
+        relevant_keys=frozenset(relevant),
+        timestamp_scale=0.001 if ruleset_version == "0.6.0" else 1.0,
+    )

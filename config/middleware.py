@@ -2,10 +2,21 @@
 
 import logging
 
+from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 log = logging.getLogger(__name__)
+
+
+def client_address(request) -> str | None:
+    """The client's address, for login rate limiting. Behind the TLS proxy (SECURE_PROXY_SSL_HEADER
+    set) REMOTE_ADDR is the proxy's, shared by everybody: the client is the last X-Forwarded-For
+    entry, the one our proxy appended (the earlier ones are whatever the client chose to send)."""
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if settings.SECURE_PROXY_SSL_HEADER and forwarded.strip():
+        return forwarded.split(",")[-1].strip()
+    return request.META.get("REMOTE_ADDR")
 
 
 class PrivateCacheMiddleware:

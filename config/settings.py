@@ -218,6 +218,7 @@ AXES_COOLOFF_TIME = timedelta(hours=env_int("AXES_COOLOFF_HOURS", 1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per account, per address
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False  # no banner on every start
+AXES_CLIENT_IP_CALLABLE = "config.middleware.client_address"  # the client's, not the proxy's
 
 # HTTPS hardening in production (`manage.py check --deploy` is clean with .env.example's values).
 if PRODUCTION and not DEBUG:
@@ -235,8 +236,6 @@ SECURE_REFERRER_POLICY = "same-origin"
 if os.environ.get("SECURE_PROXY_SSL_HEADER"):
     header, _, value = os.environ["SECURE_PROXY_SSL_HEADER"].partition(",")
     SECURE_PROXY_SSL_HEADER = (header.strip(), value.strip() or "https")
-    # Behind that proxy the client's address is the first of X-Forwarded-For, not the proxy's.
-    AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"]
 
 # Content-Security-Policy (django-csp): scripts only from our own static files (the chart figures
 # travel as JSON in <script type="application/json">, which is data, not script). No

@@ -268,8 +268,15 @@ def benchmark_detail(request, slug: str, name: str):
         key=lambda p: (DIVISION_ORDER.get(p["division"], 9), CATEGORY_ORDER[p["category_key"]],
                        p["minutes"] is None, p["minutes"] or 0),
     )
+    # A ranked result with checker errors nobody waived carries a marker (one query for all).
+    error_counts = dict(
+        Result.objects.visible_to(request.user).current().for_round(round_).filter(benchmark=benchmark)
+        .annotate(errors=Count("findings", filter=Q(findings__severity=Severity.ERROR))).filter(errors__gt=0)
+        .values_list("result_id", "errors")
+    )
     groups: list[dict] = []
     for point in ranked:
+        point["errors"] = error_counts.get(point["result_id"], 0)
         key = (point["division"], point["category"])
         if not groups or groups[-1]["key"] != key:
             groups.append({"key": key, "division": point["division"], "category": point["category"], "rows": []})

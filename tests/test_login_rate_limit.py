@@ -45,3 +45,19 @@ def test_a_few_mistakes_then_the_right_password_still_logs_in(client, personas, 
     response = attempt(client, "/accounts/login/", "owner", "password")
     assert response.status_code == 302
     assert client.session["_auth_user_id"] == str(User.objects.get(username="owner").pk)
+
+
+def test_behind_the_proxy_one_client_cannot_lock_out_everybody_else(client, personas, settings):
+    # Every request comes from the proxy's address; the client is X-Forwarded-For's last entry,
+    # and a client cannot pick another's address by sending its own X-Forwarded-For first.
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        client.post("/accounts/login/", {"username": f"nobody{n}", "password": "wrong"}, REMOTE_ADDR="10.9.9.9",
+                    HTTP_X_FORWARDED_FOR="198.51.100.7, 203.0.113.66", HTTP_X_FORWARDED_PROTO="https", secure=True)
+    response = client.post("/accounts/login/", {"username": "teammate", "password": "password"},
+                           REMOTE_ADDR="10.9.9.9", HTTP_X_FORWARDED_FOR="203.0.113.5",
+                           HTTP_X_FORWARDED_PROTO="https", secure=True)
+    assert response.status_code == 302
+    locked = client.post("/accounts/login/", {"username": "owner", "password": "password"}, REMOTE_ADDR="10.9.9.9",
+                         HTTP_X_FORWARDED_FOR="203.0.113.66", HTTP_X_FORWARDED_PROTO="https", secure=True)
+    assert locked.status_code in (403, 429)

@@ -108,4 +108,6 @@ def test_a_published_result_with_errors_carries_a_marker_on_the_round_row_and_re
     assert f"{errors} checker error" in page
     table = client.get("/rounds/training-v1.0/").content.decode()
     assert 'class="error-mark"' in table
+    ranking = client.get(f"/rounds/training-v1.0/{result.benchmark.name}/").content.decode()
+    assert f"⚠ {errors}</span>" in ranking
 

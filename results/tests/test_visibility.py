@@ -34,7 +34,8 @@ def pages(world) -> list[str]:
         "/api/v1/runs/?result_id=1.0-0002",
         "/sitemap.xml",
     ], ["/results/1.0-0002/", "/results/1.0-0002/charts/convergence.csv", "/results/1.0-0002/charts/run-times.json",
-        f"/logs/{hidden_log}/", "/systems/alpha/alpha_secret/", "/api/v1/results/1.0-0002/"]
+        f"/logs/{hidden_log}/", f"/logs/{hidden_log}/raw", f"/logs/{hidden_log}/?line=1",
+        "/systems/alpha/alpha_secret/", "/api/v1/results/1.0-0002/"]
 
 
 def fetch(client, personas, who, url):

@@ -21,6 +21,7 @@ from . import services
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
 from .diff import version_diff
 from .models import AuditEvent, BorrowingDeclaration, Notification, Objection, ReviewerAssignment
+from .preview import preview_obligations
 
 QUEUE_LIMIT = 500
 
@@ -324,6 +325,14 @@ def round_control(request, slug: str):
         "organizations": Organization.objects.filter(submissions__round=round_).distinct(),
         "assignments": ReviewerAssignment.objects.filter(round=round_).select_related("reviewer", "organization"),
     })
+
+
+# --- Preview systems ------------------------------------------------------------------------------
+
+
+def preview_systems(request):
+    """Which preview systems became available in time, which are pending and which are overdue."""
+    return render(request, "review/preview.html", {"obligations": preview_obligations(request.user)})
 
 
 # --- Inbox ---------------------------------------------------------------------------------------

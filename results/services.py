@@ -148,11 +148,11 @@ def make_current(submission: Submission) -> bool:
     Once the round is published the public tables show the published version: a later version
     (a fix) stays non-current until a chair publishes it (publish_version)."""
     with transaction.atomic():
-        versions = Submission.objects.select_for_update().filter(
-            round=submission.round, organization=submission.organization
-        )
+        # The organization row lock orders this with new_version() and publish_version().
+        Organization.objects.select_for_update().get(pk=submission.organization_id)
         if Round.objects.get(pk=submission.round_id).is_published:
             return False
+        versions = Submission.objects.filter(round=submission.round_id, organization=submission.organization_id)
         if versions.filter(version__gt=submission.version, written_at__isnull=False).exists():
             return False
         _switch_current(submission)
@@ -413,9 +413,7 @@ def publish_version(submission: Submission, *, actor=None, reason: str = "") -> 
     """Publish one version and make it its organization's current one: how a chair publishes a
     fix accepted after the round's publication (and how an import publishes what it imports)."""
     with transaction.atomic():
-        Submission.objects.select_for_update().filter(
-            round=submission.round_id, organization=submission.organization_id
-        ).exists()
+        Organization.objects.select_for_update().get(pk=submission.organization_id)
         _switch_current(submission)
         Submission.objects.filter(pk=submission.pk).update(is_published=True)
         submission.is_published = True

@@ -22,11 +22,9 @@ from results.models import Organization, Result, Round, Submission, System, Waiv
 from results.querysets import is_privileged
 from results.services import publish_round, publish_version
 
-from .audit import record_event
+from .audit import record_event  # the audit API is also reachable as review.services.record_event
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
 from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment
-
-__all__ = ["record_event"]  # the audit API, re-exported: review.services.record_event
 
 ROUND_TRANSITIONS = {
     RoundState.DRAFT: {RoundState.OPEN},

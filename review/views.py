@@ -196,12 +196,19 @@ def objection_detail(request, pk: int):
 # --- Actions -------------------------------------------------------------------------------------
 
 
-def _act(request, call, result_id: str):
+def _act(request, call, back: str):
+    """Run one service call; then back to `back` (a URL), or the refusal with its status."""
     try:
         call()
     except services.ReviewRefused as exc:
         return _refused(request, exc)
-    return redirect("review:result", result_id)
+    return redirect(back)
+
+
+def _page_of(objection: Objection) -> str:
+    if objection.result is not None:
+        return reverse("review:result", args=[objection.result.result_id])
+    return reverse("review:objection", args=[objection.pk])
 
 
 def _visible_objection(user, pk) -> Objection:
@@ -222,7 +229,7 @@ def file_objection(request, result_id: str):
         request.user, result=result, run=run, rule=data.get("rule", ""), evidence=data.get("evidence", ""),
         evidence_file=data.get("evidence_file", ""), evidence_line=int(line) if line.isdigit() else None,
         severity=data.get("severity") if data.get("severity") in Severity.values else Severity.ERROR,
-    ), result_id)
+    ), reverse("review:result", args=[result_id]))
 
 
 @login_required
@@ -230,7 +237,7 @@ def file_objection(request, result_id: str):
 def answer_objection(request, pk: int):
     objection = _visible_objection(request.user, pk)
     return _act(request, lambda: services.answer_objection(request.user, objection, request.POST.get("answer", "")),
-                objection.result.result_id)
+                _page_of(objection))
 
 
 @login_required
@@ -239,7 +246,7 @@ def resolve_objection(request, pk: int):
     objection = _visible_objection(request.user, pk)
     return _act(request, lambda: services.resolve_objection(
         request.user, objection, request.POST.get("outcome", ""), request.POST.get("reason", "")),
-        objection.result.result_id)
+        _page_of(objection))
 
 
 @login_required
@@ -247,7 +254,8 @@ def resolve_objection(request, pk: int):
 def grant_waiver(request, result_id: str):
     result = _result_or_404(request.user, result_id)
     return _act(request, lambda: services.grant_waiver(
-        request.user, result, request.POST.get("kind", ""), request.POST.get("reason", "")), result_id)
+        request.user, result, request.POST.get("kind", ""), request.POST.get("reason", "")),
+        reverse("review:result", args=[result_id]))
 
 
 @login_required
@@ -255,7 +263,7 @@ def grant_waiver(request, result_id: str):
 def withdraw(request, result_id: str):
     result = _result_or_404(request.user, result_id)
     return _act(request, lambda: services.withdraw_result(request.user, result, request.POST.get("reason", "")),
-                result_id)
+                reverse("review:result", args=[result_id]))
 
 
 @login_required
@@ -269,7 +277,8 @@ def declare_borrowing(request, result_id: str):
     ).first()
     if lender is None:
         return _refused(request, services.ReviewRefused("no such lender result", status=400))
-    return _act(request, lambda: services.declare_borrowing(request.user, result, lender), result_id)
+    return _act(request, lambda: services.declare_borrowing(request.user, result, lender),
+                reverse("review:result", args=[result_id]))
 
 
 @login_required
@@ -280,7 +289,8 @@ def decide_borrowing(request, pk: int):
         raise Http404("no such borrowing")
     approve = request.POST.get("decision") == "approve"
     return _act(request, lambda: services.decide_borrowing(request.user, declaration, approve,
-                                                           request.POST.get("reason", "")), declaration.result_id)
+                                                           request.POST.get("reason", "")),
+                reverse("review:result", args=[declaration.result_id]))
 
 
 # --- Chairs: the round ---------------------------------------------------------------------------

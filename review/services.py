@@ -189,6 +189,8 @@ def publish_fix(actor, submission: Submission, reason: str) -> Submission:
 
 def assign_reviewer(actor, round_: Round, reviewer, organization: Organization) -> ReviewerAssignment:
     _require_chair(actor, "assign reviewers")
+    if organization is None:
+        raise ReviewRefused("no such organization", status=400)
     if not is_reviewer(reviewer):
         raise ReviewRefused(f"{reviewer} is not a reviewer", status=400)
     _refuse_conflict(reviewer, organization, "review it")

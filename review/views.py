@@ -3,12 +3,15 @@ is one call to review.services; a refusal is shown with the status the service g
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
@@ -24,6 +27,7 @@ from .models import AuditEvent, BorrowingDeclaration, Notification, Objection, R
 from .preview import preview_obligations
 
 QUEUE_LIMIT = 500
+MAX_LINE = 2**31 - 1  # the evidence line's column is a PostgreSQL integer
 
 
 def _refused(request, exc: services.ReviewRefused):
@@ -223,11 +227,15 @@ def _visible_objection(user, pk) -> Objection:
 def file_objection(request, result_id: str):
     result = _result_or_404(request.user, result_id)
     data = request.POST
-    run = Run.objects.filter(result=result, pk=data.get("run") or None).first() if data.get("run") else None
-    line = data.get("evidence_line") or ""
+    run_pk, line = data.get("run", ""), data.get("evidence_line", "")
+    run = Run.objects.filter(result=result, pk=run_pk).first() if run_pk.isdigit() else None
+    if run_pk and run is None:
+        return _refused(request, services.ReviewRefused("no such run in this result", status=400))
+    if line and not (line.isdigit() and 0 < int(line) <= MAX_LINE):
+        return _refused(request, services.ReviewRefused(f"the line is a number from 1 to {MAX_LINE}", status=400))
     return _act(request, lambda: services.file_objection(
         request.user, result=result, run=run, rule=data.get("rule", ""), evidence=data.get("evidence", ""),
-        evidence_file=data.get("evidence_file", ""), evidence_line=int(line) if line.isdigit() else None,
+        evidence_file=data.get("evidence_file", ""), evidence_line=int(line) if line else None,
         severity=data.get("severity") if data.get("severity") in Severity.values else Severity.ERROR,
     ), reverse("review:result", args=[result_id]))
 
@@ -296,6 +304,26 @@ def decide_borrowing(request, pk: int):
 # --- Chairs: the round ---------------------------------------------------------------------------
 
 
+DATE_FIELDS = ("submission_deadline", "borrowing_deadline", "publish_at")
+
+
+def _date(text: str):
+    """An ISO date and time (UTC when it names no zone), None for "", ReviewRefused otherwise."""
+    if not text.strip():
+        return None
+    try:
+        value = parse_datetime(text.strip())
+    except ValueError:
+        value = None
+    if value is None:
+        raise services.ReviewRefused(f"{text!r} is not a date and time like 2026-05-01T12:00:00Z", status=400)
+    return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+
+
+def _by_pk(queryset, pk):
+    return queryset.filter(pk=pk).first() if str(pk or "").isdigit() else None
+
+
 @login_required
 def round_control(request, slug: str):
     """Chairs move the round, set its dates, assign reviewers and publish later versions."""
@@ -309,17 +337,18 @@ def round_control(request, slug: str):
             if action == "move":
                 services.move_round(request.user, round_, request.POST.get("state", ""), reason)
             elif action == "dates":
-                dates = {name: parse_datetime(request.POST[name]) if request.POST.get(name) else None
-                         for name in ("submission_deadline", "borrowing_deadline", "publish_at") if name in request.POST}
+                dates = {name: _date(request.POST[name]) for name in DATE_FIELDS if name in request.POST}
                 services.set_round_dates(request.user, round_, reason, **dates)
             elif action == "assign":
                 services.assign_reviewer(
-                    request.user, round_, get_user_model().objects.filter(pk=request.POST.get("reviewer")).first(),
-                    Organization.objects.filter(pk=request.POST.get("organization")).first(),
+                    request.user, round_, _by_pk(get_user_model().objects, request.POST.get("reviewer")),
+                    _by_pk(Organization.objects, request.POST.get("organization")),
                 )
             elif action == "publish_version":
-                services.publish_fix(request.user, Submission.objects.get(pk=request.POST.get("submission"),
-                                                                          round=round_), reason)
+                submission = _by_pk(Submission.objects.filter(round=round_), request.POST.get("submission"))
+                if submission is None:
+                    raise services.ReviewRefused("no such version in this round", status=400)
+                services.publish_fix(request.user, submission, reason)
             else:
                 raise services.ReviewRefused(f"unknown action {action!r}", status=400)
         except services.ReviewRefused as exc:

@@ -67,7 +67,10 @@ def queue(request):
     if round_ is not None:
         results = Result.objects.visible_to(user).current().for_round(round_).with_related()
         chosen = {key: request.GET.get(key, "") for key in ("submitter", "benchmark", "checker", "severity", "state")}
-        if chosen["submitter"]:
+        if chosen["submitter"] == "assigned":
+            results = results.filter(submission__organization__in=ReviewerAssignment.objects.filter(
+                round=round_, reviewer=user).values("organization"))
+        elif chosen["submitter"]:
             results = results.filter(submission__organization__slug=chosen["submitter"])
         if chosen["benchmark"]:
             results = results.filter(benchmark__name=chosen["benchmark"])

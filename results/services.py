@@ -2,8 +2,11 @@
 
 `import_report` turns a PackageReport (mlperf_check/report.py) into rows for one organization's
 submission, in one transaction. It is idempotent: the same content imported twice changes
-nothing, changed content replaces the submission's rows in place, and citable result ids
-(`1.0-0042`) are kept for every (system, benchmark) seen before.
+nothing, changed content becomes a new version, and citable result ids (`1.0-0042`) are kept for
+every (system, benchmark) seen before.
+
+Versions: new_version() numbers them for uploads and imports alike, write_report() writes each
+once, make_current() / publish_version() / publish_round() switch the current and published ones.
 """
 
 from __future__ import annotations

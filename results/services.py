@@ -54,7 +54,8 @@ def ensure_round(slug: str) -> Round:
     spec = get_ruleset(version)
     with transaction.atomic():
         round_, _ = Round.objects.get_or_create(
-            suite=suite, version=version, defaults={"ruleset_version": spec.version}
+            # An imported round takes results at once (a chair's round starts as a draft).
+            suite=suite, version=version, defaults={"ruleset_version": spec.version, "state": RoundState.OPEN}
         )
         for bench in spec.benchmarks.values():
             Benchmark.objects.update_or_create(

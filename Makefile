@@ -4,8 +4,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Everything make starts is development: DEBUG on and the development key unless set otherwise.
+# Production (no DJANGO_ENV) refuses to start without a real SECRET_KEY and ALLOWED_HOSTS.
+export DJANGO_ENV ?= development
 
-.PHONY: run test venv dev-venv migrate sample services services-stop lint bench-ingest clean
+.PHONY: run test venv dev-venv migrate sample services services-stop lint bench-ingest bench-verify clean
 
 $(VENV)/bin/activate:
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { \
@@ -32,6 +35,8 @@ migrate: venv
 sample: migrate
 	$(PY) manage.py import_results sample_data/training-v0.7 --round training-v0.7 --publish
 	$(PY) manage.py import_results sample_data/training-v1.0 --round training-v1.0 --publish
+	$(PY) manage.py import_results sample_data/training-v3.0 --round training-v3.0 --publish
+	$(PY) manage.py import_results sample_data/inference-v0.7 --round inference-v0.7 --publish
 
 # Embedded default: SQLite and in-process tasks, unless DATABASE_URL / CELERY_BROKER_URL are set.
 run: sample
@@ -46,6 +51,8 @@ test: dev-venv
 # and celery beat, all in the background: the processes of docker-compose.yml without Docker.
 SERVICES_DIR ?= /tmp/mlperf-dashboard-services
 WORKERS ?= 1
+# GPU_WORKER=1: also a verification worker on the `gpu` queue, with no database settings.
+GPU_WORKER ?= 0
 services:
 	scripts/services.sh start
 	@scripts/services.sh env
@@ -58,9 +65,19 @@ services:
 			--pidfile=$(SERVICES_DIR)/beat.pid --logfile=$(SERVICES_DIR)/beat.log && \
 		echo "Celery worker and beat running (logs in $(SERVICES_DIR))"; \
 	fi
+	@if [ "$(GPU_WORKER)" = 1 ]; then \
+		command -v bwrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }; \
+		export CELERY_BROKER_URL=$$(scripts/services.sh env | sed -n 's/^CELERY_BROKER_URL=//p'); \
+		env -u DATABASE_URL -u REDIS_URL VERIFY_API_URL=http://$(HOST):$(PORT) VERIFY_SANDBOX=bubblewrap \
+			VERIFY_DATA_DIR=$${VERIFY_DATA_DIR:-$(SERVICES_DIR)/verify-data} \
+			$(VENV)/bin/celery -A config worker -Q gpu --concurrency 1 --prefetch-multiplier 1 --loglevel INFO \
+			--detach -n gpu@%h --pidfile=$(SERVICES_DIR)/gpu-worker.pid --logfile=$(SERVICES_DIR)/gpu-worker.log && \
+		mkdir -p $(SERVICES_DIR)/verify-data && chmod 755 $(SERVICES_DIR)/verify-data && \
+		echo "GPU (verification) worker running, no database settings, bubblewrap sandbox (log in $(SERVICES_DIR))"; \
+	fi
 
 services-stop:
-	@for name in worker beat; do \
+	@for name in worker beat gpu-worker; do \
 		[ -f $(SERVICES_DIR)/$$name.pid ] && kill $$(cat $(SERVICES_DIR)/$$name.pid) 2>/dev/null || true; \
 	done
 	scripts/services.sh stop
@@ -70,6 +87,9 @@ lint: dev-venv
 
 bench-ingest: dev-venv
 	$(PY) bench/ingest.py
+
+bench-verify: dev-venv
+	$(PY) bench/verify.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 media staticfiles

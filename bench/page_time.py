@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DEBUG", "false")
+os.environ.setdefault("DJANGO_ENV", "development")
 
 import django  # noqa: E402
 

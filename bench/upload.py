@@ -287,8 +287,8 @@ def main() -> None:
         PG_PORT=str(free_port()),
         REDIS_PORT=str(free_port()),
         WITH_BROWSER="0",
+        DJANGO_ENV="development",  # plain http on 127.0.0.1: no HTTPS redirect
         DEBUG="false",
-        SECRET_KEY="bench",
         ALLOWED_HOSTS="127.0.0.1",
         MEDIA_ROOT=str(work / "media"),
         FILE_UPLOAD_TEMP_DIR=str(work / "upload-tmp"),  # same filesystem as MEDIA_ROOT: saved by rename

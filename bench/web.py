@@ -40,6 +40,7 @@ def service_env() -> dict[str, str]:
     env["BENCH_ADMIN_URL"] = env["DATABASE_URL"]
     env["DATABASE_URL"] = url._replace(path="/mlperf_bench").geturl()
     env["DEBUG"] = "false"
+    env["DJANGO_ENV"] = "development"  # plain http on 127.0.0.1: no HTTPS redirect
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     env.pop("CELERY_BROKER_URL", None)
     return env

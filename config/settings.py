@@ -6,6 +6,7 @@ Every variable is listed in .env.example.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -33,12 +34,50 @@ def env_secret(name: str, default: str = "") -> str:
     return os.environ.get(name, default)
 
 
-DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = env_secret("SECRET_KEY", "insecure-local-development-key-change-me")
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+# Production unless told otherwise: `make run`, `make test` and the test settings set
+# DJANGO_ENV=development, which turns DEBUG on by default and allows the development key.
+DJANGO_ENV = os.environ.get("DJANGO_ENV", "production").strip().lower()
+PRODUCTION = DJANGO_ENV != "development"
+DEBUG = env_bool("DEBUG", not PRODUCTION)
+DEVELOPMENT_SECRET_KEY = "insecure-local-development-key-change-me"
+SECRET_KEY = env_secret("SECRET_KEY", "" if PRODUCTION else DEVELOPMENT_SECRET_KEY)
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 SITE_NAME = os.environ.get("SITE_NAME", "MLPerf Results")
-ALLOWED_HOSTS = os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+ALLOWED_HOSTS = [
+    host.strip()
+    for host in os.environ.get("ALLOWED_HOSTS", "" if PRODUCTION else "127.0.0.1,localhost,testserver").split(",")
+    if host.strip()
+]
 CSRF_TRUSTED_ORIGINS = [SITE_URL]
+
+# Keys that must never sign production sessions: ours, and the placeholders of old .env examples.
+KNOWN_DEVELOPMENT_KEYS = {DEVELOPMENT_SECRET_KEY, "change-me", "changeme", "secret", "build", "bench"}
+MIN_SECRET_KEY_LENGTH = 50  # Django's own deploy check asks for 50 characters
+
+
+def production_refusals() -> list[str]:
+    """Why these settings must not serve production traffic (empty when they may)."""
+    refusals = []
+    if not SECRET_KEY:
+        refusals.append("SECRET_KEY (or SECRET_KEY_FILE) is not set")
+    elif SECRET_KEY in KNOWN_DEVELOPMENT_KEYS or SECRET_KEY.startswith("django-insecure"):
+        refusals.append("SECRET_KEY is a known development placeholder")
+    elif len(SECRET_KEY) < MIN_SECRET_KEY_LENGTH or len(set(SECRET_KEY)) < 5:
+        refusals.append(f"SECRET_KEY is shorter than {MIN_SECRET_KEY_LENGTH} characters (or too repetitive)")
+    if not ALLOWED_HOSTS:
+        refusals.append("ALLOWED_HOSTS is empty")
+    return refusals
+
+
+if PRODUCTION and production_refusals():
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(
+        "Refusing to start in production: "
+        + "; ".join(production_refusals())
+        + ". Generate a key with `python -c 'import secrets; print(secrets.token_urlsafe(50))'`,"
+        " or set DJANGO_ENV=development on a development machine."
+    )
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -56,6 +95,8 @@ INSTALLED_APPS = [
     "results",
     "ingest",
     "review",
+    "verify",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -67,6 +108,11 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "config.middleware.PrivateCacheMiddleware",
+    "config.middleware.OutageMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -153,6 +199,57 @@ USE_TZ = True
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 
+# Login rate limiting (django-axes) on every login form, /accounts/login/ and the admin's alike:
+# after AXES_FAILURE_LIMIT wrong passwords for one account, or from one address, that account or
+# address is locked out for AXES_COOLOFF_HOURS, the right password included.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(hours=env_int("AXES_COOLOFF_HOURS", 1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per account, per address
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False  # no banner on every start
+
+# HTTPS hardening in production (`manage.py check --deploy` is clean with .env.example's values).
+if PRODUCTION and not DEBUG:
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+# The header the TLS-terminating proxy sets, as NAME,VALUE: e.g. HTTP_X_FORWARDED_PROTO,https.
+if os.environ.get("SECURE_PROXY_SSL_HEADER"):
+    header, _, value = os.environ["SECURE_PROXY_SSL_HEADER"].partition(",")
+    SECURE_PROXY_SSL_HEADER = (header.strip(), value.strip() or "https")
+    # Behind that proxy the client's address is the first of X-Forwarded-For, not the proxy's.
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"]
+
+# Content-Security-Policy (django-csp): scripts only from our own static files (the chart figures
+# travel as JSON in <script type="application/json">, which is data, not script). No
+# 'unsafe-eval': the SVG charts we draw work without it. Plotly injects its own <style> elements
+# and sets style attributes, so styles need 'unsafe-inline'.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
+    }
+}
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -172,6 +269,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.openapi.public_operations_need_no_auth",
+    ],
 }
 
 LOGGING = {
@@ -219,6 +320,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("INGEST_SWEEP_SECONDS", "60")),
         "options": {"queue": "ingest", "expires": 60},
     },
+    # Runs where the database is (queue `ingest`), never on a GPU worker.
+    "verify-sweep-stale": {
+        "task": "verify.sweep_stale",
+        "schedule": float(os.environ.get("VERIFY_SWEEP_SECONDS", "60")),
+        "options": {"queue": "ingest", "expires": 60},
+    },
     # Publication at publish_at: exactly once however often it runs (review.services.publish_due_rounds).
     "review-publish-due-rounds": {
         "task": "review.publish_due_rounds",
@@ -249,3 +356,30 @@ if os.environ.get("SUBMISSIONS_S3_BUCKET"):
     }
 else:
     STORAGES["submissions"] = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+
+# Verification (issue 11): re-runs on GPU workers (queue `gpu`; verify/). Per-run sandbox limits
+# are sent to the worker with each job. The whole job's hard limit (1.2 x soft) must stay under
+# CELERY_VISIBILITY_TIMEOUT, or Redis redelivers a job still running: raise both for real benchmarks.
+VERIFY_SOFT_TIME_LIMIT_SECONDS = env_int("VERIFY_SOFT_TIME_LIMIT_SECONDS", 2700)
+VERIFY_HARD_TIME_LIMIT_SECONDS = int(VERIFY_SOFT_TIME_LIMIT_SECONDS * 1.2)
+VERIFY_RUN_WALL_SECONDS = float(os.environ.get("VERIFY_RUN_WALL_SECONDS", "600"))
+VERIFY_MEMORY_BYTES = env_int("VERIFY_MEMORY_BYTES", 32 * 1024**3)
+VERIFY_MAX_PROCESSES = env_int("VERIFY_MAX_PROCESSES", 512)
+VERIFY_CPU_SECONDS = env_int("VERIFY_CPU_SECONDS", 24 * 3600)
+VERIFY_FILE_SIZE_BYTES = env_int("VERIFY_FILE_SIZE_BYTES", 16 * 1024**3)
+VERIFY_TMPFS_BYTES = env_int("VERIFY_TMPFS_BYTES", 1024**3)
+VERIFY_RUN_SCRIPT = os.environ.get("VERIFY_RUN_SCRIPT", "run_and_time.sh")
+# Reproduced when the re-runs' olympic mean is within this fraction of the claimed one.
+VERIFY_TOLERANCE_VISION = float(os.environ.get("VERIFY_TOLERANCE_VISION", "0.05"))
+VERIFY_TOLERANCE_OTHER = float(os.environ.get("VERIFY_TOLERANCE_OTHER", "0.10"))
+# Per benchmark, written as VERIFY_TOLERANCES=resnet=0.05,tiny_mlp=0.5
+VERIFY_TOLERANCES = {
+    name.strip(): float(value)
+    for name, _, value in (item.partition("=") for item in os.environ.get("VERIFY_TOLERANCES", "").split(","))
+    if name.strip()
+}
+# A running job whose worker has not reported for this long is finished as "worker lost".
+VERIFY_STALE_AFTER_SECONDS = float(os.environ.get("VERIFY_STALE_AFTER_SECONDS", "180"))
+VERIFY_QUEUED_EXPIRE_SECONDS = env_int("VERIFY_QUEUED_EXPIRE_SECONDS", 7 * 24 * 3600)
+VERIFY_MAX_LOG_CHARS = env_int("VERIFY_MAX_LOG_CHARS", 20_000_000)
+VERIFY_MAX_REQUEST_BYTES = env_int("VERIFY_MAX_REQUEST_BYTES", 2 * 1024**2)  # under DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -4,9 +4,13 @@ The database, broker and cache stay real (PostgreSQL, Redis) when the environmen
 `make test` starts throwaway servers and sets DATABASE_URL, CELERY_BROKER_URL and REDIS_URL.
 """
 
+import os
 import tempfile
 
-from .settings import *  # noqa: F403
+# Development defaults (DEBUG, the development key); the processes the tests start inherit it.
+os.environ.setdefault("DJANGO_ENV", "development")
+
+from .settings import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

@@ -3,7 +3,6 @@ job status, findings and scores. Session or token auth. Thin: parse, check acces
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -16,11 +15,10 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from results.models import Finding, Result, Round
-from results.querysets import RoundSlugError
+from results.models import Finding, Result
 
 from .models import Upload
-from .services import UploadRefused, accept_upload
+from .services import UploadRefused, accept_upload, refusal_before_body, upload_target
 from .uploads import HashingUploadHandler
 
 # The job page shows at most this many findings of each severity; the counts are always whole.
@@ -48,12 +46,20 @@ class UploadRequestSerializer(serializers.Serializer):
     organization = serializers.SlugField(
         required=False, help_text="Organization slug; needed only when you belong to several"
     )
+    confirm_identical = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Upload even when the file is byte-identical to an earlier version (otherwise 409)",
+    )
 
 
 class ReceiptSerializer(serializers.ModelSerializer):
     submission = serializers.IntegerField(source="submission_id")
     round = serializers.CharField(source="round.slug")
     organization = serializers.CharField(source="organization.slug")
+    # The labels the public pages show, for the upload page to show the same.
+    organization_name = serializers.CharField(source="organization.name")
+    round_label = serializers.SerializerMethodField()
     size = serializers.IntegerField(source="size_bytes")
     uploader = serializers.SerializerMethodField()
     state = serializers.CharField(source="job.state")
@@ -68,6 +74,8 @@ class ReceiptSerializer(serializers.ModelSerializer):
             "version",
             "round",
             "organization",
+            "organization_name",
+            "round_label",
             "original_name",
             "sha256",
             "size",
@@ -77,6 +85,9 @@ class ReceiptSerializer(serializers.ModelSerializer):
             "status_url",
             "page_url",
         ]
+
+    def get_round_label(self, upload: Upload) -> str:
+        return f"{upload.round.get_suite_display()} v{upload.round.version}"
 
     def get_uploader(self, upload: Upload) -> str:
         return upload.uploaded_by.get_username() if upload.uploaded_by else ""
@@ -99,6 +110,8 @@ class JobSerializer(serializers.Serializer):
     stage = serializers.CharField()
     files_done = serializers.IntegerField()
     files_total = serializers.IntegerField()
+    error_count = serializers.IntegerField(help_text="Error findings, once done")
+    summary = serializers.CharField(help_text='The state in words: "done, 3 errors" when done with errors')
     attempts = serializers.IntegerField()
     error_kind = serializers.CharField()
     error = serializers.CharField()
@@ -115,6 +128,17 @@ class FindingSerializer(serializers.ModelSerializer):
 class ResultSerializer(serializers.ModelSerializer):
     system = serializers.CharField(source="system.system_id")
     benchmark = serializers.CharField(source="benchmark.name")
+    # As the public pages name and link them.
+    system_name = serializers.CharField(source="system.name")
+    rcp_label = serializers.CharField(source="get_rcp_status_display")
+    url = serializers.SerializerMethodField()
+    system_url = serializers.SerializerMethodField()
+
+    def get_url(self, result: Result) -> str:
+        return reverse("results:result", args=[result.result_id])
+
+    def get_system_url(self, result: Result) -> str:
+        return reverse("results:system", args=[result.submission.organization.slug, result.system.system_id])
 
     class Meta:
         model = Result
@@ -129,6 +153,10 @@ class ResultSerializer(serializers.ModelSerializer):
             "score_note",
             "dropped_runs",
             "rcp_status",
+            "system_name",
+            "rcp_label",
+            "url",
+            "system_url",
         ]
 
 
@@ -156,7 +184,7 @@ class UploadStatusSerializer(ReceiptSerializer):
 
     @extend_schema_field(ResultSerializer(many=True))
     def get_results(self, upload: Upload) -> list[dict]:
-        results = upload.submission.results.select_related("system", "benchmark").order_by(
+        results = upload.submission.results.select_related("system", "benchmark", "submission__organization").order_by(
             "system__system_id", "benchmark__name"
         )
         return ResultSerializer(results, many=True).data
@@ -164,10 +192,19 @@ class UploadStatusSerializer(ReceiptSerializer):
 
 class StreamingUploadMixin:
     """Installs the hashing, disk-streaming upload handler before anything reads the body
-    (SessionAuthentication's CSRF check reads request.POST, so it must be this early)."""
+    (SessionAuthentication's CSRF check reads request.POST, so it must be this early). Its
+    precheck refuses, before the body is read, what the user and the query string already tell:
+    the round and organization may be given as query parameters for that (the upload page does)."""
 
     def initialize_request(self, request, *args, **kwargs):
-        request.upload_handlers = [HashingUploadHandler(request)]
+        def precheck():
+            # By now the user is authenticated: the session's, or DRF's (token), which DRF also
+            # sets on the Django request.
+            return refusal_before_body(
+                getattr(request, "user", None), request.GET.get("round", ""), request.GET.get("organization", "")
+            )
+
+        request.upload_handlers = [HashingUploadHandler(request, precheck=precheck)]
         return super().initialize_request(request, *args, **kwargs)
 
 
@@ -191,7 +228,9 @@ class SubmissionUploadView(StreamingUploadMixin, APIView):
             400: OpenApiResponse(description="Not an accepted archive, unknown round or organization"),
             403: OpenApiResponse(description="Not a member, or the round is closed to you"),
             413: OpenApiResponse(description="Larger than UPLOAD_MAX_BYTES"),
+            409: OpenApiResponse(description="Identical to an earlier version (code `identical`): resend with confirm_identical"),
             429: OpenApiResponse(description="Upload rate or concurrent-job limit reached"),
+            503: OpenApiResponse(description="The database or Redis is briefly unreachable; see Retry-After"),
         },
         examples=[
             OpenApiExample(
@@ -217,42 +256,26 @@ class SubmissionUploadView(StreamingUploadMixin, APIView):
         tags=["submissions"],
     )
     def post(self, request):
-        data = request.data  # parses the body now, streaming the file to disk
-        if getattr(request._request, "upload_too_large", False):
-            return _error(f"the upload is larger than the limit of {settings.UPLOAD_MAX_BYTES} bytes", 413)
-        form = UploadRequestSerializer(data=data)
+        data = request.data  # parses the body now, streaming the file to disk (unless refused first)
+        refused = getattr(request._request, "upload_refused", None)
+        if refused is not None:
+            return _error(str(refused), refused.status)
+        form = UploadRequestSerializer(data={**request.query_params.dict(), **data.dict()})
         if not form.is_valid():
             return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
         try:
-            round_ = Round.objects.with_slug(form.validated_data["round"]).first()
-        except RoundSlugError as exc:
-            return _error(str(exc), 400)
-        if round_ is None:
-            return _error(f"there is no round {form.validated_data['round']}", 400)
-        organizations = request.user.organizations.all()
-        wanted = form.validated_data.get("organization")
-        if wanted:
-            organization = organizations.filter(slug=wanted).first()
-            if organization is None:
-                return _error(f"you are not a member of an organization {wanted!r}", 403)
-        elif organizations.count() == 1:
-            organization = organizations.get()
-        else:
-            return _error(
-                "you are not a member of any organization"
-                if not organizations
-                else "you belong to several organizations: say which with `organization`",
-                403 if not organizations else 400,
+            round_, organization = upload_target(
+                request.user, form.validated_data["round"], form.validated_data.get("organization", "")
             )
-        try:
             upload = accept_upload(
                 actor=request.user,
                 round_=round_,
                 organization=organization,
                 uploaded_file=form.validated_data["file"],
+                confirm_identical=form.validated_data["confirm_identical"],
             )
         except UploadRefused as exc:
-            return _error(str(exc), exc.status)
+            return _error(str(exc), exc.status, exc.code)
         upload = Upload.objects.select_related("round", "organization", "uploaded_by", "job").get(
             pk=upload.pk
         )
@@ -300,5 +323,5 @@ class UploadStatusView(APIView):
         return Response(UploadStatusSerializer(upload, context={"request": request}).data)
 
 
-def _error(message: str, code: int) -> Response:
-    return Response({"detail": message}, status=code)
+def _error(message: str, status_code: int, code: str = "") -> Response:
+    return Response({"detail": message, **({"code": code} if code else {})}, status=status_code)

@@ -94,6 +94,7 @@ class IngestJob(models.Model):
     stage = models.CharField(max_length=128, blank=True, help_text="What the worker is doing now")
     files_done = models.PositiveIntegerField(default=0)
     files_total = models.PositiveIntegerField(default=0)
+    error_count = models.PositiveIntegerField(default=0, help_text="Error findings of the finished job")
     attempts = models.PositiveSmallIntegerField(default=0)
     task_id = models.CharField(max_length=64, blank=True)
     claim_token = models.CharField(max_length=64, blank=True, help_text="The attempt that owns the job")
@@ -117,3 +118,15 @@ class IngestJob(models.Model):
     @property
     def is_active(self) -> bool:
         return self.state in ACTIVE_STATES
+
+    @property
+    def summary(self) -> str:
+        """The state in a few words: "done, 3 errors" for a finished package with error findings,
+        which must never read like a clean "done"."""
+        if self.state == JobState.DONE and self.error_count:
+            return f"done, {self.error_count} error{'s' if self.error_count != 1 else ''}"
+        return self.state
+
+    @property
+    def badge_class(self) -> str:
+        return "state-done-errors" if self.state == JobState.DONE and self.error_count else f"state-{self.state}"

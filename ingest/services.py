@@ -30,8 +30,17 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from results.constants import Suite
 from results.models import Organization, Round
-from results.services import make_current, new_version, waivers_for, write_report
+from results.services import (
+    InferenceFolder,
+    inference_system_descriptions,
+    make_current,
+    new_version,
+    waivers_for,
+    write_inference_report,
+    write_report,
+)
 from review.audit import record_event
 from review.services import check_borrowings
 
@@ -46,9 +55,10 @@ COPY_CHUNK_BYTES = 1024 * 1024
 class UploadRefused(Exception):
     """The upload is not accepted; `status` is the HTTP status that says why."""
 
-    def __init__(self, message: str, status: int = 400):
+    def __init__(self, message: str, status: int = 400, code: str = ""):
         super().__init__(message)
         self.status = status
+        self.code = code  # for clients that act on it, e.g. "identical" (send confirm_identical)
 
 
 class SubmitterError(Exception):
@@ -98,12 +108,75 @@ def upload_refusal(*, round_: Round, organization: Organization, now=None) -> st
     return ""
 
 
-def accept_upload(*, actor, round_: Round, organization: Organization, uploaded_file) -> Upload:
+def upload_target(user, round_slug: str, organization_slug: str = "") -> tuple[Round, Organization]:
+    """The round and organization an upload by `user` goes to, or UploadRefused saying why not:
+    unknown round, not a member (of any organization, or of the one named), several to choose from."""
+    from results.querysets import RoundSlugError
+
+    try:
+        round_ = Round.objects.with_slug(round_slug).first()
+    except RoundSlugError as exc:
+        raise UploadRefused(str(exc)) from exc
+    if round_ is None:
+        raise UploadRefused(f"there is no round {round_slug}")
+    organizations = user.organizations.all()
+    if organization_slug:
+        organization = organizations.filter(slug=organization_slug).first()
+        if organization is None:
+            raise UploadRefused(f"you are not a member of an organization {organization_slug!r}", status=403)
+        return round_, organization
+    found = list(organizations[:2])
+    if not found:
+        raise UploadRefused("you are not a member of any organization", status=403)
+    if len(found) > 1:
+        raise UploadRefused("you belong to several organizations: say which with `organization`")
+    return round_, found[0]
+
+
+def refusal_before_body(user, round_slug: str = "", organization_slug: str = "") -> UploadRefused | None:
+    """What can be refused before a byte of the upload is read: a user in no organization (or
+    not in the one named), and, when the round is named, an unknown or closed round and an
+    organization already at its concurrent-job limit. None when the body may be read."""
+    if user is None or not user.is_authenticated:
+        return None  # the permission check answers
+    if not round_slug:
+        if not user.organizations.exists():
+            return UploadRefused("you are not a member of any organization", status=403)
+        if organization_slug and not user.organizations.filter(slug=organization_slug).exists():
+            return UploadRefused(f"you are not a member of an organization {organization_slug!r}", status=403)
+        return None
+    try:
+        round_, organization = upload_target(user, round_slug, organization_slug)
+    except UploadRefused as refused:
+        return refused
+    refusal = upload_refusal(round_=round_, organization=organization)
+    if refusal:
+        return UploadRefused(refusal, status=403)
+    if _running_jobs(organization) >= settings.MAX_CONCURRENT_JOBS_PER_ORG:
+        return UploadRefused(_too_many_jobs(organization), status=429)
+    return None
+
+
+def _running_jobs(organization: Organization) -> int:
+    return IngestJob.objects.filter(upload__organization=organization).exclude(state__in=FINAL_STATES).count()
+
+
+def _too_many_jobs(organization: Organization) -> str:
+    return (
+        f"{organization} already has {settings.MAX_CONCURRENT_JOBS_PER_ORG} uploads being ingested; "
+        "wait for one to finish"
+    )
+
+
+def accept_upload(
+    *, actor, round_: Round, organization: Organization, uploaded_file, confirm_identical: bool = False
+) -> Upload:
     """Store `uploaded_file` (a HashingUploadHandler file carrying `.sha256`) as the next version of
     `organization`'s submission to `round_`, and enqueue its ingestion after commit.
 
     Refuses (UploadRefused) non-members, unknown archive types, closed rounds without an open
-    resubmission window, and organizations already running MAX_CONCURRENT_JOBS_PER_ORG jobs. The
+    resubmission window, organizations already running MAX_CONCURRENT_JOBS_PER_ORG jobs, and
+    (unless `confirm_identical`) the very bytes of an earlier version (409, naming it). The
     version is allocated by results.services.new_version (under a lock on the organization row),
     so two simultaneous uploads get two versions. The stored name is content-addressed, so the same bytes are stored once.
     """
@@ -119,20 +192,29 @@ def accept_upload(*, actor, round_: Round, organization: Organization, uploaded_
     if refusal:
         raise UploadRefused(refusal, status=403)
 
+    if _running_jobs(organization) >= settings.MAX_CONCURRENT_JOBS_PER_ORG:
+        raise UploadRefused(_too_many_jobs(organization), status=429)  # before storing anything
+
     sha256 = uploaded_file.sha256
+    identical = Upload.objects.filter(round=round_, organization=organization, sha256=sha256).order_by("-version")
+    if not confirm_identical and (earlier := identical.first()) is not None:
+        raise UploadRefused(
+            f"this file is identical to version {earlier.version} (uploaded {earlier.created_at:%Y-%m-%d %H:%M} UTC "
+            f"as {earlier.original_name}); confirm to upload it again as a new version",
+            status=409,
+            code="identical",
+        )
     storage = submissions_storage()
     wanted = f"uploads/{round_.slug}/{organization.slug}/{sha256}{suffix}"
-    stored_name = wanted if storage.exists(wanted) else storage.save(wanted, uploaded_file)
+    already_stored = storage.exists(wanted)
+    stored_name = wanted if already_stored else storage.save(wanted, uploaded_file)
 
     with transaction.atomic():
         Organization.objects.select_for_update().get(pk=organization.pk)
-        running = IngestJob.objects.filter(upload__organization=organization).exclude(state__in=FINAL_STATES)
-        if running.count() >= settings.MAX_CONCURRENT_JOBS_PER_ORG:
-            raise UploadRefused(
-                f"{organization} already has {settings.MAX_CONCURRENT_JOBS_PER_ORG} uploads being ingested; "
-                "wait for one to finish",
-                status=429,
-            )
+        if _running_jobs(organization) >= settings.MAX_CONCURRENT_JOBS_PER_ORG:  # a simultaneous upload won
+            if not already_stored:
+                storage.delete(stored_name)  # a refused upload is not kept
+            raise UploadRefused(_too_many_jobs(organization), status=429)
         submission = new_version(
             round_=round_,
             organization=organization,
@@ -267,14 +349,16 @@ def run_ingest(job_id: int, *, token: str) -> IngestOutcome:
 
 
 def _unpack_and_check(job_id: int, token: str, workdir: Path):
+    from mlperf_check.checkers.uploader import check_uploader
     from mlperf_check.pipeline import PackageError, check_folder
     from mlperf_check.safety import ArchiveLimits, UnsafeArchive, extract_archive
 
-    upload = Upload.objects.select_related("round").get(job__pk=job_id)
+    upload = Upload.objects.select_related("round", "organization").get(job__pk=job_id)
     archive = _local_copy(upload, workdir)
     try:
         root = extract_archive(archive, workdir / "package", ArchiveLimits(**settings.ARCHIVE_LIMITS))
     except UnsafeArchive as exc:
+        _discard_archive(upload)
         raise SubmitterError(f"{upload.original_name} was refused: {exc}") from exc
     finally:
         if archive.parent == workdir:
@@ -288,6 +372,8 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
         else:
             _advance(job_id, token, state=JobState.CHECKING, stage=f"package checks ({done} of {total})")
 
+    if upload.round.suite == Suite.INFERENCE:
+        return _check_inference(root, upload.round.version), root
     try:
         report = check_folder(
             root,
@@ -297,8 +383,28 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
         )
     except PackageError as exc:
         raise SubmitterError(str(exc)) from exc
+    organization = upload.organization
+    check_uploader(report, organization.name, [organization.slug, *organization.aliases])
     _advance(job_id, token, state=JobState.CHECKING, stage="storing results and findings")
     return report, root
+
+
+def _discard_archive(upload: Upload) -> None:
+    """A refused archive is not kept (its receipt and the job's error say what it was), unless
+    another upload of the same bytes (the stored name is content-addressed) still holds it."""
+    if not Upload.objects.filter(storage_name=upload.storage_name).exclude(pk=upload.pk).exists():
+        submissions_storage().delete(upload.storage_name)
+
+
+def _check_inference(root: Path, version: str):
+    """An inference submitter folder, checked with the round's rules (mlperf_check.inference)."""
+    from mlperf_check.inference import InferencePackageError, check_inference_package
+
+    try:
+        report = check_inference_package(root, round_version=version)
+    except InferencePackageError as exc:
+        raise SubmitterError(str(exc)) from exc
+    return InferenceFolder("", report, inference_system_descriptions(root))
 
 
 def _local_copy(upload: Upload, workdir: Path) -> Path:
@@ -322,12 +428,20 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
         if job.claim_token != token or job.state not in ACTIVE_STATES:
             raise LostClaim()
         submission = job.upload.submission
-        write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
+        if isinstance(report, InferenceFolder):
+            write_inference_report([report], submission=submission)
+        else:
+            write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
         make_current(submission)
         check_borrowings(submission)
         now = timezone.now()
         IngestJob.objects.filter(pk=job_id).update(
-            state=JobState.DONE, stage="", finished_at=now, heartbeat_at=now, files_done=F("files_total")
+            state=JobState.DONE,
+            stage="",
+            finished_at=now,
+            heartbeat_at=now,
+            files_done=F("files_total"),
+            error_count=submission.findings.filter(severity="error").count(),
         )
 
 

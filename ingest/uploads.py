@@ -1,30 +1,66 @@
 """Streaming upload handler: the request body goes chunk by chunk to a temporary file while its
-sha256 is computed, so a multi-gigabyte tarball is never held in memory and never read twice."""
+sha256 is computed, so a multi-gigabyte tarball is never held in memory and never read twice.
+
+Nothing is read, let alone stored, for a request that is refused anyway: a body larger than
+UPLOAD_MAX_BYTES by its Content-Length, and whatever the view's `precheck` refuses from what is
+known before the body (the user, and the round and organization when the query string names them).
+"""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.files.uploadhandler import StopUpload, TemporaryFileUploadHandler
+from django.http import QueryDict
+from django.utils.datastructures import MultiValueDict
+
+from .services import UploadRefused
+
+# Room for the multipart boundaries, part headers and the small form fields around the file.
+FORM_OVERHEAD_BYTES = 64 * 1024
 
 
 class HashingUploadHandler(TemporaryFileUploadHandler):
-    """Writes each file to disk as it arrives, hashing it on the way; stops past UPLOAD_MAX_BYTES.
+    """Writes the one file of the request to disk as it arrives, hashing it on the way.
 
-    The finished file carries `.sha256`. When the limit is passed the request gets
-    `upload_too_large = True` and the rest of the body is not read.
+    The finished file carries `.sha256`. A refused request gets `request.upload_refused` (an
+    UploadRefused with its HTTP status) and the rest of the body is not read: too large (the whole
+    request counts, however many parts it has), a second file part, or a `precheck` refusal.
     """
 
+    def __init__(self, request, precheck: Callable[[], UploadRefused | None] | None = None):
+        super().__init__(request)
+        self.precheck = precheck
+        self.received = 0  # bytes of file data in the whole request, not per part
+        self.files = 0
+
+    def handle_raw_input(self, input_data, META, content_length, boundary, encoding=None):
+        if content_length > settings.UPLOAD_MAX_BYTES + FORM_OVERHEAD_BYTES:
+            return self.refuse(UploadRefused(too_large_message(), status=413))
+        refusal = self.precheck() if self.precheck else None
+        if refusal is not None:
+            return self.refuse(refusal)
+        return None  # go on: Django's parser reads the body through new_file/receive_data_chunk
+
+    def refuse(self, refusal: UploadRefused):
+        """An empty form in place of the body, which is never read."""
+        self.request.upload_refused = refusal
+        return QueryDict(), MultiValueDict()
+
     def new_file(self, *args, **kwargs) -> None:
+        self.files += 1
+        if self.files > 1:
+            self.request.upload_refused = UploadRefused("send one archive per upload, as the `file` field")
+            raise StopUpload(connection_reset=True)
         super().new_file(*args, **kwargs)
         self.digest = hashlib.sha256()
-        self.received = 0
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> None:
         self.received += len(raw_data)
         if self.received > settings.UPLOAD_MAX_BYTES:
-            self.request.upload_too_large = True
+            self.request.upload_refused = UploadRefused(too_large_message(), status=413)
             raise StopUpload(connection_reset=True)
         self.digest.update(raw_data)
         return super().receive_data_chunk(raw_data, start)
@@ -33,3 +69,7 @@ class HashingUploadHandler(TemporaryFileUploadHandler):
         uploaded = super().file_complete(file_size)
         uploaded.sha256 = self.digest.hexdigest()
         return uploaded
+
+
+def too_large_message() -> str:
+    return f"the upload is larger than the limit of {settings.UPLOAD_MAX_BYTES} bytes"

@@ -11,7 +11,28 @@ from django.utils import timezone
 
 from results.models import Round
 
-from .models import Upload
+from .models import ResubmissionWindow, Upload
+
+
+def round_states(organizations, now) -> list[dict]:
+    """Every round with what it means for an upload now: open until, closed, or a resubmission
+    window granted to one of `organizations` (the /submit/ page explains them)."""
+    windows: dict[int, list] = {}
+    for window in ResubmissionWindow.objects.filter(organization__in=organizations, closes_at__gt=now).select_related(
+        "organization"
+    ):
+        windows.setdefault(window.round_id, []).append(window)
+    states = []
+    for round_ in Round.objects.order_by("suite", "-version"):
+        if round_.state == "open" and (round_.submission_deadline is None or round_.submission_deadline >= now):
+            status, can_upload = "open", True
+        elif round_.state == "open":
+            status, can_upload = "deadline passed", False
+        else:
+            status, can_upload = round_.get_state_display().lower(), False
+        mine = windows.get(round_.pk, [])
+        states.append({"round": round_, "status": status, "can_upload": can_upload or bool(mine), "windows": mine})
+    return states
 
 
 @login_required
@@ -33,6 +54,7 @@ def upload_page(request):
         "rounds": rounds,
         "uploads": uploads,
         "max_bytes": settings.UPLOAD_MAX_BYTES,
+        "round_states": round_states(organizations, now),
     }
     return render(request, "ingest/upload.html", context)
 

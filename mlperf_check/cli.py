@@ -1,7 +1,16 @@
-"""`mlperf-check`: the offline check of one submitter folder or archive.
+"""`mlperf-check`: the offline check of a submitter folder, an archive of one, or a whole round.
+
+    mlperf-check PATH [--ruleset X.Y.Z] [--format text|json|github] [--jobs N]
+    mlperf-check submit PATH --round training-v1.0 [--url URL] [--token TOKEN] [--force]
 
 The check needs no settings, database or broker: it is the same code the server's ingestion
 worker runs. `manage.py check_package` is a thin alias of it for tools that call that name.
+`submit` (mlperf_check/submit.py) checks, then uploads to a results server.
+
+PATH is a round folder when it is not a submitter folder itself and holds submitter folders
+(`<round>/<submitter>/systems|results`): every submitter is checked, their result files in one
+pool of `--jobs` processes. `--format json` then prints JSON Lines: one document per submitter
+per line.
 
 Exit status: 0 no errors, 1 errors found, 2 bad usage (missing path, unknown ruleset, unreadable
 or unsafe archive).
@@ -10,25 +19,54 @@ or unsafe archive).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
+from pathlib import Path
 from typing import TextIO
 
-from mlperf_check.pipeline import PackageError, check_package
-from mlperf_check.report import ERROR, INFO, WARNING, PackageReport
-from mlperf_check.rules.catalog import UnknownRuleset
+from mlperf_check.inference import cli as inference_cli
+from mlperf_check.inference import looks_like_inference
+from mlperf_check.output import (
+    FORMATS,
+    format_github,
+    format_text,
+    github_annotation,
+    to_json,
+    unreadable_document,
+)
+from mlperf_check.pipeline import PackageError, check_package, check_round, submitter_folders
+from mlperf_check.report import ERROR, Finding, PackageReport
+from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
 
 USAGE_ERROR = 2
 
 
-DESCRIPTION = "Check an MLPerf training submission folder (or .tar/.tar.gz/.tar.xz/.zip of one) offline."
+DESCRIPTION = (
+    "Check an MLPerf training submitter folder (or a .tar/.tar.gz/.tar.xz/.zip of one, or a round "
+    "folder of them) offline. `mlperf-check submit --help` uploads one to a results server."
+)
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", help="submitter folder or archive")
+    parser.add_argument("path", help="submitter folder, archive of one, or round folder of submitter folders")
     parser.add_argument("--ruleset", help="training ruleset, e.g. 1.0.0 (default: from the logs)")
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="the same as --format json"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        help="processes that parse result files (default: one per CPU)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,45 +75,102 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
+def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    if argv[:1] == ["submit"]:  # a folder literally named "submit" is checked as ./submit
+        from mlperf_check import submit
+
+        return submit.main(argv[1:], stdout=stdout, stderr=stderr)
     args = build_parser().parse_args(argv)  # exits with 2 on bad usage
-    return run(args.path, ruleset=args.ruleset, as_json=args.json, stdout=stdout, stderr=stderr)
+    return run(
+        args.path,
+        ruleset=args.ruleset,
+        output_format=args.format,
+        jobs=args.jobs,
+        stdout=stdout,
+        stderr=stderr,
+    )
 
 
-def run(path: str, *, ruleset: str | None, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:
+def run(
+    path: str,
+    *,
+    ruleset: str | None,
+    output_format: str = "text",
+    jobs: int = 1,
+    stdout: TextIO,
+    stderr: TextIO,
+) -> int:
+    if os.path.isdir(path) and looks_like_inference(Path(path)):  # an inference folder or round
+        return inference_cli.run(
+            path, round_version=ruleset, as_json=output_format == "json", stdout=stdout, stderr=stderr
+        )
+    if ruleset:
+        try:
+            get_ruleset(ruleset)  # refused before any file is read
+        except UnknownRuleset as exc:
+            stderr.write(f"mlperf-check: {exc}\n")
+            return USAGE_ERROR
+    package_path = Path(path)
+    folders = submitter_folders(package_path) if package_path.is_dir() else []
+    if folders:
+        return run_round(
+            folders, ruleset=ruleset, output_format=output_format, jobs=jobs, stdout=stdout, stderr=stderr
+        )
     try:
-        report = check_package(path, ruleset=ruleset, jobs=os.cpu_count() or 1)
-    except (PackageError, UnknownRuleset) as exc:
+        report = check_package(package_path, ruleset=ruleset, jobs=jobs)
+    except PackageError as exc:
         stderr.write(f"mlperf-check: {exc}\n")
+        write_unreadable(package_path, exc, output_format, stdout)
         return USAGE_ERROR
-    if as_json:
-        stdout.write(json.dumps(report.to_json(), indent=2, default=str) + "\n")
-    else:
-        stdout.write(format_report(report) + "\n")
+    shown_as = path if package_path.is_dir() else ""  # findings in an archive: paths inside it
+    stdout.write(render(report, output_format, shown_as=shown_as, one_line=False) + "\n")
     return 1 if report.has_errors else 0
 
 
-def format_report(report: PackageReport) -> str:
-    lines = [f"{report.submitter}: training ruleset {report.ruleset}", ""]
-    findings = report.all_findings()
-    counts = {severity: sum(1 for f in findings if f.severity == severity) for severity in (ERROR, WARNING, INFO)}
-    for severity in (ERROR, WARNING, INFO):
-        group = [f for f in findings if f.severity == severity]
-        if not group:
-            continue
-        lines.append(f"{severity.upper()}S ({len(group)})")
-        for f in group:
-            where = f.file + (f":{f.line}" if f.line else "")
-            lines.append(f"  [{f.code}] {where}: {f.message}" if where else f"  [{f.code}] {f.message}")
-        lines.append("")
-    lines.append("SCORES (minutes)")
-    for result in report.results:
-        score = f"{result.score_minutes:.4f}" if result.score_minutes is not None else "-"
-        extra = f"  RCP {result.rcp.status}"
-        if result.rcp.scaling_factor != 1.0:
-            extra += f" x{result.rcp.scaling_factor:.6f}"
-        note = f"  ({result.score_note})" if result.score_note else ""
-        lines.append(f"  {result.system_id:40} {result.benchmark:16} {result.division:7} {score:>12}{extra}{note}")
-    lines.append("")
-    lines.append(f"{counts[ERROR]} errors, {counts[WARNING]} warnings, {counts[INFO]} notes")
-    return "\n".join(lines)
+def run_round(
+    folders: list[Path], *, ruleset: str | None, output_format: str, jobs: int, stdout: TextIO, stderr: TextIO
+) -> int:
+    """Every submitter folder of a round; a progress bar on stderr when both streams are a
+    terminal (a pipe or a file gets only the reports)."""
+    from tqdm import tqdm
+
+    interactive = _is_terminal(stdout) and _is_terminal(stderr)
+    bar = tqdm(total=len(folders), unit="submitter", file=stderr, disable=not interactive)
+    with_errors = 0
+    for folder, report in check_round(folders, ruleset=ruleset, jobs=jobs):
+        text = render(report, output_format, shown_as=str(folder), one_line=True)
+        if output_format == "text":
+            text += "\n"
+        tqdm.write(text, file=stdout)  # above the bar, which is redrawn below it
+        with_errors += report.has_errors
+        bar.set_description(folder.name)
+        bar.update()
+    bar.close()
+    if output_format == "text":
+        stdout.write(f"{len(folders)} submitters checked, {with_errors} with errors\n")
+    return 1 if with_errors else 0
+
+
+def render(report: PackageReport, output_format: str, *, shown_as: str, one_line: bool) -> str:
+    if output_format == "json":
+        return to_json(report.to_json(), one_line=one_line)
+    if output_format == "github":
+        return format_github(report, shown_as)
+    return format_text(report)
+
+
+def write_unreadable(path: Path, exc: PackageError, output_format: str, stdout: TextIO) -> None:
+    """A package that could not be checked still gets a document in the machine formats, so a
+    script reads why (code, message, the offending archive member as `file`) from stdout."""
+    finding = Finding(ERROR, exc.code, str(exc), file=exc.file, checker="pipeline")
+    if output_format == "json":
+        stdout.write(to_json(unreadable_document(path.name, finding), one_line=False) + "\n")
+    elif output_format == "github":
+        stdout.write(github_annotation(finding, "") + "\n")
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())

@@ -8,19 +8,22 @@ concerns. Pure Python: no database, nothing written into the submission tree.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import nullcontext
+from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mlperf_check.checkers import checkers_of_scope
 from mlperf_check.checkers.base import PackageContext, RunContext
-from mlperf_check.package import Package, discover_package
+from mlperf_check.package import Package, discover_package, looks_like_submitter_folder
 from mlperf_check.parsing import ParseStats, iter_records
 from mlperf_check.report import ERROR, BenchmarkResult, Finding, PackageReport, RcpOutcome
 from mlperf_check.rules.catalog import RulesetSpec, get_ruleset, known_rulesets, ruleset_for_timestamp
 from mlperf_check.rules.rcp import evaluate_rcp
 from mlperf_check.runlog import analyze_run
-from mlperf_check.scoring import olympic_score
+from mlperf_check.scoring import olympic_score, read_shipped_factor
 from mlperf_check.systems import load_system
 
 if TYPE_CHECKING:
@@ -36,7 +39,13 @@ PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 
 
 class PackageError(Exception):
-    """The path cannot be checked at all (not a folder or archive, unsafe archive)."""
+    """The path cannot be checked at all (not a folder or archive, unsafe archive). `code` is a
+    stable finding code and `file` the offending archive member ("" when not one member's)."""
+
+    def __init__(self, message: str, *, code: str = "PACKAGE_UNREADABLE", file: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.file = file
 
 
 def check_package(
@@ -46,7 +55,10 @@ def check_package(
     waivers: frozenset[tuple[str, str, str]] = frozenset(),
     limits: ArchiveLimits | None = None,
     jobs: int = 1,
+    pool: Executor | None = None,
 ) -> PackageReport:
+    """`pool`, when given, analyses the result files instead of a pool of this call's own (a whole
+    round shares one: see check_round)."""
     path = Path(path)
     if path.is_file():
         # Imported here: a folder check (the common case) does not pay for the archive code.
@@ -58,11 +70,31 @@ def check_package(
             try:
                 root = extract_archive(path, Path(tmp) / "package", limits or ArchiveLimits())
             except UnsafeArchive as exc:
-                raise PackageError(f"{path.name}: {exc}") from exc
-            return check_folder(root, ruleset=ruleset, waivers=waivers, jobs=jobs)
+                raise PackageError(
+                    f"{path.name}: {exc}", code=f"ARCHIVE_{exc.reason.upper()}", file=exc.member
+                ) from exc
+            return check_folder(root, ruleset=ruleset, waivers=waivers, jobs=jobs, pool=pool)
     if not path.is_dir():
-        raise PackageError(f"{path}: not a folder or an archive")
-    return check_folder(path, ruleset=ruleset, waivers=waivers, jobs=jobs)
+        raise PackageError(f"{path}: not a folder or an archive", code="PACKAGE_NOT_FOUND")
+    return check_folder(path, ruleset=ruleset, waivers=waivers, jobs=jobs, pool=pool)
+
+
+def submitter_folders(root: Path) -> list[Path]:
+    """The submitter folders of a round folder (`<round>/<submitter>/...`) in name order; [] when
+    `root` is itself a submitter folder (or holds none)."""
+    if looks_like_submitter_folder(root):
+        return []
+    return sorted(p for p in root.iterdir() if p.is_dir() and looks_like_submitter_folder(p))
+
+
+def check_round(
+    folders: list[Path], *, ruleset: str | None = None, jobs: int = 1
+) -> Iterator[tuple[Path, PackageReport]]:
+    """Check submitter folders one after the other, their result files all analysed in ONE pool of
+    `jobs` processes (started once for the round, not once per submitter)."""
+    with _process_pool(jobs) if jobs > 1 else nullcontext() as pool:
+        for folder in folders:
+            yield folder, check_folder(folder, ruleset=ruleset, jobs=jobs, pool=pool)
 
 
 def check_folder(
@@ -72,6 +104,7 @@ def check_folder(
     waivers: frozenset[tuple[str, str, str]] = frozenset(),
     jobs: int = 1,
     progress: Progress | None = None,
+    pool: Executor | None = None,
 ) -> PackageReport:
     """`progress(stage, done, total)` is called after every result file ("parsing") and every
     package checker ("checking"), for a live status page."""
@@ -110,6 +143,7 @@ def check_folder(
             benchmark=bench_dir.benchmark,
             folder=bench_dir.folder,
             division=division,
+            shipped_factor=read_shipped_factor(package, bench_dir),
         )
         report.results.append(result)
         for rel in bench_dir.result_files:
@@ -123,7 +157,7 @@ def check_folder(
                 division=division,
             )
             contexts.append((result, context))
-    runs = _analyze_runs(package, [c for _, c in contexts], jobs)
+    runs = _analyze_runs(package, [c for _, c in contexts], jobs, pool)
     for done, ((result, _), run) in enumerate(zip(contexts, runs, strict=True), start=1):
         result.runs.append(run)
         progress("parsing", done, len(contexts))
@@ -170,20 +204,27 @@ def _no_progress(stage: str, done: int, total: int) -> None:
     pass
 
 
-def _analyze_runs(package: Package, contexts: list[RunContext], jobs: int):
-    """Every result file, in order. With jobs > 1 and enough bytes to pay for it, in forked worker
-    processes (the offline command uses both cores; the Celery worker and import_results, which
-    run packages in parallel already, keep jobs=1)."""
+def _process_pool(jobs: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"))
+
+
+def _analyze_runs(package: Package, contexts: list[RunContext], jobs: int, pool: Executor | None):
+    """Every result file, in order. In `pool` when one is given; else, with jobs > 1 and enough
+    bytes to pay for starting processes, in a pool of forked workers of its own (the offline
+    command uses every core; the Celery worker and import_results, which run packages in
+    parallel already, keep jobs=1)."""
+    # Enough chunks to keep every worker busy, few enough that pickling `package` stays cheap.
+    chunksize = max(1, min(8, len(contexts) // (4 * max(1, jobs))))
+    if pool is not None and len(contexts) > 1:
+        yield from pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=chunksize)
+        return
     size = sum(package.size_of(context.file) for context in contexts) if jobs > 1 else 0
     if jobs <= 1 or len(contexts) < 2 or size < PARALLEL_MIN_BYTES:
         for context in contexts:
             yield _analyze_one(package, context)
         return
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
-        yield from pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=8)
+    with _process_pool(jobs) as own_pool:
+        yield from own_pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=chunksize)
 
 
 def _division_from_logs(result: BenchmarkResult) -> str:

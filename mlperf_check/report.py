@@ -144,6 +144,17 @@ class RcpOutcome:
 
 
 @dataclass
+class ShippedFactor:
+    """The `scaling.json` a result folder ships (written by the package checker of the time).
+    Reported and compared, never applied: the score uses the factor computed from the logs
+    unless a recorded decision says otherwise."""
+
+    file: str  # path relative to the package root
+    factor: float | None  # None when the file is unreadable or malformed
+    problem: str = ""  # why it could not be read ("" when factor is set)
+
+
+@dataclass
 class SystemReport:
     system_id: str
     file: str
@@ -174,7 +185,14 @@ class BenchmarkResult:
     rcp: RcpOutcome = field(default_factory=RcpOutcome)
     global_batch_size: int | None = None
     converge_mean: float | None = None
+    shipped_factor: ShippedFactor | None = None  # None when the folder has no scaling.json
     findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def published_factor(self) -> float | None:
+        """The factor the official summarizer multiplies by: the shipped scaling.json, or 1.0 where
+        the folder has none; None when the shipped file cannot be read."""
+        return 1.0 if self.shipped_factor is None else self.shipped_factor.factor
 
 
 @dataclass
@@ -260,6 +278,7 @@ class PackageReport:
                         "rcp_mean": r.rcp.rcp_mean,
                         "rcp_min": r.rcp.rcp_min,
                     },
+                    "shipped_scaling_factor": None if r.shipped_factor is None else r.shipped_factor.factor,
                     "runs": runs(r),
                     "findings": [finding(f) for f in r.findings],
                 }

@@ -49,6 +49,12 @@ _ZIP_UTF8_FLAG = 0x800
 _ZIP_ENCRYPTED_FLAG = 0x1
 _ZIP_END_OF_CENTRAL_DIRECTORY = b"PK\x05\x06"
 _ZIP_END_RECORD_BYTES = 22
+_ZIP64_END_LOCATOR = b"PK\x06\x07"
+_ZIP64_LOCATOR_BYTES = 20
+_ZIP64_END_OF_CENTRAL_DIRECTORY = b"PK\x06\x06"
+_ZIP64_END_RECORD_BYTES = 56
+_ZIP_CENTRAL_HEADER = b"PK\x01\x02"
+_ZIP_CENTRAL_HEADER_BYTES = 46
 _DRIVE_LETTER = re.compile(r"[A-Za-z]:")
 # What the readers raise on damaged input: truncation, bad checksums, broken compressed streams.
 _READ_ERRORS = (
@@ -648,8 +654,13 @@ def _zip_entries(counted: _CountingFile, meter: _Meter) -> Iterator[_Entry]:
 
 
 def _check_zip_entry_count(raw: BinaryIO, limits: ArchiveLimits) -> None:
-    """Refuse from the end record's entry count, before zipfile loads the central directory
-    into memory (a ZipInfo object per entry)."""
+    """Refuse an archive with more than max_members entries before zipfile loads the central
+    directory into memory (a ZipInfo object per entry).
+
+    The end records' count can lie (zipfile itself ignores it and reads the directory by its
+    size), and a zip64 archive says 0xFFFF there and the real count in the zip64 end record. So
+    the count of the records is checked first, then the central directory's headers themselves are
+    counted, streaming, and the count stops one past the limit."""
     size = raw.seek(0, io.SEEK_END)
     tail_size = min(size, _ZIP_END_RECORD_BYTES + 0xFFFF)  # the record plus its longest comment
     raw.seek(size - tail_size)
@@ -658,12 +669,43 @@ def _check_zip_entry_count(raw: BinaryIO, limits: ArchiveLimits) -> None:
     at = tail.rfind(_ZIP_END_OF_CENTRAL_DIRECTORY)
     if at < 0 or len(tail) - at < _ZIP_END_RECORD_BYTES:
         return  # zipfile reports the damage
-    (entries,) = struct.unpack_from("<H", tail, at + 10)
-    if entries != 0xFFFF and entries > limits.max_members:  # 0xFFFF: a zip64 count follows
-        raise UnsafeArchive(
-            "too_many_members",
-            f"the archive has {entries} members, over the limit of {limits.max_members}",
-        )
+    entries, directory_size = struct.unpack_from("<HI", tail, at + 10)
+    directory_end = size - tail_size + at  # the central directory ends where the end record starts
+    locator = at - _ZIP64_LOCATOR_BYTES
+    if locator >= 0 and tail[locator : locator + 4] == _ZIP64_END_LOCATOR:
+        (record_offset,) = struct.unpack_from("<Q", tail, locator + 8)
+        raw.seek(min(record_offset, size))
+        record = raw.read(_ZIP64_END_RECORD_BYTES)
+        raw.seek(0)
+        if len(record) == _ZIP64_END_RECORD_BYTES and record[:4] == _ZIP64_END_OF_CENTRAL_DIRECTORY:
+            entries, directory_size = struct.unpack_from("<QQ", record, 32)
+            directory_end = size - tail_size + locator - _ZIP64_END_RECORD_BYTES
+    if entries != 0xFFFF and entries > limits.max_members:
+        _refuse_zip_members(entries, limits)
+    _count_central_directory(raw, max(0, directory_end - directory_size), directory_end, limits)
+
+
+def _count_central_directory(raw: BinaryIO, start: int, end: int, limits: ArchiveLimits) -> None:
+    """Count the central directory's file headers between `start` and `end`, header by header
+    (46 bytes each plus name, extra field and comment), and refuse at max_members + 1."""
+    position, count = start, 0
+    raw.seek(start)
+    while position + _ZIP_CENTRAL_HEADER_BYTES <= end:
+        header = raw.read(_ZIP_CENTRAL_HEADER_BYTES)
+        if len(header) < _ZIP_CENTRAL_HEADER_BYTES or header[:4] != _ZIP_CENTRAL_HEADER:
+            break  # not a directory where the end record says: zipfile reports the damage
+        count += 1
+        if count > limits.max_members:
+            _refuse_zip_members(f"more than {limits.max_members}", limits)
+        name_length, extra_length, comment_length = struct.unpack_from("<HHH", header, 28)
+        variable = name_length + extra_length + comment_length
+        raw.seek(variable, io.SEEK_CUR)
+        position += _ZIP_CENTRAL_HEADER_BYTES + variable
+    raw.seek(0)
+
+
+def _refuse_zip_members(entries, limits: ArchiveLimits) -> None:
+    raise UnsafeArchive("too_many_members", f"the archive has {entries} members, over the limit of {limits.max_members}")
 
 
 def _zip_name(info: zipfile.ZipInfo) -> str:

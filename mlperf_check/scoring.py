@@ -5,6 +5,10 @@ The official `_compute_olympic_average`: with k = the benchmark's olympic drop (
 i.e. the k fastest runs are dropped and the failed runs stand in for the slowest drops. The score
 is that mean times the RCP scaling factor.
 
+The summarizer takes the factor from the `scaling.json` it finds in the folder; here the factor
+comes from the RCP evaluation, and a shipped `scaling.json` is only read (`read_shipped_factor`) for
+the shipped_factors checker to compare.
+
 One deliberate difference: a run fails here when it is not `RunLog.converged` (official per-run
 rules, our stricter per-run checks, AND run_stop status `success`). The official summarizer only
 drops runs failing its compliance check and scores an aborted run that reached the target.
@@ -12,16 +16,27 @@ drops runs failing its compliance check and scores an aborted run that reached t
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from mlperf_check.report import ERROR, RUN_VERDICT_CHECKERS, RunLog, RunScore
+from mlperf_check.report import ERROR, RUN_VERDICT_CHECKERS, RunLog, RunScore, ShippedFactor
 from mlperf_check.rules.catalog import BenchmarkSpec
+
+if TYPE_CHECKING:
+    from mlperf_check.package import BenchmarkDir, Package
 
 # Values of results.constants.RunStatus (no Django import in the checking core).
 COUNTED = "counted"
 DROPPED_FASTEST = "dropped_fastest"
 DROPPED_SLOWEST = "dropped_slowest"
 FAILED = "failed"
+
+# The file the official package checker writes into a result folder and the summarizer multiplies by.
+SCALING_FILE = "scaling.json"
+# The official file is about 40 bytes; anything much larger is not one.
+SCALING_FILE_MAX_BYTES = 4096
 
 
 @dataclass
@@ -111,3 +126,37 @@ def olympic_score(runs: list[RunLog], spec: BenchmarkSpec, scaling_factor: float
     if scaling_factor != 1.0:
         note += f"; multiplied by the RCP scaling factor {scaling_factor:.4f}"
     return ScoreOutcome(mean * scaling_factor, mean, note, len(failed), run_scores)
+
+
+def read_shipped_factor(package: Package, bench_dir: BenchmarkDir) -> ShippedFactor | None:
+    """The `scaling.json` directly inside a result folder (where the official summarizer looks),
+    or None when there is none. Never raises on the file's content: a problem is returned."""
+    rel = f"{bench_dir.folder}/{SCALING_FILE}"
+    if rel not in bench_dir.other_files:
+        return None
+    try:
+        with package.open(rel) as stream:
+            raw = stream.read(SCALING_FILE_MAX_BYTES + 1)
+    except (OSError, ValueError) as exc:
+        return ShippedFactor(rel, None, f"cannot be read: {exc}")
+    if len(raw) > SCALING_FILE_MAX_BYTES:
+        return ShippedFactor(rel, None, f"is larger than {SCALING_FILE_MAX_BYTES} bytes")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return ShippedFactor(rel, None, f"is not UTF-8 text ({exc.reason} at byte {exc.start})")
+    except (ValueError, RecursionError) as exc:
+        return ShippedFactor(rel, None, f"is not valid JSON ({exc})")
+    if not isinstance(data, dict) or "scaling_factor" not in data:
+        return ShippedFactor(rel, None, 'is not a JSON object with a "scaling_factor" key')
+    value = data["scaling_factor"]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return ShippedFactor(rel, None, f"has a scaling_factor that is not a number: {json.dumps(value)[:80]}")
+    try:
+        factor = float(value)
+    except OverflowError:  # an integer too large for a float
+        factor = math.inf
+    if not math.isfinite(factor) or factor <= 0:
+        # str() of an int is bounded: the file is at most SCALING_FILE_MAX_BYTES.
+        return ShippedFactor(rel, None, f"has a scaling_factor that is not a positive finite number: {str(value)[:80]}")
+    return ShippedFactor(rel, factor)

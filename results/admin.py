@@ -113,10 +113,12 @@ class FindingAdmin(admin.ModelAdmin):
 
 @admin.register(Waiver)
 class WaiverAdmin(admin.ModelAdmin):
-    """Waivers are granted on the review pages (review.services.grant_waiver: conflict of interest
-    checked, audited); here they are read."""
+    """Waivers and factor decisions are taken on the review pages and by the services (conflict of
+    interest checked, audited); here they are read."""
 
-    list_display = ("kind", "organization", "system_id", "benchmark", "round", "granted_by", "created_at")
+    list_display = (
+        "kind", "organization", "system_id", "benchmark", "round", "factor", "accepted", "granted_by", "created_at"
+    )
     list_filter = ("kind", "round")
     search_fields = ("organization__name", "system_id", "benchmark", "reason")
 

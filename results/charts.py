@@ -7,7 +7,9 @@ static/js/charts.js hands it to Plotly.
 
 from __future__ import annotations
 
+import html
 import math
+import zlib
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -17,6 +19,14 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 STATUS_COLOURS = {"counted": "#0072B2", "dropped_fastest": "#E69F00", "dropped_slowest": "#E69F00",
                   "failed": "#D55E00"}
 FONT = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "size": 12}
+# One colour per benchmark in every chart, whatever else is plotted beside it. Benchmarks not
+# listed get a palette colour from a hash of their name: stable across pages and requests.
+BENCHMARK_COLOURS = {
+    "resnet": "#0072B2", "ssd": "#E69F00", "maskrcnn": "#009E73", "gnmt": "#D55E00", "transformer": "#CC79A7",
+    "ncf": "#56B4E9", "minigo": "#8c564b", "bert": "#000000", "dlrm": "#9467bd", "rnnt": "#7f7f7f",
+    "unet3d": "#bcbd22", "retinanet": "#17becf", "stable_diffusion": "#d62728", "gpt3": "#1f77b4",
+    "dlrm_dcnv2": "#ff7f0e", "llama2_70b_lora": "#2ca02c", "rgat": "#e377c2",
+}
 
 
 @dataclass
@@ -37,11 +47,16 @@ class Chart:
         return f"figure-{self.name}"
 
 
+MINUTES_AXIS = "Minutes to train (log)"
+
+
 def _layout(title: str, **extra) -> dict:
     layout = {
         "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 14}},
         "font": FONT,
-        "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
+        "margin": {"l": 60, "r": 20, "t": 48, "b": 50},
+        # A chart with a single trace still names it: a lone bar or line is otherwise unlabelled.
+        "showlegend": True,
         "hovermode": "closest",
         "plot_bgcolor": "#fff",
         "paper_bgcolor": "#fff",
@@ -61,6 +76,17 @@ def _axis(title: str, log: bool = False, **extra) -> dict:
 
 def _colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
+
+
+def benchmark_colour(benchmark: str) -> str:
+    return BENCHMARK_COLOURS.get(benchmark) or PALETTE[zlib.crc32(benchmark.encode()) % len(PALETTE)]
+
+
+def _text(value) -> str:
+    """A submitter-supplied string as Plotly text. Plotly renders a subset of HTML in labels, hover
+    text and legend entries (<a href>, <span style>, <b>, <br>, entities): escaped, the string
+    shows exactly as typed and can neither link anywhere nor restyle the chart."""
+    return html.escape("" if value is None else str(value), quote=False)
 
 
 def _number(value) -> float | None:
@@ -85,12 +111,15 @@ def time_to_train(points: list[dict], benchmark: str, category_order: list[str] 
     """
     rows = [p for p in points if _number(p.get("minutes")) and p["minutes"] > 0]
     rows.sort(key=lambda p: (p["division"], p["category"], p["minutes"]))
+    # Only the categories that hold a point take space on the axis.
+    present = {p["category"] for p in rows}
+    categories = [c for c in category_order if c in present] if category_order else sorted(present)
     traces = []
     for index, division in enumerate(sorted({p["division"] for p in rows}, key=lambda d: (d != "closed", d))):
         mine = [p for p in rows if p["division"] == division]
         traces.append({
             "type": "box",
-            "name": f"{division or 'unknown'} division",
+            "name": f"{_text(division or 'unknown')} division",
             "x": [p["category"] for p in mine],
             "y": [p["minutes"] for p in mine],
             "text": [_system_hover(p) for p in mine],
@@ -109,8 +138,8 @@ def time_to_train(points: list[dict], benchmark: str, category_order: list[str] 
         "layout": _layout(
             f"{benchmark}: time to train by division and category",
             boxmode="group",
-            xaxis=_axis("", **({"categoryorder": "array", "categoryarray": category_order} if category_order else {})),
-            yaxis=_axis("Time to train (minutes, log scale)", log=True),
+            xaxis=_axis("", categoryorder="array", categoryarray=categories),
+            yaxis=_axis(MINUTES_AXIS, log=True),
         ),
     }
     columns = ["result_id", "division", "category", "submitter", "system", "accelerator", "accelerators", "minutes"]
@@ -118,21 +147,23 @@ def time_to_train(points: list[dict], benchmark: str, category_order: list[str] 
 
 
 def _system_hover(point: dict) -> str:
-    accel = point.get("accelerator") or "?"
+    accel = _text(point.get("accelerator") or "?")
     count = point.get("accelerators") or "?"
-    return f"<b>{point['system']}</b><br>{point['submitter']} · {count} × {accel}<br>{point['result_id']}"
+    return (f"<b>{_text(point['system'])}</b><br>{_text(point['submitter'])} · {count} × {accel}"
+            f"<br>{_text(point['result_id'])}")
 
 
 def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator") -> Chart:
     """Time to train against accelerator count (log-log), one trace per accelerator model or
     submitter, with an ideal-scaling guide from the smallest-scale entry. Within a system family
-    (submitter, accelerator, framework) seen at several scales: speedup and efficiency relative to
-    the family's smallest scale."""
+    (division, submitter, accelerator, framework) seen at several scales: speedup and efficiency
+    relative to the family's smallest scale. Divisions never mix: an open-division result may train
+    a different model, so it is no point of comparison for a closed one."""
     rows = [dict(p) for p in points
             if _number(p.get("minutes")) and p["minutes"] > 0 and (p.get("accelerators") or 0) > 0]
     families: dict[tuple, list[dict]] = defaultdict(list)
     for p in rows:
-        families[(p["submitter"], p["accelerator"], p.get("framework", ""))].append(p)
+        families[(p["division"], p["submitter"], p["accelerator"], p.get("framework", ""))].append(p)
     for members in families.values():
         base = min(members, key=lambda p: (p["accelerators"], p["minutes"]))
         for p in members:
@@ -149,7 +180,7 @@ def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator") 
         traces.append({
             "type": "scatter",
             "mode": "markers",
-            "name": group or "unknown",
+            "name": _text(group or "unknown"),
             "x": [p["accelerators"] for p in mine],
             "y": [p["minutes"] for p in mine],
             "text": [_scaling_hover(p) for p in mine],
@@ -175,7 +206,7 @@ def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator") 
         "layout": _layout(
             f"{benchmark}: scaling with accelerator count",
             xaxis=_axis("Accelerators (log scale)", log=True),
-            yaxis=_axis("Time to train (minutes, log scale)", log=True),
+            yaxis=_axis(MINUTES_AXIS, log=True),
         ),
     }
     columns = ["result_id", "division", "submitter", "system", "accelerator", "framework", "accelerators", "minutes",
@@ -191,7 +222,7 @@ def _scaling_hover(point: dict) -> str:
     return text
 
 
-def batch_size(points: list[dict], benchmark: str, unit: str = "epochs") -> Chart:
+def batch_size(points: list[dict], benchmark: str, unit: str) -> Chart:
     """Global batch size against epochs (or samples) to converge, one point per result."""
     rows = [p for p in points if (p.get("batch_size") or 0) > 0 and _number(p.get("converge"))]
     rows.sort(key=lambda p: (p["division"], p["batch_size"]))
@@ -201,12 +232,12 @@ def batch_size(points: list[dict], benchmark: str, unit: str = "epochs") -> Char
         traces.append({
             "type": "scatter",
             "mode": "markers",
-            "name": f"{division or 'unknown'} division",
+            "name": f"{_text(division or 'unknown')} division",
             "x": [p["batch_size"] for p in mine],
             "y": [p["converge"] for p in mine],
             "text": [_system_hover(p) for p in mine],
             "customdata": [p["result_id"] for p in mine],
-            "hovertemplate": "%{text}<br>batch %{x}, %{y:.3g} " + unit + "<extra></extra>",
+            "hovertemplate": "%{text}<br>batch %{x:,}, %{y:,.4~g} " + unit + "<extra></extra>",
             "marker": {"color": _colour(index), "size": 9, "opacity": 0.85},
         })
     figure = {
@@ -214,11 +245,53 @@ def batch_size(points: list[dict], benchmark: str, unit: str = "epochs") -> Char
         "layout": _layout(
             f"{benchmark}: global batch size against {unit} to converge",
             xaxis=_axis("Global batch size (log scale)", log=True),
-            yaxis=_axis(f"{unit.capitalize()} to converge (olympic mean)"),
+            yaxis=_axis(f"{unit.capitalize()} to converge (olympic mean)", tickformat=",~g"),
         ),
     }
     columns = ["result_id", "division", "submitter", "system", "accelerator", "accelerators", "batch_size", "converge"]
     return Chart("batch-size", "Batch size", figure, columns, [{k: p.get(k) for k in columns} for p in rows])
+
+
+def pareto(points: list[dict], benchmark: str) -> Chart:
+    """Time to train against accelerator count, per division, with each division's Pareto frontier:
+    the results no other result of the division beats with as many accelerators or fewer."""
+    rows = [dict(p) for p in points
+            if _number(p.get("minutes")) and p["minutes"] > 0 and (p.get("accelerators") or 0) > 0]
+    divisions = sorted({p["division"] for p in rows}, key=lambda d: (d != "closed", d))
+    for division in divisions:
+        best_so_far = math.inf
+        for p in sorted((p for p in rows if p["division"] == division), key=lambda p: (p["accelerators"], p["minutes"])):
+            p["on_frontier"] = p["minutes"] < best_so_far
+            best_so_far = min(best_so_far, p["minutes"])
+    rows.sort(key=lambda p: (divisions.index(p["division"]), p["accelerators"], p["minutes"]))
+    traces = []
+    for index, division in enumerate(divisions):
+        mine = [p for p in rows if p["division"] == division]
+        frontier = [p for p in mine if p["on_frontier"]]
+        colour = _colour(index)
+        label = f"{_text(division or 'unknown')} division"
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": label, "legendgroup": label,
+            "x": [p["accelerators"] for p in mine], "y": [p["minutes"] for p in mine],
+            "text": [_system_hover(p) for p in mine], "customdata": [p["result_id"] for p in mine],
+            "hovertemplate": "%{text}<br>%{y:.2f} min<extra></extra>",
+            "marker": {"color": colour, "size": 8, "opacity": 0.55},
+        })
+        traces.append({
+            "type": "scatter", "mode": "lines+markers", "name": f"{label}: frontier", "legendgroup": label,
+            "x": [p["accelerators"] for p in frontier], "y": [p["minutes"] for p in frontier],
+            "text": [_system_hover(p) for p in frontier], "customdata": [p["result_id"] for p in frontier],
+            "hovertemplate": "%{text}<br>%{y:.2f} min (on the frontier)<extra></extra>",
+            "line": {"color": colour, "shape": "hv", "width": 2}, "marker": {"color": colour, "size": 10},
+        })
+    figure = {
+        "data": traces,
+        "layout": _layout(f"{_text(benchmark)}: fastest for the accelerators used (Pareto frontier)",
+                          xaxis=_axis("Accelerators (log scale)", log=True),
+                          yaxis=_axis(MINUTES_AXIS, log=True)),
+    }
+    columns = ["result_id", "division", "submitter", "system", "accelerator", "accelerators", "minutes", "on_frontier"]
+    return Chart("pareto", "Pareto frontier", figure, columns, [{k: p.get(k) for k in columns} for p in rows])
 
 
 # --- Result charts ----------------------------------------------------------------------------
@@ -271,16 +344,18 @@ def convergence(runs: list[dict], *, metric: str, targets: dict[str, float], hig
                     crossings.append(point)
                     break
         dropped = points[0]["scoring"] != "counted"
-        label = f"{run_name} {component}".strip()
+        label = _text(f"{run_name} {component}".strip())
         traces.append({
             "type": "scatter",
             "mode": "lines+markers",
             "name": label,
-            "legendgroup": run_name,
+            "legendgroup": label,
             "x": [p["x"] for p in points],
             "y": [p["value"] for p in points],
             "customdata": [p["line"] for p in points],
-            "hovertemplate": f"{label}<br>x=%{{x}}<br>{metric}=%{{y:.4g}}<br>log line %{{customdata}}<extra></extra>",
+            # The run's name comes in as %{fullData.name}: a file name is never read as a template.
+            "hovertemplate": "%{fullData.name}<br>x=%{x:,}<br>" + _text(metric)
+                             + "=%{y:.4g}<br>log line %{customdata}<extra></extra>",
             "line": {"color": _colour(run_names.index(run_name)), "width": 1.5,
                      "dash": "dot" if dropped else "solid"},
             "marker": {"size": 4},
@@ -292,7 +367,7 @@ def convergence(runs: list[dict], *, metric: str, targets: dict[str, float], hig
             "name": "target reached",
             "x": [p["x"] for p in crossings],
             "y": [p["value"] for p in crossings],
-            "text": [f"{p['run']} {p['component']}".strip() for p in crossings],
+            "text": [_text(f"{p['run']} {p['component']}".strip()) for p in crossings],
             "hovertemplate": "%{text} reached the target at x=%{x}<extra></extra>",
             "marker": {"symbol": "star", "size": 13, "color": "#D55E00", "line": {"width": 1, "color": "#fff"}},
         })
@@ -337,7 +412,7 @@ def run_times(runs: list[dict]) -> Chart:
             "name": status.replace("_", " "),
             "x": [r["minutes"] for r in mine],
             "y": ["runs"] * len(mine),
-            "text": [f"{r['run']}<br>{r['reason']}" if r["reason"] else r["run"] for r in mine],
+            "text": [f"{_text(r['run'])}<br>{_text(r['reason'])}" if r["reason"] else _text(r["run"]) for r in mine],
             "hovertemplate": "%{text}<br>%{x:.2f} min<extra></extra>",
             "marker": {"color": STATUS_COLOURS[status], "size": 14,
                        "symbol": "circle" if status == "counted" else "x" if status == "failed" else "circle-open",
@@ -366,7 +441,8 @@ def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int)
     submitter, result_id. targets: round, benchmark, target, metric.
     Returns three charts: best time per benchmark per round; speedup of the best entry at
     `fixed_scale` accelerators over the previous round; accelerator count of the fastest entry.
-    Changes of quality target are annotated on the first two.
+    Changes of quality target are marked on the first two: a hollow diamond on the line, a hatched
+    bar (marks on the data points themselves: text labels of several benchmarks pile up).
     """
     rounds = sorted({e["round"] for e in entries} | {t["round"] for t in targets}, key=version_key)
     target_of = {(t["round"], t["benchmark"]): t["target"] for t in targets}
@@ -395,9 +471,11 @@ def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int)
 
     best_rows, fixed_rows, scale_rows = [], [], []
     best_traces, scale_traces, fixed_traces = [], [], []
-    annotations, fixed_annotations = [], []
-    for index, benchmark in enumerate(benchmarks):
+    for benchmark in benchmarks:
+        colour = benchmark_colour(benchmark)
+        name = _text(benchmark)
         mine = [(r, best[(r, benchmark)]) for r in rounds if (r, benchmark) in best]
+        notes = [target_changed(round_, benchmark)[1] for round_, _ in mine]
         for round_, entry in mine:
             changed, note = target_changed(round_, benchmark)
             best_rows.append({"round": round_, "benchmark": benchmark, "minutes": entry["minutes"],
@@ -406,27 +484,26 @@ def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int)
                               "quality_target": target_of.get((round_, benchmark)), "target_changed": changed})
             scale_rows.append({"round": round_, "benchmark": benchmark, "accelerators": entry.get("accelerators"),
                                "result_id": entry["result_id"], "system": entry["system"]})
-            if changed:
-                annotations.append({"x": f"v{round_}", "y": math.log10(entry["minutes"]), "text": "target ↑↓",
-                                    "hovertext": note, "showarrow": True, "arrowhead": 2, "ax": 0, "ay": -28,
-                                    "font": {"size": 10, "color": _colour(index)}})
         best_traces.append({
-            "type": "scatter", "mode": "lines+markers", "name": benchmark,
+            "type": "scatter", "mode": "lines+markers", "name": name,
             "x": [f"v{r}" for r, _ in mine], "y": [e["minutes"] for _, e in mine],
-            "text": [f"{e['system']} ({e['submitter']}), {e.get('accelerators') or '?'} accelerators" for _, e in mine],
+            "text": [f"{_text(e['system'])} ({_text(e['submitter'])}), {e.get('accelerators') or '?'} accelerators"
+                     + (f"<br>{_text(note)}" if note else "") for (_, e), note in zip(mine, notes, strict=True)],
             "customdata": [e["result_id"] for _, e in mine],
-            "hovertemplate": benchmark + " v%{x}: %{y:.2f} min<br>%{text}<extra></extra>",
-            "line": {"color": _colour(index)},
+            "hovertemplate": "%{fullData.name} %{x}: %{y:.2f} min<br>%{text}<extra></extra>",
+            "line": {"color": colour},
+            "marker": {"color": colour, "size": [11 if note else 6 for note in notes],
+                       "symbol": ["diamond-open" if note else "circle" for note in notes]},
         })
         scale_traces.append({
-            "type": "scatter", "mode": "lines+markers", "name": benchmark,
+            "type": "scatter", "mode": "lines+markers", "name": name,
             "x": [f"v{r}" for r, _ in mine], "y": [e.get("accelerators") for _, e in mine],
-            "text": [e["system"] for _, e in mine],
+            "text": [_text(e["system"]) for _, e in mine],
             "customdata": [e["result_id"] for _, e in mine],
-            "hovertemplate": benchmark + " %{x}: %{y} accelerators<br>%{text}<extra></extra>",
-            "line": {"color": _colour(index)},
+            "hovertemplate": "%{fullData.name} %{x}: %{y} accelerators<br>%{text}<extra></extra>",
+            "line": {"color": colour},
         })
-        xs, ys, texts = [], [], []
+        xs, ys, texts, hatches = [], [], [], []
         for position in range(1, len(rounds)):
             old, new = rounds[position - 1], rounds[position]
             if (old, benchmark) in best_fixed and (new, benchmark) in best_fixed:
@@ -439,21 +516,19 @@ def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int)
                                    "speedup": round(speedup, 3), "target_changed": changed})
                 xs.append(f"v{old} → v{new}")
                 ys.append(round(speedup, 3))
-                texts.append(note or "same quality target")
-                if changed:
-                    fixed_annotations.append({"x": f"v{old} → v{new}", "y": speedup, "text": "target changed",
-                                              "hovertext": note, "showarrow": False, "yshift": 10,
-                                              "font": {"size": 10}})
+                texts.append(_text(note) or "same quality target")
+                hatches.append("/" if changed else "")
         if xs:
-            fixed_traces.append({"type": "bar", "name": benchmark, "x": xs, "y": ys, "text": texts,
-                                 "hovertemplate": benchmark + " %{x}: %{y:.2f}×<br>%{text}<extra></extra>",
-                                 "marker": {"color": _colour(index)}})
+            fixed_traces.append({"type": "bar", "name": name, "x": xs, "y": ys, "customdata": texts,
+                                 "texttemplate": "%{y:.2f}×", "textposition": "outside",
+                                 "hovertemplate": "%{fullData.name} %{x}: %{y:.2f}×<br>%{customdata}<extra></extra>",
+                                 "marker": {"color": colour, "pattern": {"shape": hatches}}})
     round_labels = [f"v{r}" for r in rounds]
     best_chart = Chart("best-time", "Best time to train per round", {
         "data": best_traces,
         "layout": _layout("Best time to train per benchmark and round",
                           xaxis=_axis("Round", categoryorder="array", categoryarray=round_labels),
-                          yaxis=_axis("Minutes (log scale)", log=True), annotations=annotations),
+                          yaxis=_axis(MINUTES_AXIS, log=True)),
     }, ["round", "benchmark", "minutes", "result_id", "system", "submitter", "accelerators", "quality_target",
         "target_changed"], best_rows)
     fixed_chart = Chart("fixed-scale-speedup", f"Speedup at {fixed_scale} accelerators", {
@@ -462,7 +537,7 @@ def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int)
                           barmode="group",
                           xaxis=_axis("Rounds compared", categoryorder="array",
                                       categoryarray=[f"v{rounds[i - 1]} → v{rounds[i]}" for i in range(1, len(rounds))]),
-                          yaxis=_axis("Speedup (×)"), annotations=fixed_annotations,
+                          yaxis=_axis("Speedup (×)"),
                           shapes=[{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 1, "y1": 1,
                                    "line": {"color": "#777", "dash": "dot"}}]),
     }, ["from_round", "to_round", "benchmark", "accelerators", "minutes_before", "minutes_after", "speedup",
@@ -478,3 +553,69 @@ def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int)
 
 def version_key(version: str) -> tuple:
     return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
+
+
+def headlines(entries: list[dict], targets: list[dict]) -> Chart:
+    """The newest round's best time per benchmark beside the previous round's best: what changed.
+
+    entries and targets as for round_over_round. Rows: one per benchmark of the newest round, with
+    its change ("1.8× faster", "new benchmark", "quality target changed: not comparable").
+    """
+    rounds = sorted({e["round"] for e in entries if _number(e.get("minutes"))}, key=version_key)
+    if not rounds:
+        return Chart("headlines", "Newest round", {"data": [], "layout": _layout("")}, [], [])
+    newest = rounds[-1]
+    previous = rounds[-2] if len(rounds) > 1 else None
+    target_of = {(t["round"], t["benchmark"]): t["target"] for t in targets}
+    best: dict[tuple[str, str], dict] = {}
+    for entry in entries:
+        key = (entry["round"], entry["benchmark"])
+        if _number(entry.get("minutes")) and (key not in best or entry["minutes"] < best[key]["minutes"]):
+            best[key] = entry
+    rows = []
+    for benchmark in sorted({b for r, b in best if r == newest}, key=str.lower):
+        now = best[(newest, benchmark)]
+        before = best.get((previous, benchmark)) if previous else None
+        same_target = before is not None and target_of.get((previous, benchmark)) == target_of.get((newest, benchmark))
+        if before is None:
+            change = "new benchmark" if previous else ""
+        elif not same_target:
+            change = "quality target changed: not comparable"
+        else:
+            change = f"{before['minutes'] / now['minutes']:.2f}× faster" if now["minutes"] <= before["minutes"] \
+                else f"{now['minutes'] / before['minutes']:.2f}× slower"
+        rows.append({"benchmark": benchmark, "round": newest, "minutes": now["minutes"], "system": now["system"],
+                     "submitter": now["submitter"], "accelerators": now.get("accelerators"),
+                     "result_id": now["result_id"], "previous_round": previous if before else None,
+                     "previous_minutes": before["minutes"] if before else None, "change": change})
+    names = [_text(r["benchmark"]) for r in rows]
+    traces = []
+    compared = [r for r in rows if r["previous_minutes"] is not None]
+    if compared:
+        traces.append({
+            "type": "bar", "orientation": "h", "name": f"best in v{_text(previous)}",
+            "y": [_text(r["benchmark"]) for r in compared], "x": [r["previous_minutes"] for r in compared],
+            "marker": {"color": "#c5ccd6"}, "hovertemplate": "%{y}: %{x:.2f} min<extra>%{fullData.name}</extra>",
+        })
+    traces.append({
+        "type": "bar", "orientation": "h", "name": f"best in v{_text(newest)}",
+        "y": names, "x": [r["minutes"] for r in rows],
+        "text": [f"{r['minutes']:,.2f} min · {_text(r['change'])}".rstrip(" ·") for r in rows],
+        "textposition": "auto",
+        "customdata": [r["result_id"] for r in rows],
+        "hovertext": [f"{_text(r['system'])} ({_text(r['submitter'])}), {r['accelerators'] or '?'} accelerators"
+                      for r in rows],
+        "hovertemplate": "%{y}: %{x:.2f} min<br>%{hovertext}<extra></extra>",
+        "marker": {"color": [benchmark_colour(r["benchmark"]) for r in rows]},
+    })
+    figure = {
+        "data": traces,
+        "layout": _layout(f"v{_text(newest)}: best time per benchmark" + (f", against v{_text(previous)}" if previous
+                                                                            else ""),
+                          barmode="group", height=max(260, 60 + 34 * len(rows)), showlegend=bool(compared),
+                          xaxis=_axis(MINUTES_AXIS, log=True),
+                          yaxis=_axis("", autorange="reversed", categoryorder="array", categoryarray=names)),
+    }
+    columns = ["benchmark", "round", "minutes", "system", "submitter", "accelerators", "result_id", "previous_round",
+               "previous_minutes", "change"]
+    return Chart("headlines", f"Newest round (v{newest})", figure, columns, rows)

@@ -44,6 +44,15 @@ class Deployment(models.TextChoices):
     UNKNOWN = "unknown", "Unknown"
 
 
+class Scenario(models.TextChoices):
+    """Inference LoadGen scenarios; training results have none ("")."""
+
+    SINGLE_STREAM = "SingleStream", "Single-stream"
+    MULTI_STREAM = "MultiStream", "Multi-stream"
+    SERVER = "Server", "Server"
+    OFFLINE = "Offline", "Offline"
+
+
 class MetricDirection(models.TextChoices):
     HIGHER = "higher", "Higher is better"
     LOWER = "lower", "Lower is better"
@@ -80,3 +89,12 @@ class RunStatus(models.TextChoices):
 class WaiverKind(models.TextChoices):
     RCP_BYPASS = "rcp_bypass", "RCP check bypassed"
     SEED_BYPASS = "seed_bypass", "Seed check bypassed"
+    # The score uses Waiver.factor instead of the factor computed from the logs (accepted only).
+    PUBLISHED_FACTOR = "published_factor", "Published scaling factor"
+
+
+class FactorSource(models.TextChoices):
+    """Where the scaling factor of a result's score comes from."""
+
+    COMPUTED = "computed", "Computed from the logs and the RCP tables"
+    DECISION = "decision", "A recorded decision"

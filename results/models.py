@@ -17,11 +17,13 @@ from .constants import (
     Availability,
     Deployment,
     Division,
+    FactorSource,
     MetricDirection,
     RcpStatus,
     ResultStatus,
     RoundState,
     RunStatus,
+    Scenario,
     Severity,
     Suite,
     WaiverKind,
@@ -164,7 +166,12 @@ class System(models.Model):
 
 
 class Result(models.Model):
-    """One system on one benchmark: the olympic score of its runs."""
+    """One system on one benchmark (inference: and one scenario).
+
+    Every result has a metric with its unit and direction: training's olympic score in minutes
+    (lower is better); inference's scenario metric (latency in ms lower, streams, queries/s and
+    samples/s higher). Tables, sorting, charts and exports read these three fields.
+    """
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="results")
     system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="results")
@@ -172,9 +179,17 @@ class Result(models.Model):
     result_id = models.CharField(max_length=32, db_index=True, help_text="Citable id, e.g. 1.0-0042")
     folder = models.CharField(max_length=512, help_text="results/<system>/<benchmark> in the package")
     division = models.CharField(max_length=8, choices=Division.choices, blank=True)
-    score_minutes = models.FloatField(null=True, blank=True, help_text="Olympic mean x RCP factor")
+    score_minutes = models.FloatField(null=True, blank=True, help_text="Olympic mean x scaling factor")
     mean_minutes = models.FloatField(null=True, blank=True, help_text="Olympic mean before the RCP factor")
-    scaling_factor = models.FloatField(default=1.0)
+    scaling_factor = models.FloatField(default=1.0, help_text="The factor score_minutes uses")
+    factor_source = models.CharField(max_length=16, choices=FactorSource.choices, default=FactorSource.COMPUTED)
+    computed_score_minutes = models.FloatField(
+        null=True, blank=True, help_text="Olympic mean x the factor computed from the logs"
+    )
+    computed_scaling_factor = models.FloatField(default=1.0, help_text="From the logs and the RCP tables")
+    shipped_scaling_factor = models.FloatField(
+        null=True, blank=True, help_text="The package's scaling.json (none, or unreadable: null); never applied by itself"
+    )
     score_note = models.CharField(max_length=255, blank=True, help_text="Why there is no score")
     dropped_runs = models.PositiveSmallIntegerField(default=0, help_text="Runs that failed compliance")
     rcp_status = models.CharField(max_length=24, choices=RcpStatus.choices, default=RcpStatus.NOT_APPLICABLE)
@@ -184,13 +199,25 @@ class Result(models.Model):
     status = models.CharField(
         max_length=16, choices=ResultStatus.choices, default=ResultStatus.ACTIVE, editable=False
     )
+    scenario = models.CharField(max_length=16, choices=Scenario.choices, blank=True, help_text="Inference only")
+    metric_value = models.FloatField(null=True, blank=True, help_text="The figure the result is ranked by")
+    metric_unit = models.CharField(max_length=16, blank=True, help_text="minutes, ms, streams, queries/s, samples/s")
+    metric_direction = models.CharField(
+        max_length=8, choices=MetricDirection.choices, default=MetricDirection.LOWER
+    )
+    valid = models.BooleanField(default=True, help_text="No error finding (inference)")
+    inference = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Latency percentiles and bound, query counts, duration, LoadGen settings, accuracy and target",
+    )
 
     objects = ResultQuerySet.as_manager()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["submission", "system", "benchmark"], name="result_unique_per_submission"
+                fields=["submission", "system", "benchmark", "scenario"], name="result_unique_per_submission"
             )
         ]
         ordering = ["benchmark__name", "score_minutes"]
@@ -250,13 +277,18 @@ class Finding(models.Model):
 
 
 class Waiver(models.Model):
-    """A recorded decision to bypass a check for one system and benchmark (never a file in the upload)."""
+    """A recorded decision on one system and benchmark of an organization in a round (never a file
+    in the upload): a bypass of a check, or the scaling factor its score uses (kind
+    published_factor, with `factor`). A rejected decision (accepted False) is kept as a record and
+    changes nothing."""
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="waivers")
     organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="waivers")
     system_id = models.CharField(max_length=255)
     benchmark = models.CharField(max_length=64)
     kind = models.CharField(max_length=16, choices=WaiverKind.choices)
+    factor = models.FloatField(null=True, blank=True, help_text="published_factor: the scaling factor decided on")
+    accepted = models.BooleanField(default=True, help_text="False: the request (e.g. a shipped factor) was rejected")
     reason = models.TextField()
     granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -265,7 +297,12 @@ class Waiver(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["round", "organization", "system_id", "benchmark", "kind"], name="waiver_unique"
-            )
+            ),
+            # A scaling-factor decision without a usable factor would decide nothing.
+            models.CheckConstraint(
+                condition=~models.Q(kind=WaiverKind.PUBLISHED_FACTOR) | models.Q(factor__isnull=False, factor__gt=0),
+                name="waiver_published_factor_positive",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -7,11 +7,18 @@ every (system, benchmark) seen before.
 
 Versions: new_version() numbers them for uploads and imports alike, write_report() writes each
 once, make_current() / publish_version() / publish_round() switch the current and published ones.
+
+Scaling-factor decisions: a result's score uses the factor computed from the logs unless an
+accepted `Waiver` of kind published_factor names another (`apply_factor_decisions`). Such
+decisions come from importing a published round with its shipped factors
+(`record_published_factors`) or from a reviewer accepting or rejecting a shipped factor
+(`accept_shipped_factor`, `reject_shipped_factor`), never from the upload itself.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from dataclasses import dataclass
 
@@ -22,20 +29,32 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
 
+from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
+from mlperf_check.inference.report import InferenceReport
+from mlperf_check.inference.rules import rules_for
 from mlperf_check.report import PackageReport, RunLog
 from mlperf_check.rules.catalog import get_ruleset
 from mlperf_check.rules.official import closed_hyperparameter_rules
 from review.audit import record_event
 
-from .constants import MetricDirection, RoundState, Suite
+from .constants import FactorSource, MetricDirection, RoundState, Suite, WaiverKind
 from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System, Waiver
-from .querysets import RoundSlugError, parse_round_slug
+from .querysets import is_privileged, parse_round_slug
 
 # Log copies are stored content-addressed, so identical logs are stored once.
 LOG_STORAGE_PREFIX = "logs"
 # Part of every submission digest: bump it when what the import derives from a report changes
 # (a new stored field, another eval-curve layout), so that re-importing unchanged files rewrites them.
-IMPORT_FORMAT = 2
+IMPORT_FORMAT = 3
+# The reasons recorded by import_results --published-factors.
+SHIPPED_FACTOR_REASON = "shipped in the published package"
+NO_SHIPPED_FACTOR_REASON = (
+    "the published package ships no scaling.json, so the official summarizer published the score with 1.0"
+)
+
+
+class DecisionRefused(Exception):
+    """A decision the user may not take (role, conflict of interest), or with nothing to decide."""
 
 
 @dataclass
@@ -44,13 +63,14 @@ class ImportOutcome:
     status: str  # "created" | "updated" | "unchanged"
     results: int = 0
     runs: int = 0
+    decisions: int = 0  # published_factor decisions recorded or changed
 
 
 def ensure_round(slug: str) -> Round:
     """Get or create the round and its benchmarks from the ruleset catalog."""
     suite, version = parse_round_slug(slug)
-    if suite != Suite.TRAINING:
-        raise RoundSlugError("only training rounds can be imported so far")
+    if suite == Suite.INFERENCE:
+        return ensure_inference_round(version)
     spec = get_ruleset(version)
     with transaction.atomic():
         round_, _ = Round.objects.get_or_create(
@@ -179,6 +199,7 @@ def import_report(
     source: str,
     publish: bool = False,
     store_logs=None,
+    published_factors_by=None,
 ) -> ImportOutcome:
     """Store one submitter's report as a new version of its submission to `round_`, unless its
     newest version already holds exactly this content ("unchanged"). Earlier versions, uploaded
@@ -186,16 +207,22 @@ def import_report(
 
     `publish` publishes the version (and makes it current, even in a published round).
     `store_logs(run) -> bytes | None` returns a result file's content for the content-addressed
-    log copy (None skips it). One transaction; re-running with unchanged content is a no-op.
+    log copy (None skips it). `published_factors_by`: the chair recording the package's shipped
+    factors as decisions (import_results --published-factors). One transaction; re-running with
+    unchanged content is a no-op.
     """
     digest = report_digest(report)
     with transaction.atomic():
         org = organization_for(report)
+        decisions = 0
+        if published_factors_by is not None:
+            decisions = record_published_factors(report, round_=round_, organization=org, chair=published_factors_by)
         latest = Submission.objects.filter(round=round_, organization=org).order_by("-version").first()
         if latest is not None and latest.sha256 == digest:
             if publish and not latest.is_published:
                 publish_version(latest)
-            return ImportOutcome(latest, "unchanged")
+            apply_factor_decisions(round_, org)
+            return ImportOutcome(latest, "unchanged", decisions=decisions)
         submission = new_version(
             round_=round_,
             organization=org,
@@ -205,6 +232,7 @@ def import_report(
         )
         outcome = write_report(report, submission=submission, store_logs=store_logs)
         outcome.status = "updated" if latest else "created"
+        outcome.decisions = decisions
         if publish:
             publish_version(submission)
         else:
@@ -238,6 +266,7 @@ def write_report(report: PackageReport, *, submission: Submission, store_logs=No
         submission.save(update_fields=["ruleset_version", "size_bytes", "written_at", "updated_at"])
         outcome = ImportOutcome(submission, "created")
         _write_rows(report, submission, known_ids, store_logs, outcome)
+        apply_factor_decisions(submission.round, submission.organization)
     return outcome
 
 
@@ -294,12 +323,19 @@ def _write_rows(report, submission, known_ids, store_logs, outcome: ImportOutcom
             score_minutes=result_report.score_minutes,
             mean_minutes=result_report.mean_minutes,
             scaling_factor=result_report.rcp.scaling_factor,
+            factor_source=FactorSource.COMPUTED,
+            computed_score_minutes=result_report.score_minutes,
+            computed_scaling_factor=result_report.rcp.scaling_factor,
+            shipped_scaling_factor=result_report.shipped_factor.factor if result_report.shipped_factor else None,
             score_note=result_report.score_note,
             dropped_runs=result_report.dropped_runs,
             rcp_status=result_report.rcp.status,
             rcp=result_report.rcp.to_dict(),
             global_batch_size=result_report.global_batch_size,
             converge_mean=result_report.converge_mean,
+            metric_value=result_report.score_minutes,
+            metric_unit="minutes",
+            metric_direction=MetricDirection.LOWER,
         )
         outcome.results += 1
         findings.extend(_finding_rows(result_report.findings, submission, result=result))
@@ -407,10 +443,128 @@ def waivers_for(round_: Round, organization_slug: str) -> frozenset[tuple[str, s
     """The recorded bypass decisions (Waiver rows) of an organization in a round, in the
     (system id, benchmark, kind) form the checking pipeline takes."""
     return frozenset(
-        Waiver.objects.filter(round=round_, organization__slug=organization_slug).values_list(
+        Waiver.objects.filter(round=round_, organization__slug=organization_slug, accepted=True).values_list(
             "system_id", "benchmark", "kind"
         )
     )
+
+
+# -- scaling-factor decisions ---------------------------------------------------------------------
+
+
+def record_published_factors(report: PackageReport, *, round_: Round, organization: Organization, chair) -> int:
+    """Record, as accepted decisions by `chair`, the factor the official summarizer published for
+    every result folder where it differs from the factor the logs give: the shipped scaling.json,
+    or 1.0 where the folder has none. An unreadable scaling.json decides nothing. Returns the
+    number of decisions recorded or changed."""
+    if not (chair.is_superuser or chair.groups.filter(name="chairs").exists()):
+        raise DecisionRefused(f"{chair}: only a chair records the factors of a published round")
+    changed = 0
+    for result in report.results:
+        published = result.published_factor
+        if published is None or abs(published - result.rcp.scaling_factor) <= FACTOR_TOLERANCE:
+            continue
+        reason = NO_SHIPPED_FACTOR_REASON if result.shipped_factor is None else SHIPPED_FACTOR_REASON
+        changed += _record_factor_decision(
+            round_, organization, result.system_id, result.benchmark,
+            factor=published, accepted=True, by=chair, reason=reason,
+        )
+    return changed
+
+
+def accept_shipped_factor(result: Result, *, by, reason: str) -> Waiver:
+    """A reviewer accepts the factor the result's package ships: the score uses it from now on, in
+    every version of this system and benchmark, until the decision is rejected."""
+    return _decide_on_shipped_factor(result, by=by, reason=reason, accepted=True)
+
+
+def reject_shipped_factor(result: Result, *, by, reason: str) -> Waiver:
+    """A reviewer rejects the shipped factor: the score uses the factor the logs give, and the
+    rejection is kept as a record."""
+    return _decide_on_shipped_factor(result, by=by, reason=reason, accepted=False)
+
+
+def _decide_on_shipped_factor(result: Result, *, by, reason: str, accepted: bool) -> Waiver:
+    organization = result.submission.organization
+    if not is_privileged(by):
+        raise DecisionRefused("only reviewers and chairs decide on scaling factors")
+    if organization.members.filter(pk=by.pk).exists():
+        raise DecisionRefused(
+            f"conflict of interest: {by} is a member of {organization}, so {result.result_id} is not theirs to decide"
+        )
+    shipped = result.shipped_scaling_factor
+    if shipped is None:
+        raise DecisionRefused(f"{result.folder} ships no readable scaling.json: there is no shipped factor to decide on")
+    if abs(shipped - result.computed_scaling_factor) <= FACTOR_TOLERANCE:
+        raise DecisionRefused(f"the shipped factor {shipped!r} agrees with the logs: there is nothing to decide")
+    reason = (reason or "").strip()
+    if not reason:
+        raise DecisionRefused("a decision needs a reason")
+    round_ = result.submission.round
+    with transaction.atomic():
+        _record_factor_decision(
+            round_, organization, result.system.system_id, result.benchmark.name,
+            factor=shipped, accepted=accepted, by=by, reason=reason,
+        )
+        apply_factor_decisions(round_, organization)
+    return Waiver.objects.get(
+        round=round_, organization=organization, system_id=result.system.system_id,
+        benchmark=result.benchmark.name, kind=WaiverKind.PUBLISHED_FACTOR,
+    )
+
+
+def _record_factor_decision(round_, organization, system_id, benchmark, *, factor, accepted, by, reason) -> bool:
+    """Create or replace the one published_factor decision of a system and benchmark. Returns
+    whether anything changed (an identical decision is left as it was)."""
+    decision = {"factor": factor, "accepted": accepted, "granted_by": by, "reason": reason}
+    waiver = Waiver.objects.filter(
+        round=round_, organization=organization, system_id=system_id, benchmark=benchmark,
+        kind=WaiverKind.PUBLISHED_FACTOR,
+    ).first()
+    if waiver is None:
+        Waiver.objects.create(
+            round=round_, organization=organization, system_id=system_id, benchmark=benchmark,
+            kind=WaiverKind.PUBLISHED_FACTOR, **decision,
+        )
+        return True
+    if all(getattr(waiver, name) == value for name, value in decision.items()):
+        return False
+    for name, value in decision.items():
+        setattr(waiver, name, value)
+    waiver.created_at = timezone.now()  # when the decision in force was taken
+    waiver.save()
+    return True
+
+
+def apply_factor_decisions(round_: Round, organization: Organization) -> int:
+    """Bring the scores of an organization's results in a round in line with the accepted
+    published_factor decisions: olympic mean x decided factor where one exists, the score the
+    logs give everywhere else. Returns the number of results changed (none: nothing is written)."""
+    decisions = Waiver.objects.filter(
+        round=round_, organization=organization, kind=WaiverKind.PUBLISHED_FACTOR, accepted=True, factor__isnull=False
+    )
+    decided = {(system_id, benchmark): factor for system_id, benchmark, factor in decisions.values_list(
+        "system_id", "benchmark", "factor"
+    )}
+    changed = []
+    results = Result.objects.filter(submission__round=round_, submission__organization=organization).select_related(
+        "system", "benchmark"
+    )
+    for result in results:
+        factor = decided.get((result.system.system_id, result.benchmark.name))
+        if factor is None:
+            wanted = (result.computed_score_minutes, result.computed_scaling_factor, FactorSource.COMPUTED)
+        else:
+            score = None if result.mean_minutes is None else result.mean_minutes * factor
+            wanted = (score, factor, FactorSource.DECISION)
+        if (result.score_minutes, result.scaling_factor, result.factor_source) != wanted:
+            result.score_minutes, result.scaling_factor, result.factor_source = wanted
+            changed.append(result)
+    if changed:
+        Result.objects.bulk_update(changed, ["score_minutes", "scaling_factor", "factor_source"])
+        # The page cache keys on submission timestamps (results/caching.py).
+        Submission.objects.filter(pk__in={r.submission_id for r in changed}).update(updated_at=timezone.now())
+    return len(changed)
 
 
 def publish_version(submission: Submission, *, actor=None, reason: str = "") -> None:
@@ -424,20 +578,24 @@ def publish_version(submission: Submission, *, actor=None, reason: str = "") -> 
         record_event("version.published", actor=actor, submission=submission, reason=reason or "published")
 
 
-def publish_round(round_: Round, *, actor=None, reason: str = "") -> bool:
+def publish_round(round_: Round, *, published_at=None, actor=None, reason: str = "") -> bool:
     """Publish the round: each organization's current version becomes public. Exactly once: the
     round row is locked and a round already published is left alone (False). Withdrawn and
-    removed results stay unpublished (ResultQuerySet.visible_to)."""
+    removed results stay unpublished (ResultQuerySet.visible_to). `published_at`: the real
+    publication date of a round imported after the fact."""
     with transaction.atomic():
         locked = Round.objects.select_for_update().get(pk=round_.pk)
         if locked.state == RoundState.PUBLISHED:
+            if published_at and locked.publish_at != published_at:
+                locked.publish_at = round_.publish_at = published_at
+                locked.save(update_fields=["publish_at"])
             return False
         published = Submission.objects.filter(round=locked, is_current=True, written_at__isnull=False)
         versions = list(published.values_list("organization__name", "version"))
         published.update(is_published=True)
         previous = locked.state
         locked.state = RoundState.PUBLISHED
-        locked.publish_at = locked.publish_at or timezone.now()
+        locked.publish_at = published_at or locked.publish_at or timezone.now()
         locked.save(update_fields=["state", "publish_at"])
         record_event(
             "round.published",
@@ -448,3 +606,220 @@ def publish_round(round_: Round, *, actor=None, reason: str = "") -> bool:
         )
     round_.state, round_.publish_at = locked.state, locked.publish_at
     return True
+
+
+# Inference (issue 12) ------------------------------------------------------------------------
+
+INFERENCE_IMPORT_FORMAT = 1
+# System-description `status` spellings -> category (inference calls research "RDI"/"RDO").
+INFERENCE_AVAILABILITY = {"available": "available", "preview": "preview", "rdi": "research", "rdo": "research"}
+
+
+def ensure_inference_round(version: str) -> Round:
+    """Get or create an inference round and one Benchmark per model of its rules (data)."""
+    rules, _note = rules_for(version)
+    with transaction.atomic():
+        round_, _ = Round.objects.get_or_create(
+            suite=Suite.INFERENCE, version=version, defaults={"ruleset_version": rules.version, "state": RoundState.OPEN}
+        )
+        for model in rules.models.values():
+            Benchmark.objects.update_or_create(
+                round=round_,
+                name=model.name,
+                defaults={
+                    "area": "inference",
+                    "quality_metric": model.accuracy.kind,
+                    "metric_direction": MetricDirection.HIGHER,
+                    "quality_target": model.accuracy.target,
+                    "required_runs": 1,
+                    "olympic_drop": 0,
+                },
+            )
+    return round_
+
+
+def inference_system_descriptions(submitter_root) -> dict[str, dict]:
+    """systems/<id>.json of one submitter folder, parsed (unreadable files are left out: the
+    checkers report them)."""
+    out = {}
+    for path in sorted((submitter_root / "systems").glob("*.json")):
+        try:
+            data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            out[path.stem] = data
+    return out
+
+
+@dataclass
+class InferenceFolder:
+    """One checked `<division>/<submitter>` folder, ready to store."""
+
+    division: str
+    report: InferenceReport
+    systems: dict[str, dict]  # system id -> systems/<id>.json
+
+
+def inference_digest(folders: list[InferenceFolder]) -> str:
+    digest = hashlib.sha256(f"inference\0{INFERENCE_IMPORT_FORMAT}".encode())
+    for folder in folders:
+        digest.update(f"\0{folder.division}\0".encode())
+        digest.update(json.dumps(folder.systems, sort_keys=True, default=str).encode())
+        digest.update(json.dumps(folder.report.to_json(), sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def import_inference_report(
+    folders: list[InferenceFolder], *, round_: Round, submitter: str, source: str, publish: bool = False
+) -> ImportOutcome:
+    """Store one submitter's inference folders (its closed and open divisions) as a new version of
+    its submission to `round_`, unless its newest version holds exactly this content. Idempotent
+    like import_report; result ids are kept per (system, model, scenario)."""
+    digest = inference_digest(folders)
+    all_systems = {k: v for folder in folders for k, v in folder.systems.items()}
+    with transaction.atomic():
+        org = _inference_organization(submitter, all_systems)
+        latest = Submission.objects.filter(round=round_, organization=org).order_by("-version").first()
+        if latest is not None and latest.sha256 == digest:
+            if publish and not latest.is_published:
+                publish_version(latest)
+            return ImportOutcome(latest, "unchanged")
+        submission = new_version(round_=round_, organization=org, sha256=digest, source=source)
+        outcome = write_inference_report(folders, submission=submission)
+        outcome.status = "updated" if latest else "created"
+        if publish:
+            publish_version(submission)
+        else:
+            make_current(submission)
+    return outcome
+
+
+def write_inference_report(folders: list[InferenceFolder], *, submission: Submission) -> ImportOutcome:
+    """Write the systems, results and findings of one new submission version from checked
+    inference folders (import_results and upload ingestion alike). A version is written once.
+    Result ids already given to the organization's (system, model, scenario) in this round, in
+    any version, are reused."""
+    with transaction.atomic():
+        locked = Submission.objects.select_for_update().get(pk=submission.pk)
+        if locked.written_at is not None:
+            raise VersionAlreadyWritten(f"{submission} was written at {locked.written_at:%Y-%m-%d %H:%M:%S}")
+        known_ids = {
+            (system_id, bench, scenario): result_id
+            for system_id, bench, scenario, result_id in Result.objects.filter(
+                submission__round=submission.round, submission__organization=submission.organization
+            )
+            .order_by("submission__version")
+            .values_list("system__system_id", "benchmark__name", "scenario", "result_id")
+        }
+        submission.ruleset_version = folders[0].report.round if folders else ""
+        submission.written_at = timezone.now()
+        submission.save(update_fields=["ruleset_version", "written_at", "updated_at"])
+        outcome = ImportOutcome(submission, "created")
+        divisions_of = Counter(system for folder in folders for system in {r.system for r in folder.report.results})
+        for folder in folders:
+            _write_inference_rows(folder, submission, known_ids, outcome, shared=divisions_of)
+    return outcome
+
+
+def _inference_organization(submitter: str, systems: dict[str, dict]) -> Organization:
+    spelled = Counter(str(d.get("submitter") or "").strip() for d in systems.values() if d.get("submitter"))
+    name = spelled.most_common(1)[0][0] if spelled else submitter
+    slug = slugify(submitter) or "unknown"
+    org = Organization.objects.filter(slug=slug).first()
+    if org is None:
+        if Organization.objects.filter(name=name).exists():
+            name = f"{name} ({submitter})"
+        org = Organization.objects.create(name=name, slug=slug, aliases=sorted({submitter, *spelled}))
+    return org
+
+
+def _inference_system(submission: Submission, system_id: str, description: dict | None, division: str) -> System:
+    description = description or {}
+    status = str(description.get("status") or "").strip()
+    lowered = status.lower()
+    availability = INFERENCE_AVAILABILITY.get(lowered, "research" if lowered.startswith("research") else "unknown")
+    return System.objects.create(
+        submission=submission,
+        system_id=system_id,
+        file=f"systems/{system_id}.json" if description else "",
+        name=str(description.get("system_name") or system_id)[:255],
+        submitter=str(description.get("submitter") or "")[:255],
+        division=division,
+        status_raw=status[:128],
+        availability=availability,
+        host_processor_model_name=str(description.get("host_processor_model_name") or "")[:255],
+        accelerator_model_name=str(description.get("accelerator_model_name") or "")[:255],
+        framework=str(description.get("framework") or "")[:255],
+        description=_jsonable(description),
+    )
+
+
+def _write_inference_rows(folder: InferenceFolder, submission, known_ids, outcome: ImportOutcome, shared) -> None:
+    """`shared` counts the divisions each system id has results in: a system in both divisions
+    gets one row per division (`<id>.open` for the open one)."""
+    report, systems = folder.report, folder.systems
+    benchmarks = {b.name: b for b in submission.round.benchmarks.all()}
+    system_rows: dict[str, System] = {}
+    findings = _finding_rows(report.findings, submission)
+    for result in report.results:
+        result.division = result.division or folder.division
+        benchmark = benchmarks.get(result.model)
+        if benchmark is None and result.model_folder:
+            # An open-division model outside the round's list: it still gets a leaderboard.
+            benchmark, _ = Benchmark.objects.get_or_create(
+                round=submission.round, name=result.model_folder.lower()[:64], defaults={"area": "inference"}
+            )
+            benchmarks[benchmark.name] = benchmark
+        system_id = result.system
+        if shared[result.system] > 1 and result.division == "open":
+            system_id = f"{result.system}.open"
+        if result.system not in system_rows:
+            system_rows[result.system] = _inference_system(
+                submission, system_id, systems.get(result.system), result.division
+            )
+        key = (system_id, benchmark.name, result.scenario)
+        result_id = known_ids.get(key) or _next_result_id(submission.round)
+        known_ids[key] = result_id
+        row = Result.objects.create(
+            submission=submission,
+            system=system_rows[result.system],
+            benchmark=benchmark,
+            result_id=result_id,
+            folder=result.folder[:512],
+            division=result.division,
+            scenario=result.scenario,
+            metric_value=result.metric_value,
+            metric_unit=result.metric_unit,
+            metric_direction=result.metric_direction or MetricDirection.HIGHER,
+            valid=result.valid,
+            score_note="" if result.valid else "invalid: see the findings",
+            inference=_jsonable(_inference_details(result)),
+        )
+        outcome.results += 1
+        outcome.runs += len(result.runs)
+        findings.extend(_finding_rows(result.all_findings(), submission, result=row))
+    Finding.objects.bulk_create(findings, batch_size=1000)
+
+
+def _inference_details(result) -> dict:
+    run = result.first_run
+    summary = run.summary if run else None
+    return {
+        "model_folder": result.model_folder,
+        "scenario_folder": result.scenario_folder,
+        "metric_name": result.metric_name,
+        "inferred_from": result.inferred_from,
+        "latency_ms": result.latencies_ms,
+        "latency_bound_ms": result.latency_bound_ms,
+        "latency_percentile": result.latency_percentile,
+        "query_count": result.query_count,
+        "min_query_count": result.min_query_count,
+        "duration_ms": result.duration_ms,
+        "min_duration_ms": result.min_duration_ms,
+        "accuracy": {"kind": result.accuracy_kind, "value": result.accuracy_value, "target": result.accuracy_target},
+        "loadgen_verdict": summary.get("Result is") if summary else None,
+        "sut_name": summary.sut_name if summary else "",
+        "settings": {k: str(v) for k, v in result.settings.items()},
+        "runs": [r.folder for r in result.runs],
+    }

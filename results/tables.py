@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import Count, Q, Value
+from django.db.models.functions import Lower, Replace
 
-from .constants import Availability, Deployment
+from .constants import Availability, Deployment, FactorSource
 from .models import Result, Round, System
 
 # The MLCommons presentation: closed before open, then these categories in this order.
@@ -43,6 +46,29 @@ SYSTEM_COLUMNS = [
     ("notes", "Notes"),
 ]
 SORT_KEYS = {"submitter", "system", "number_of_nodes", "accelerators_count", "accelerator_model_name", "framework"}
+
+
+def accelerator_key(name: str) -> str:
+    """One key for the spellings of one accelerator ("A100-PCIE-40GB (250W)", "A100-PCIe-40GB(250W)"):
+    case and spaces ignored. Filters and groups use it; system pages show the name as submitted."""
+    return (name or "").replace(" ", "").lower()
+
+
+def accelerator_choices(names) -> list[tuple[str, str]]:
+    """(key, label) per accelerator, the label being the most used spelling; sorted by label."""
+    spellings: dict[str, Counter] = {}
+    for name in names:
+        if name:
+            spellings.setdefault(accelerator_key(name), Counter())[name] += 1
+    choices = [(key, counts.most_common(1)[0][0]) for key, counts in spellings.items()]
+    return sorted(choices, key=lambda choice: choice[1].lower())
+
+
+def with_accelerator(results, key: str, field: str = "system__accelerator_model_name"):
+    """Rows of `results` whose accelerator has `key` (accelerator_key), in the database."""
+    return results.alias(accelerator_key=Lower(Replace(field, Value(" "), Value("")))).filter(
+        accelerator_key=accelerator_key(key)
+    )
 
 
 def category_of(availability: str, deployment: str) -> str:
@@ -119,7 +145,7 @@ class RoundFilters:
         if self.submitter:
             results = results.filter(submission__organization__slug=self.submitter)
         if self.accelerator:
-            results = results.filter(system__accelerator_model_name=self.accelerator)
+            results = with_accelerator(results, self.accelerator)
         if self.acc_min is not None:
             results = results.filter(system__accelerators_count__gte=self.acc_min)
         if self.acc_max is not None:
@@ -127,6 +153,10 @@ class RoundFilters:
         if self.benchmarks:
             results = results.filter(benchmark__name__in=self.benchmarks)
         return results
+
+    @property
+    def accelerator_key(self) -> str:
+        return accelerator_key(self.accelerator)
 
     @property
     def active(self) -> bool:
@@ -143,7 +173,12 @@ class RoundTable:
 
     @property
     def columns(self) -> list[str]:
-        return [key for key, _ in SYSTEM_COLUMNS] + self.benchmarks + [f"{name}_result_id" for name in self.benchmarks]
+        return (
+            [key for key, _ in SYSTEM_COLUMNS]
+            + self.benchmarks
+            + [f"{name}_result_id" for name in self.benchmarks]
+            + [f"{name}_factor_source" for name in self.benchmarks]
+        )
 
     def groups(self) -> list[dict]:
         """Rows grouped by (division, category), in the MLCommons order."""
@@ -159,8 +194,15 @@ class RoundTable:
         return [{key: row[key] for key in self.columns} for row in self.rows]
 
 
-def round_table(round_: Round, user, query) -> RoundTable:
-    """The round's results table for `user`: three queries (benchmarks, options, results)."""
+# The two views of a round's scores: with the recorded scaling-factor decisions, or as the logs give them.
+DECIDED = "decided"
+COMPUTED = "computed"
+FACTOR_VIEWS = (DECIDED, COMPUTED)
+
+
+def round_table(round_: Round, user, query, factors: str = DECIDED) -> RoundTable:
+    """The round's results table for `user`: three queries (benchmarks, options, results).
+    `factors`: DECIDED scores (what the pages show) or COMPUTED ones (every factor from the logs)."""
     all_benchmarks = list(round_.benchmarks.order_by("name").values_list("name", flat=True))
     filters = RoundFilters.from_query(query, all_benchmarks)
     benchmarks = filters.benchmarks or all_benchmarks
@@ -172,8 +214,11 @@ def round_table(round_: Round, user, query) -> RoundTable:
     )
     # Plain values, not model instances: a 500-system round is ~2,000 results, and building five
     # model objects per result cost more than the query.
-    results = filters.apply(visible).values(
-        "system_id", "result_id", "division", "score_minutes", "score_note", "benchmark__name",
+    # Error findings of each result: a published result with errors carries a visible marker.
+    with_errors = filters.apply(visible).annotate(error_count=Count("findings", filter=Q(findings__severity="error")))
+    results = with_errors.values(
+        "system_id", "result_id", "division", "score_minutes", "computed_score_minutes", "factor_source",
+        "scaling_factor", "score_note", "benchmark__name", "error_count",
         "submission__organization__name", "submission__organization__slug",
         *[f"system__{name}" for name in system_fields],
     )
@@ -200,19 +245,24 @@ def round_table(round_: Round, user, query) -> RoundTable:
                 "notes": result["system__notes"],
                 "cells": {},
             }
-        minutes = result["score_minutes"]
+        decided = factors == DECIDED and result["factor_source"] == FactorSource.DECISION
+        minutes = result["score_minutes"] if factors == DECIDED else result["computed_score_minutes"]
         row["cells"][result["benchmark__name"]] = {
             "minutes": minutes,
             "display": "" if minutes is None else f"{minutes:.2f}",
             "result_id": result["result_id"],
             "note": result["score_note"],
+            "factor_source": FactorSource.DECISION if decided else FactorSource.COMPUTED,
+            "decided_factor": result["scaling_factor"] if decided else None,
+            "errors": result["error_count"],
         }
     table_rows = list(rows.values())
     for row in table_rows:
         for name in benchmarks:
-            cell = row["cells"].get(name) or {"minutes": None, "result_id": "", "note": ""}
+            cell = row["cells"].get(name) or {"minutes": None, "result_id": "", "note": "", "factor_source": ""}
             row[name] = cell["minutes"]
             row[f"{name}_result_id"] = cell["result_id"]
+            row[f"{name}_factor_source"] = cell["factor_source"]
         row["cell_list"] = [row["cells"].get(name) for name in benchmarks]
     _sort_rows(table_rows, filters.sort)
     return RoundTable(benchmarks=benchmarks, rows=table_rows, filters=filters, options=_options(round_, user))
@@ -247,24 +297,37 @@ def _options(round_: Round, user) -> dict:
         .values_list("submission__organization__slug", "submission__organization__name", "accelerator_model_name")
     )
     submitters: dict[str, str] = {}
-    accelerators: set[str] = set()
+    accelerators: list[str] = []
     for slug, name, accelerator in systems:
         submitters[slug] = name
-        if accelerator:
-            accelerators.add(accelerator)
+        accelerators.append(accelerator)
     return {
         "divisions": [("closed", "Closed"), ("open", "Open")],
         "categories": CATEGORIES,
         "deployments": [(Deployment.ON_PREMISE.value, "On-premise"), (Deployment.CLOUD.value, "Cloud")],
         "submitters": sorted(submitters.items(), key=lambda item: item[1].lower()),
-        "accelerators": sorted(accelerators, key=str.lower),
+        "accelerators": accelerator_choices(accelerators),
     }
 
 
+# A cell a spreadsheet would run as a formula (OWASP "CSV injection"): =, +, -, @ (and | %, as
+# defusedcsv also guards), tab or carriage return first. Plain numbers such as -1.5 stay numbers.
+FORMULA_START = ("=", "+", "-", "@", "|", "%", "\t", "\r")
+PLAIN_NUMBER = re.compile(r"^[-+]?[0-9][0-9,]*(\.[0-9]*)?([eE][-+]?[0-9]+)?$")
+
+
+def neutralise_formula(value):
+    """The value as a CSV cell no spreadsheet evaluates: a leading quote on formula-like text."""
+    if not isinstance(value, str) or not value.startswith(FORMULA_START) or PLAIN_NUMBER.match(value):
+        return value
+    return "'" + value
+
+
 def rows_to_csv(columns: list[str], rows: list[dict]) -> str:
+    """Every CSV the site and the commands write comes from here, formula-neutralised."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
+    writer.writerow({key: neutralise_formula(key) for key in columns})
     for row in rows:
-        writer.writerow({key: "" if row.get(key) is None else row.get(key) for key in columns})
+        writer.writerow({key: "" if row.get(key) is None else neutralise_formula(row.get(key)) for key in columns})
     return buffer.getvalue()

@@ -48,7 +48,7 @@ start() {
         as_postgres "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres mlperf
     fi
     if ! redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; then
-        redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
+        redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly yes --dir "$SERVICES_DIR" \
             --daemonize yes --pidfile "$SERVICES_DIR/redis.pid" --logfile "$SERVICES_DIR/redis.log"
         for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
     fi

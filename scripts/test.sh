@@ -17,4 +17,6 @@ if [ -z "${DATABASE_URL:-}" ] || [ -z "${CELERY_BROKER_URL:-}" ]; then
 fi
 scripts/services.sh install  # chromium for the browser tests, when missing
 export TEST_DB_SUFFIX=${TEST_DB_SUFFIX:-$$}
+# The layering contract in pyproject.toml: the checking core imports nothing of the web project.
+.venv/bin/lint-imports
 .venv/bin/pytest "$@"

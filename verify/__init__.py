@@ -1,1 +1,3 @@
-"""GPU verification worker (sandboxed re-runs on the `gpu` queue; holds no database credentials): a later issue."""
+"""Verification: re-run a result's submitted code in a sandbox on a GPU worker (queue `gpu`) and say
+whether the claimed time-to-train and quality reproduce. The worker side (worker.py, sandbox.py,
+reproduce.py, telemetry.py) is Django-free and holds no database credentials."""

@@ -28,8 +28,8 @@ from results.models import Result, Run, Submission
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unthrottled", "dead_broker")]
 
 
-def upload(personas, path: Path, user: str = "owner") -> Upload:
-    response = post_upload(client_for(personas[user]), path)
+def upload(personas, path: Path, user: str = "owner", **extra) -> Upload:
+    response = post_upload(client_for(personas[user]), path, **extra)
     assert response.status_code == 201, response.content
     return Upload.objects.select_related("job", "submission").get(pk=response.json()["id"])
 
@@ -122,7 +122,7 @@ def test_it_gives_up_after_too_many_attempts(personas, open_round, tmp_path, set
 
 def test_it_sweeps_only_jobs_that_no_worker_has(personas, open_round, tmp_path, settings):
     pending = upload(personas, sample_tarball(tmp_path)).job
-    running = upload(personas, sample_tarball(tmp_path), user="teammate").job
+    running = upload(personas, sample_tarball(tmp_path), user="teammate", confirm_identical="true").job
     orphan = upload(personas, sample_tarball(tmp_path, suffix=".zip"), user="outsider").job
     services.claim_job(running.pk, "live")
     services.claim_job(orphan.pk, "dead")

@@ -57,7 +57,11 @@ def test_it_schedules_the_job_after_commit(personas, open_round, tarball, django
 def test_it_makes_each_upload_a_new_version(personas, open_round, tarball):
     Submission.objects.create(round=open_round, organization=personas["alpha"], version=1, sha256="imported")
     first = post_upload(client_for(personas["owner"]), tarball).json()
-    second = post_upload(client_for(personas["teammate"]), tarball).json()
+    # The same bytes again: refused, naming the earlier version, until confirmed.
+    refused = post_upload(client_for(personas["teammate"]), tarball)
+    assert refused.status_code == 409 and refused.json()["code"] == "identical"
+    assert "identical to version 2" in refused.json()["detail"]
+    second = post_upload(client_for(personas["teammate"]), tarball, confirm_identical="true").json()
     assert (first["version"], second["version"]) == (2, 3)
     assert Submission.objects.filter(organization=personas["alpha"], round=open_round).count() == 3
     # The same bytes are stored once (content-addressed name).
@@ -160,7 +164,7 @@ def test_it_rate_limits_uploads_per_organization(personas, open_round, tarball, 
         statuses = []
         for user in ("owner", "teammate", "owner"):
             IngestJob.objects.update(state=JobState.DONE)
-            statuses.append(post_upload(client_for(personas[user]), tarball).status_code)
+            statuses.append(post_upload(client_for(personas[user]), tarball, confirm_identical="true").status_code)
         assert statuses == [201, 201, 429]
     finally:
         cache.delete(key)

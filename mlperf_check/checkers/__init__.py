@@ -22,6 +22,15 @@ CHECKERS: dict[str, str] = {
     "seeds": "mlperf_check.checkers.seeds.SeedChecker",
     "run_count": "mlperf_check.checkers.run_count.RunCountChecker",
     "rcp": "mlperf_check.checkers.rcp.RcpChecker",
+    # What the package ships to set its own score (scaling.json, package_checker_params).
+    "shipped_factors": "mlperf_check.checkers.shipped_factors.ShippedFactorsChecker",
+    # Inference: once per result folder, after its LoadGen logs are parsed (mlperf_check.inference).
+    "inference_layout": "mlperf_check.inference.checkers.layout.InferenceLayoutChecker",
+    "inference_division": "mlperf_check.inference.checkers.division.InferenceDivisionChecker",
+    "inference_performance": "mlperf_check.inference.checkers.performance.InferencePerformanceChecker",
+    "inference_settings": "mlperf_check.inference.checkers.settings.InferenceSettingsChecker",
+    "inference_accuracy": "mlperf_check.inference.checkers.accuracy.InferenceAccuracyChecker",
+    "inference_compliance": "mlperf_check.inference.checkers.compliance.InferenceComplianceChecker",
 }
 
 

@@ -34,7 +34,8 @@ from mlperf_check.package import (
 )
 
 STANDARD_RESULT_NAME = re.compile(r"result_[0-9]+\.txt")
-# Files a benchmark folder may hold besides its results (official package checker, notes §d).
+# Files a benchmark folder may hold besides its results (official package checker, notes §d). Their
+# content is judged by the shipped_factors checker: reported, never obeyed.
 BENCHMARK_FOLDER_FILES = frozenset({"package_checker_params", "scaling.json"})
 POWER_FILE = re.compile(r"power/result_[^/]+/(node|sw)_[^/]+")
 HASH_CHUNK_BYTES = 1 << 20

@@ -14,7 +14,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, BinaryIO
+
+from orjson import JSONDecodeError
+from orjson import loads as loads_json
 
 from mlperf_check.parsing.formats import (
     MLL,
@@ -42,6 +46,9 @@ PARSE_LINE_TOO_LONG = "PARSE_LINE_TOO_LONG"
 PARSE_MIXED_FORMATS = "PARSE_MIXED_FORMATS"
 PARSE_TOO_MANY_FINDINGS = "PARSE_TOO_MANY_FINDINGS"
 
+MLLOG_TOKEN_LENGTH = len(MLLOG_TOKEN)
+# Records built without the Python-level __new__ of a NamedTuple (once per event).
+new_record = partial(tuple.__new__, Record)
 EVENT_PREFIX = b":::ML"  # common to the three tokens: the only test most lines get
 TOKEN_OVERLAP = len(MLL_TOKEN) - 1  # bytes kept between blocks to see a token cut in two
 
@@ -127,32 +134,52 @@ class LogReader:
 
     def scan(self, data: bytes, end: int, newlines: int) -> Iterator[Record]:
         """Records of the event lines in data[:end], which ends with a line terminator except for
-        the last piece of a stream; `newlines` counts the '\\n' before data[0]."""
-        pos = 0  # always at the start of a line (or of a '\\r' segment)
-        counted = 0  # data[:counted] has been counted into `newlines`
-        find = data.find
-        while (hit := find(EVENT_PREFIX, pos, end)) >= 0:
-            start = max(data.rfind(b"\n", pos, hit), pos - 1) + 1
-            stop = find(b"\n", hit, end)
-            if stop < 0:
-                stop = end
-            newlines += data.count(b"\n", counted, start)
-            counted = start
-            pos = stop + 1
-            line = data[start:stop]
-            if b"\r" not in line and len(line) <= MAX_LINE:
-                record = self.event(line, newlines + 1)
+        the last piece of a stream; `newlines` counts the '\\n' before data[0].
+
+        This loop runs once per line, so the common case (a well-formed ':::MLLOG {json}' line)
+        is decoded inline, with no call but the JSON decoder's: this is most of the parser's
+        cost (bench/parse.py). Any other event line takes event(), which says what is wrong."""
+        number = newlines
+        stats = self.stats
+        for line in (data if end == len(data) else data[:end]).split(b"\n"):
+            number += 1
+            if EVENT_PREFIX not in line:
+                continue
+            if line[-1:] == b"\r":  # CRLF: the empty segment after the '\r' holds no event
+                line = line[:-1]
+            if b"\r" in line or len(line) > MAX_LINE:
+                yield from self.segments(line, number)
+                continue
+            at = line.rfind(MLLOG_TOKEN)
+            if at >= 0 and stats.log_format == MLLOG:
+                try:
+                    event = loads_json(line[at + MLLOG_TOKEN_LENGTH :])
+                    key = event["key"]
+                    metadata = event["metadata"]
+                    raw_time = event["time_ms"]
+                    value = event["value"]
+                except (JSONDecodeError, KeyError, TypeError):
+                    pass
+                else:
+                    if type(key) is str and type(metadata) is dict and type(raw_time) in (int, float):
+                        index = stats.event_count
+                        stats.event_count = index + 1
+                        yield new_record((key, value, metadata, float(raw_time), number, index))
+                        continue
+            record = self.event(line, number)
+            if record is not None:
+                yield record
+
+    def segments(self, line: bytes, number: int) -> Iterator[Record]:
+        """The events of a line with '\\r' in it (CRLF, progress-bar text before the event) or
+        over the length limit."""
+        for segment in line.split(b"\r"):
+            if len(segment) > MAX_LINE:
+                self.too_long(len(segment), carries_token(segment), number)
+            elif EVENT_PREFIX in segment:
+                record = self.event(segment, number)
                 if record is not None:
                     yield record
-                continue
-            # CRLF, progress-bar text before the event, or a line over the limit.
-            for segment in line.split(b"\r"):
-                if len(segment) > MAX_LINE:
-                    self.too_long(len(segment), carries_token(segment), newlines + 1)
-                elif EVENT_PREFIX in segment:
-                    record = self.event(segment, newlines + 1)
-                    if record is not None:
-                        yield record
 
     def event(self, segment: bytes, line: int) -> Record | None:
         fmt = MLLOG if MLLOG_TOKEN in segment else event_format(segment)

@@ -38,9 +38,9 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from types import CodeType, MappingProxyType
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import orjson
 import yaml
@@ -309,10 +309,9 @@ def get_official_rules(ruleset_version: str) -> OfficialRules:
 # Streaming evaluation
 
 
-@dataclass(slots=True)
-class LogLine:
-    """What rule code sees as `ll` (the official parser's LogLine). full_string is left empty:
-    no rule reads it, and messages cite the physical line instead."""
+class LogLine(NamedTuple):
+    """What rule code sees as `ll`: the official parser's LogLine, a named tuple too. full_string
+    is left empty: no rule reads it, and messages cite the physical line instead."""
 
     full_string: str
     timestamp: float
@@ -321,10 +320,17 @@ class LogLine:
     lineno: int  # 0-based index among log events, the official "line"
 
 
+# A LogLine per rule-relevant record, built without the NamedTuple's Python-level __new__.
+new_log_line = partial(tuple.__new__, LogLine)
+
+
 @dataclass(slots=True)
 class KeyCount:
-    """Occurrences of one key: what the REQ rules need, in bounded memory."""
+    """Occurrences of one key: what the REQ rules need, in bounded memory. Only an EXACTLY_ONE
+    requirement reads more than the count, so only such a key (`distinct`) keeps its first lines
+    and distinct values: the others are counted and nothing else (a cost per record)."""
 
+    distinct: bool = True
     count: int = 0
     first_value: Any = None
     first_line: int = 0
@@ -333,6 +339,9 @@ class KeyCount:
     values: list[str] = field(default_factory=list)  # distinct values as text, bounded
 
     def add(self, record: Record) -> None:
+        if not self.distinct:
+            self.count += 1
+            return
         if self.count == 0:
             self.first_value = record.value
             self.first_line = record.line
@@ -484,7 +493,10 @@ class ConfigPass:
         if rule is None:
             return
         self.current = record
-        self.count(key, record)
+        counted = self.counts.get(key)
+        if counted is None:
+            counted = self.counts[key] = KeyCount(distinct=rule.req == "EXACTLY_ONE")
+        counted.add(record)
         if key not in self.executed:
             if rule.pre is not None:
                 self.run_exec(rule.pre, "PRE", ll, record)
@@ -501,12 +513,6 @@ class ConfigPass:
         if "submission_" in key:
             self.executed.add(key)
         self.current = None
-
-    def count(self, key: str, record: Record) -> None:
-        counted = self.counts.get(key)
-        if counted is None:
-            counted = self.counts[key] = KeyCount()
-        counted.add(record)
 
     def run_check(self, rule: Rule, ll: LogLine, record: Record) -> None:
         try:
@@ -759,26 +765,40 @@ class ConfigPass:
 
 class ReplayStream:
     """Feeds one pass over the records to a set of config passes. Passes enqueued while it runs
-    first replay the kept records; when those were dropped, they wait for a re-read."""
+    first replay the kept records; when those were dropped, they wait for a re-read.
+
+    A record goes only to the passes whose config has a rule for its key (`routes`, in the order
+    the passes became active): most records concern one config of the three or four running."""
 
     def __init__(self, session: RuleSession, passes: list[ConfigPass]) -> None:
         self.session = session
-        self.active = list(passes)
+        self.routes: dict[str, list[ConfigPass]] = {}
         self.pending: list[ConfigPass] = []
         self.deferred: list[ConfigPass] = []
         self.buffer: list[tuple[LogLine, Record]] | None = []
         self.buffered_bytes = 0
+        for config_pass in passes:
+            self.activate(config_pass)
+
+    def activate(self, config_pass: ConfigPass) -> None:
+        config = config_pass.config
+        for key in (*config.keys, "eval_accuracy") if config.aggregate_by else config.keys:
+            passes = self.routes.setdefault(key, [])
+            if config_pass not in passes:
+                passes.append(config_pass)
 
     def feed(self, ll: LogLine, record: Record) -> None:
-        if self.buffer is not None:
+        buffer = self.buffer
+        if buffer is not None:
             self.buffered_bytes += json_size(record)
-            if len(self.buffer) >= MAX_REPLAY_RECORDS or self.buffered_bytes > MAX_REPLAY_BYTES:
+            if len(buffer) >= MAX_REPLAY_RECORDS or self.buffered_bytes > MAX_REPLAY_BYTES:
                 self.buffer = None  # free it: a later enqueue re-reads the file
             else:
-                self.buffer.append((ll, record))
-        for config_pass in self.active:
+                buffer.append((ll, record))
+        for config_pass in self.routes.get(ll.key, ()):
             config_pass.feed(ll, record)
-        self.catch_up()
+        if self.pending:
+            self.catch_up()
 
     def catch_up(self) -> None:
         while self.pending:
@@ -788,7 +808,7 @@ class ReplayStream:
                 continue
             for ll, record in self.buffer:
                 config_pass.feed(ll, record)
-            self.active.append(config_pass)
+            self.activate(config_pass)
 
 
 class RuleSession:
@@ -801,13 +821,15 @@ class RuleSession:
         self, rules: OfficialRules, *, file: str, reopen: Callable[[], Iterator[Record]] | None
     ) -> None:
         self.rules = rules
+        self.relevant_keys = rules.relevant_keys
+        self.timestamp_scale = rules.timestamp_scale
         self.file = file
         self.reopen = reopen
         self.events = 0
         self.passes: list[ConfigPass] = []  # in creation order
         self.stream = ReplayStream(self, [])
         self.root = self.new_pass(load_config(rules.entry), parent=None)
-        self.stream.active.append(self.root)
+        self.stream.activate(self.root)
 
     def finding(self, severity: str, code: str, message: str, **where: Any) -> Finding:
         return Finding(
@@ -859,18 +881,11 @@ class RuleSession:
 
     def feed(self, record: Record) -> None:
         self.events += 1
-        if record.key not in self.rules.relevant_keys:
+        key, value, metadata, time_ms, _, index = record
+        if key not in self.relevant_keys:
             return  # no config of the ruleset has a rule for it: it changes nothing
-        self.stream.feed(self.log_line(record), record)
-
-    def log_line(self, record: Record) -> LogLine:
-        return LogLine(
-            "",
-            record.time_ms * self.rules.timestamp_scale,
-            record.key,
-            {"value": record.value, "metadata": record.metadata},
-            record.index,
-        )
+        ll = new_log_line(("", time_ms * self.timestamp_scale, key, {"value": value, "metadata": metadata}, index))
+        self.stream.feed(ll, record)
 
     def finish(self) -> tuple[bool, list[Finding]]:
         """(compliant, findings). Findings about a key come only from the last config (in the
@@ -928,8 +943,10 @@ class RuleSession:
         live = self.stream
         self.stream = ReplayStream(self, deferred)
         for record in self.reopen():
-            if record.key in self.rules.relevant_keys:
-                self.stream.feed(self.log_line(record), record)
+            if record.key in self.relevant_keys:
+                key, value, metadata, time_ms, _, index = record
+                value = {"value": value, "metadata": metadata}
+                self.stream.feed(new_log_line(("", time_ms * self.timestamp_scale, key, value, index)), record)
         leftover = self.stream.deferred
         self.stream = live
         self.stream.deferred = leftover  # enqueued late during the re-read: read again
@@ -1040,7 +1057,7 @@ def safe_equal(a: Any, b: Any) -> bool:
 
 def json_size(record: Record) -> int:
     try:
-        return len(orjson.dumps(record.value)) + len(orjson.dumps(record.metadata))
+        return len(orjson.dumps((record.value, record.metadata)))
     except (orjson.JSONEncodeError, TypeError):  # integers beyond 64 bits, very deep nesting
         return MAX_REPLAY_BYTES // 1000
 

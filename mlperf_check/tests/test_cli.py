@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from mlperf_check import cli
+from mlperf_check.output import github_annotation
+from mlperf_check.report import ERROR, INFO, Finding
+from mlperf_check.tests.archives import tar_file, tar_special, write_tar
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_data"
@@ -34,7 +37,11 @@ def test_it_prints_the_documented_json_document():
     assert (document["ruleset"], document["submitter"]) == ("1.0.0", "Fujitsu")
     assert {s["system"] for s in document["systems"]} >= {"gx_A100x4_mxnet_NGC_21.04"}
     (result,) = document["results"]
-    assert (result["system"], result["benchmark"], result["division"]) == ("gx_A100x4_mxnet_NGC_21.04", "ssd", "closed")
+    assert (result["system"], result["benchmark"], result["division"]) == (
+        "gx_A100x4_mxnet_NGC_21.04",
+        "ssd",
+        "closed",
+    )
     assert result["score_minutes"] == pytest.approx(21.899766666666665, rel=1e-12)
     assert result["rcp"] == result["rcp"] | {"status": "pass_smaller_batch", "scaling_factor": 1.0}
     assert len(result["runs"]) == 5
@@ -78,6 +85,88 @@ def test_it_refuses_an_unsafe_tarball_with_exit_2(tmp_path):
     assert not (tmp_path.parent / "escape.txt").exists()
 
 
+def test_an_unsafe_archive_is_one_error_finding_in_the_json_document(tmp_path):
+    archive = write_tar(
+        tmp_path / "evil.tar.gz",
+        [
+            tar_file("Evil/systems/ok.json", b"{}"),
+            tar_special("Evil/systems/passwd.json", tarfile.SYMTYPE, "/etc/passwd"),
+        ],
+        "tar.gz",
+    )
+    status, out, err = check(str(archive), "--format", "json")
+    assert status == 2 and "symbolic link" in err
+    document = json.loads(out)
+    assert (document["systems"], document["results"]) == ([], [])
+    (finding,) = document["findings"]
+    assert finding | {"message": ""} == finding | {
+        "severity": "error",
+        "code": "ARCHIVE_SYMLINK",
+        "file": "Evil/systems/passwd.json",
+        "line": None,
+        "message": "",
+    }
+    assert "is a symbolic link" in finding["message"]
+
+
+def test_a_path_that_is_no_package_is_one_error_finding_in_the_json_document(tmp_path):
+    status, out, _ = check(str(tmp_path / "missing"), "--json")
+    assert status == 2
+    assert [f["code"] for f in json.loads(out)["findings"]] == ["PACKAGE_NOT_FOUND"]
+
+
+def test_a_round_folder_prints_one_json_line_per_submitter_like_each_submitter_alone():
+    status, out, _ = check(str(SAMPLE / "training-v1.0"), "--format", "json", "--jobs", "2")
+    lines = out.splitlines()
+    submitters = sorted(p.name for p in (SAMPLE / "training-v1.0").iterdir() if p.is_dir())
+    assert [json.loads(line)["submitter"] for line in lines] == submitters
+    assert status == 1  # Intel's package has errors
+    for line, submitter in zip(lines, submitters, strict=True):
+        _, alone, _ = check(str(SAMPLE / "training-v1.0" / submitter), "--json", "--jobs", "1")
+        assert json.loads(line) == json.loads(alone)
+
+
+def test_a_round_folder_in_text_ends_with_a_count_and_draws_no_bar_when_piped():
+    status, out, err = check(str(SAMPLE / "training-v0.7"))
+    assert status == 1
+    assert out.splitlines()[-1] == "4 submitters checked, 2 with errors"
+    assert err == ""  # not a terminal: no progress bar
+
+
+def test_jobs_must_be_a_positive_number():
+    assert check(str(SAMPLE / "training-v1.0/Fujitsu"), "--jobs", "0")[0] == 2
+
+
+def test_github_format_prints_one_annotation_per_finding_with_paths_from_the_working_directory():
+    status, out, _ = check(str(SAMPLE / "training-v1.0/Intel"), "--format", "github")
+    _, document, _ = check(str(SAMPLE / "training-v1.0/Intel"), "--json")
+    report = json.loads(document)
+    findings = (
+        report["findings"]
+        + [f for part in report["systems"] + report["results"] for f in part["findings"]]
+        + [f for r in report["results"] for run in r["runs"] for f in run["findings"]]
+    )
+    annotations = out.splitlines()[:-1]
+    assert status == 1
+    assert len(annotations) == len(findings)
+    assert sum(a.startswith("::error ") for a in annotations) == sum(
+        f["severity"] == "error" for f in findings
+    )
+    mismatch = next(a for a in annotations if "title=LOG_DIVISION_MISMATCH" in a)
+    assert mismatch.startswith(
+        "::error file=" + str(SAMPLE / "training-v1.0/Intel/results/4-nodes-32s-8376H-pytorch/")
+    )
+
+
+def test_github_annotations_escape_data_and_properties_as_the_actions_toolkit_does():
+    finding = Finding(ERROR, "CODE:1,2", "100% bad\r\nnext line", file="results/a,b:c/result_0.txt", line=7)
+    assert github_annotation(finding, "pkg") == (
+        "::error file=pkg/results/a%2Cb%3Ac/result_0.txt,line=7,title=CODE%3A1%2C2::100%25 bad%0D%0Anext line"
+    )
+    note = Finding(INFO, "NOTE", "no file")
+    assert github_annotation(note, "pkg") == "::notice title=NOTE::no file"
+
+
 def test_it_runs_as_a_module_without_django():
     completed = subprocess.run(
         [sys.executable, "-m", "mlperf_check", str(SAMPLE / "training-v0.7/Inspur"), "--json"],
@@ -114,7 +203,9 @@ def test_it_reports_when_the_logs_do_not_tell_the_ruleset(tmp_path):
     assert status == 1
     codes = {f["code"] for f in document["findings"]}
     assert "RULESET_UNDETERMINED" in codes
-    assert {f["code"] for r in document["results"] for run in r["runs"] for f in run["findings"]} >= {"RUN_NO_EVENTS"}
+    assert {f["code"] for r in document["results"] for run in r["runs"] for f in run["findings"]} >= {
+        "RUN_NO_EVENTS"
+    }
 
 
 def test_it_reports_progress_per_file_and_per_package_checker():
@@ -127,3 +218,49 @@ def test_it_reports_progress_per_file_and_per_package_checker():
     checking = [c for c in calls if c[0] == "checking"]
     assert parsing == [("parsing", n, 5) for n in range(1, 6)]
     assert checking[-1] == ("checking", len(checkers_of_scope("package")), len(checkers_of_scope("package")))
+
+
+def test_a_round_folder_on_a_terminal_shows_a_progress_bar():
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    controller, terminal = pty.openpty()
+    # A new pseudo-terminal is 0 columns wide, where the bar has no room at all.
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mlperf_check", str(SAMPLE / "training-v0.7"), "--format", "json"],
+        cwd=REPO,
+        stdout=terminal,
+        stderr=terminal,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    os.close(terminal)
+    shown = b""
+    while True:  # read while it runs: a full terminal buffer would block the command
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # EIO: the command exited and everything was read
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(controller)
+    assert process.wait(60) == 1
+    assert b"4/4" in shown and b"submitter" in shown
+
+
+def test_manage_py_check_package_is_the_same_command():
+    folder = str(SAMPLE / "training-v1.0/Intel")
+    completed = subprocess.run(
+        [sys.executable, "manage.py", "check_package", folder, "--format", "json", "--jobs", "1"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "DJANGO_ENV": "development"},  # Django starts: it needs its settings
+    )
+    _, direct, _ = check(folder, "--format", "json")
+    assert completed.returncode == 1, completed.stderr
+    assert json.loads(completed.stdout) == json.loads(direct)

@@ -16,6 +16,7 @@ from mlperf_check.package import (
     natural_sorted,
 )
 from mlperf_check.systems import load_system
+from mlperf_check.tests.corpus import training_rounds
 
 SYSTEM = '{"system_name": "sys1", "division": "closed"}'
 
@@ -260,7 +261,7 @@ def test_it_returns_an_empty_package_for_an_empty_or_missing_folder(tmp_path):
 @pytest.mark.corpus
 def test_it_discovers_and_loads_every_corpus_submitter_without_raising(corpus):
     totals = {}
-    for round_ in ("v0.5", "v0.6", "v0.7", "v1.0"):
+    for round_, _ in training_rounds(corpus):
         folders = sorted(p for p in (corpus / round_).iterdir() if p.is_dir())
         assert not looks_like_submitter_folder(corpus / round_)
         for folder in folders:
@@ -271,8 +272,8 @@ def test_it_discovers_and_loads_every_corpus_submitter_without_raising(corpus):
                 load_system(package, system_id)
             totals[round_] = totals.get(round_, 0) + sum(len(b.result_files) for b in package.benchmark_dirs)
     # MANIFEST: v0.7 has 430 result_*.txt of which 15 Alibaba ones sit outside a benchmark folder;
-    # v1.0 has 470 of which 10 are Habana's nested copies.
-    assert totals == {"v0.5": 190, "v0.6": 195, "v0.7": 415, "v1.0": 460}
+    # v1.0 has 470 of which 10 are Habana's nested copies; v3.0 has 165.
+    assert totals == {"v0.5": 190, "v0.6": 195, "v0.7": 415, "v1.0": 460, "v3.0": 165}
 
 
 @pytest.mark.corpus

@@ -460,3 +460,47 @@ def test_it_refuses_to_extract_into_a_folder_that_is_not_empty(tmp_path: Path) -
         extract_archive(archive, dest)
 
     assert [path.name for path in dest.iterdir()] == ["keep.txt"]
+
+
+# --- zip64 and lying entry counts (issue 14) --------------------------------------------------
+
+
+def _many_entry_zip(path: Path, count: int) -> Path:
+    """`count` empty members, stored: past 0xFFFF entries zipfile writes zip64 end records."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        for n in range(count):
+            archive.writestr(f"P/{n:x}", b"")
+    return path
+
+
+@pytest.mark.slow
+def test_a_zip64_entry_count_bomb_is_refused_before_the_central_directory_is_loaded(tmp_path):
+    import tracemalloc
+
+    path = _many_entry_zip(tmp_path / "bomb.zip", 70_000)
+    assert path.read_bytes().find(b"PK\x06\x06") > 0  # a zip64 end record: the classic count says 0xFFFF
+    tracemalloc.start()
+    try:
+        with pytest.raises(UnsafeArchive) as refused:
+            validate_archive(path, ArchiveLimits(max_members=20_000))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert refused.value.reason == "too_many_members" and "70000 members" in str(refused.value)
+    assert peak < 2 * MiB  # zipfile's ZipInfo per entry would be tens of MB
+
+
+def test_a_zip_whose_end_record_understates_its_entries_is_refused_by_counting_the_directory(tmp_path):
+    path = _many_entry_zip(tmp_path / "liar.zip", 50)
+    data = bytearray(path.read_bytes())
+    end = data.rfind(b"PK\x05\x06")
+    data[end + 8 : end + 12] = (1).to_bytes(2, "little") * 2  # "1 entry" on this disk and in all
+    path.write_bytes(bytes(data))
+    with pytest.raises(UnsafeArchive) as refused:
+        validate_archive(path, ArchiveLimits(max_members=10))
+    assert refused.value.reason == "too_many_members" and "more than 10" in str(refused.value)
+
+
+def test_a_zip_with_exactly_the_member_limit_passes_the_count(tmp_path):
+    path = write_zip(tmp_path / "ok.zip", [(f"Pkg/{n}.txt", b"x") for n in range(10)])
+    assert validate_archive(path, ArchiveLimits(max_members=10)).files == 10

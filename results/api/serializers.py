@@ -54,8 +54,10 @@ class ResultSerializer(serializers.ModelSerializer):
     class Meta:
         model = Result
         fields = ["result_id", "round", "benchmark", "organization", "submission_version", "division", "system",
-                  "score_minutes", "mean_minutes", "scaling_factor", "score_note", "dropped_runs", "rcp_status",
-                  "rcp", "global_batch_size", "converge_mean", "folder", "url"]
+                  "score_minutes", "mean_minutes", "scaling_factor", "factor_source", "computed_score_minutes",
+                  "computed_scaling_factor", "shipped_scaling_factor", "score_note", "dropped_runs", "rcp_status",
+                  "rcp", "global_batch_size", "converge_mean", "folder", "url",
+                  "scenario", "metric_value", "metric_unit", "metric_direction", "valid", "inference"]
 
     def get_system(self, result) -> dict:
         system = result.system

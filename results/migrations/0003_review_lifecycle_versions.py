@@ -41,11 +41,12 @@ class Migration(migrations.Migration):
             field=models.CharField(choices=[('draft', 'Draft'), ('open', 'Open for submissions'), ('review', 'In review'), ('final', 'Final (frozen)'), ('published', 'Published')], default='draft', max_length=16),
         ),
         migrations.RunSQL(
+            # Plain SQL that PostgreSQL and SQLite (make run) both accept: no alias on the UPDATE.
             """
-            UPDATE results_submission s SET written_at = s.updated_at
-            WHERE NOT EXISTS (SELECT 1 FROM ingest_upload u WHERE u.submission_id = s.id)
+            UPDATE results_submission SET written_at = updated_at
+            WHERE NOT EXISTS (SELECT 1 FROM ingest_upload u WHERE u.submission_id = results_submission.id)
                OR EXISTS (SELECT 1 FROM ingest_upload u JOIN ingest_ingestjob j ON j.upload_id = u.id
-                          WHERE u.submission_id = s.id AND j.state = 'done')
+                          WHERE u.submission_id = results_submission.id AND j.state = 'done')
             """,
             migrations.RunSQL.noop,
         ),

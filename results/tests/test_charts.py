@@ -1,7 +1,5 @@
 """Chart builders are pure: values in, Plotly figure dicts and their plotted rows out."""
 
-import math
-
 import pytest
 
 from results import charts
@@ -87,7 +85,7 @@ def test_it_shows_dropped_and_failed_runs_in_the_run_strip():
 
 
 def test_it_plots_batch_size_against_epochs():
-    chart = charts.batch_size([point("1", 10, 8), point("2", 5, 64, converge=None)], "resnet")
+    chart = charts.batch_size([point("1", 10, 8), point("2", 5, 64, converge=None)], "resnet", unit="epochs")
     assert chart.rows[0]["batch_size"] == 2048 and len(chart.rows) == 1
 
 
@@ -107,8 +105,9 @@ def test_it_tracks_progress_across_rounds_and_annotates_target_changes():
     best, fixed, scale = charts.round_over_round(entries, targets, fixed_scale=8)
     assert [(r["round"], r["minutes"], r["target_changed"]) for r in best.rows] == [("0.5", 10.0, False),
                                                                                      ("0.6", 2.0, True)]
-    annotation = best.figure["layout"]["annotations"][0]
-    assert annotation["y"] == pytest.approx(math.log10(2.0)) and "0.749 → 0.759" in annotation["hovertext"]
+    trace = best.figure["data"][0]
+    assert trace["marker"]["symbol"] == ["circle", "diamond-open"]  # the changed target marks its point
+    assert "0.749 → 0.759" in trace["text"][1]
     assert fixed.rows[0]["speedup"] == pytest.approx(1.25) and fixed.rows[0]["target_changed"]
     assert [r["accelerators"] for r in scale.rows] == [512, 2048]
 
@@ -117,3 +116,81 @@ def test_it_returns_empty_charts_without_data():
     assert charts.time_to_train([], "x").empty
     assert charts.scaling([], "x").figure["data"] == []
     assert all(chart.empty for chart in charts.round_over_round([], [], 8))
+
+
+HOSTILE = '<a href="https://evil.example/">x</a><span style="font-size:90px">big</span> & <b>'
+
+
+def test_it_escapes_submitter_strings_that_plotly_would_render_as_markup():
+    hostile = point("1.0-0001", 10.0, 8, submitter=HOSTILE, system=HOSTILE, accelerator=HOSTILE)
+    figures = [
+        charts.time_to_train([hostile], "resnet").figure,
+        charts.scaling([hostile, dict(hostile, result_id="1.0-0002", accelerators=16, minutes=6.0)], "resnet").figure,
+        charts.scaling([hostile], "resnet", colour_by="submitter").figure,
+        charts.batch_size([hostile], "resnet", unit="epochs").figure,
+        charts.convergence([{"run": HOSTILE, "scoring": "counted", "curve": [[1, 0.8, 3]]}], metric=HOSTILE,
+                           targets={"": 0.7}, higher_is_better=True).figure,
+        charts.run_times([{"run": HOSTILE, "minutes": 3.0, "scoring": "failed", "reason": HOSTILE}]).figure,
+        *(c.figure for c in charts.round_over_round(
+            [{"round": "1.0", "benchmark": HOSTILE, "minutes": 3.0, "accelerators": 8, "system": HOSTILE,
+              "submitter": HOSTILE, "result_id": "1.0-1"}], [], 8)),
+    ]
+    for figure in figures:
+        for trace in figure["data"]:
+            for key in ("name", "text", "hovertemplate", "customdata"):
+                values = trace.get(key)
+                for value in values if isinstance(values, list) else [values]:
+                    if isinstance(value, str):
+                        assert "<a " not in value and "<span" not in value and "& " not in value, (key, value)
+    assert "&lt;a href=" in charts.scaling([hostile], "resnet", colour_by="submitter").figure["data"][0]["name"]
+
+
+def test_scaling_families_never_mix_divisions():
+    chart = charts.scaling([point("1", 10.0, 16), point("2", 12.0, 16, division="open"),
+                            point("3", 6.0, 32, division="open")], "bert")
+    rows = {r["result_id"]: r for r in chart.rows}
+    assert rows["1"]["speedup"] is None  # the closed result has no family at another scale
+    assert rows["3"]["speedup"] == pytest.approx(2.0) and rows["3"]["family_base_accelerators"] == 16
+
+
+def test_time_to_train_gives_axis_space_only_to_categories_with_points():
+    chart = charts.time_to_train([point("1", 10.0)], "resnet", category_order=["Available cloud", "Available on-premise"])
+    assert chart.figure["layout"]["xaxis"]["categoryarray"] == ["Available on-premise"]
+
+
+def test_every_chart_gives_a_benchmark_the_same_colour():
+    entries = [{"round": r, "benchmark": b, "minutes": m, "accelerators": 8, "system": "s", "submitter": "A",
+                "result_id": f"{r}-{b}"} for r, b, m in [("0.7", "bert", 5.0), ("1.0", "bert", 3.0),
+                                                         ("1.0", "transformer", 2.0)]]
+    best, _, _ = charts.round_over_round(entries, [], 8)
+    colours = {t["name"]: t["line"]["color"] for t in best.figure["data"]}
+    assert colours["bert"] != colours["transformer"]
+    best_alone, _, _ = charts.round_over_round([e for e in entries if e["benchmark"] == "bert"], [], 8)
+    assert best_alone.figure["data"][0]["line"]["color"] == colours["bert"]
+
+
+def test_headlines_compare_the_newest_round_with_the_previous_one():
+    def entry(round_, benchmark, minutes):
+        return {"round": round_, "benchmark": benchmark, "minutes": minutes, "accelerators": 8, "system": "s",
+                "submitter": "A", "result_id": f"{round_}-{benchmark}-{minutes}"}
+
+    entries = [entry("0.7", "bert", 50.0), entry("1.0", "bert", 25.0), entry("1.0", "bert", 30.0),
+               entry("0.7", "ssd", 10.0), entry("1.0", "ssd", 8.0), entry("1.0", "unet3d", 40.0)]
+    targets = [{"round": "0.7", "benchmark": "ssd", "target": 0.212}, {"round": "1.0", "benchmark": "ssd", "target": 0.23}]
+    chart = charts.headlines(entries, targets)
+    rows = {r["benchmark"]: r for r in chart.rows}
+    assert rows["bert"]["minutes"] == 25.0 and rows["bert"]["change"] == "2.00× faster"
+    assert rows["ssd"]["change"] == "quality target changed: not comparable"
+    assert rows["unet3d"]["change"] == "new benchmark" and rows["unet3d"]["previous_minutes"] is None
+    assert [t["name"] for t in chart.figure["data"]] == ["best in v0.7", "best in v1.0"]
+    assert charts.headlines([], []).empty
+
+
+def test_the_pareto_frontier_holds_the_results_nothing_beats_with_as_few_accelerators():
+    chart = charts.pareto([point("a", 100.0, 8), point("b", 120.0, 16), point("c", 40.0, 32), point("d", 30.0, 32),
+                           point("e", 50.0, 64), point("o", 90.0, 8, division="open")], "resnet")
+    frontier = {r["result_id"] for r in chart.rows if r["on_frontier"]}
+    assert frontier == {"a", "d", "o"}  # b is slower than a with more; c is beaten by d; e by d with fewer
+    names = [t["name"] for t in chart.figure["data"]]
+    assert names == ["closed division", "closed division: frontier", "open division", "open division: frontier"]
+    assert chart.figure["data"][1]["x"] == [8, 32]

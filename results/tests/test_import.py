@@ -49,6 +49,12 @@ def test_it_imports_a_round_with_scores_runs_and_findings(sample_data):
     assert intel.division == "open" and intel.accelerators_count == 0
     assert Finding.objects.filter(code="LOG_DIVISION_MISMATCH", line__isnull=False).exists()
     assert Submission.objects.filter(is_published=True).count() == 7
+    assert round_.publish_at.date().isoformat() == "2021-06-30"  # the real date, from the ruleset catalog
+
+
+def test_it_takes_the_publication_date_on_the_command_line(sample_data):
+    import_round(sample_data / "training-v1.0", "training-v1.0", "--publish", "--published-at", "2021-07-01")
+    assert Round.objects.get(version="1.0").publish_at.date().isoformat() == "2021-07-01"
 
 
 def test_it_is_idempotent(sample_data):

@@ -4,6 +4,7 @@ import csv
 import io
 
 import pytest
+from django.core.cache import cache
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.urls import reverse
@@ -139,7 +140,7 @@ def test_it_shows_every_run_findings_and_rcp_on_the_result_page(client, world):
     assert "SEED_REPEATED" in html
     assert "RCP mean" in html
     flagged = result.runs.get(file=result.findings.get().file)
-    assert f"/logs/{flagged.sha256}/#L7" in html  # the finding links to its log line
+    assert f"/logs/{flagged.sha256}/?page=1#L7" in html  # the finding links to its log line, on its page
     assert "opt_base_learning_rate" in html
     assert 'id="figure-convergence"' in html and 'id="figure-run-times"' in html
     assert "Review" not in html and "Verification" not in html
@@ -214,7 +215,7 @@ def test_it_compares_systems(client, world):
 
 def test_it_searches_systems_submitters_and_accelerators(client, world):
     response = client.get("/search/", {"q": "tpu"})
-    assert [a["accelerator_model_name"] for a in response.context["accelerators"]] == ["TPU v4"]
+    assert [a["label"] for a in response.context["accelerators"]] == ["TPU v4"]
     assert [s["system_id"] for s in response.context["systems"]] == ["vm"]
     response = client.get("/search/", {"q": "alpha"})
     assert [s["submission__organization__slug"] for s in response.context["submitters"]] == ["alpha"]
@@ -255,7 +256,17 @@ def test_it_lists_public_pages_in_the_sitemap(client, world):
     "/results/1.0-0001/", "/systems/alpha/dgx/", "/search/?q=a", "/progress/training/",
     "/compare/?result=1.0-0001&result=1.0-0004", "/rounds/training-v1.0/resnet/charts/scaling.json",
 ])
-def test_it_runs_a_constant_number_of_queries(client, world, url, django_assert_max_num_queries):
+def test_it_runs_a_constant_number_of_queries(client, world, url):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries() -> int:
+        cache.clear()
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(url).status_code == 200
+        return len(captured)
+
+    before = queries()
     # Double the data: the query count must not grow with it.
     for index in range(6):
         sub = make_submission(world["round"], make_org(f"Extra {index}"))
@@ -263,8 +274,7 @@ def test_it_runs_a_constant_number_of_queries(client, world, url, django_assert_
             system = make_system(sub, f"x{index}-{n}")
             make_result(system, "resnet", minutes=10.0 + n)
             make_result(system, "bert", minutes=12.0 + n)
-    with django_assert_max_num_queries(8):
-        assert client.get(url).status_code == 200
+    assert queries() == before <= 12
 
 
 def test_it_marks_failed_runs(client, world):
@@ -285,5 +295,194 @@ def test_it_caches_public_pages_until_the_data_changes(client, world, django_use
     make_result(make_system(sub, "new", name="Brand New System"), "resnet", minutes=5.0)
     assert "Brand New System" in client.get("/rounds/training-v1.0/").content.decode()
     client.force_login(django_user_model.objects.create_user("visitor"))
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(14):  # the page's fixed set, plus the header's Submit link and inbox count
         assert client.get("/rounds/training-v1.0/").status_code == 200  # logged in: never from the cache
+
+
+def test_the_log_page_of_a_20_mb_log_of_empty_lines_stays_small_and_pages(client, world):
+    # The attack: a log that ends in megabytes of newlines made the page build 163 MB of HTML.
+    run = world["dgx_bert"].runs.first()
+    run.log_name = default_storage.save("logs/xx/newlines.txt", ContentFile(b"first\n" + b"\n" * (20 * 1024**2)))
+    run.save()
+    response = client.get(f"/logs/{run.sha256}/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert len(html) < 300_000
+    assert 'id="L1"' in html and 'id="L2000"' in html and 'id="L2001"' not in html
+    assert "page 1 of 10486" in html and f"/logs/{run.sha256}/raw" in html
+    # Line anchors work across pages: ?line= opens the page that holds the line.
+    deep = client.get(f"/logs/{run.sha256}/?line=20000000").content.decode()
+    assert 'id="L20000000"' in deep and 'id="L1"' not in deep
+    assert client.get(f"/logs/{run.sha256}/?page=999999").status_code == 404
+    assert client.get(f"/logs/{run.sha256}/?page=x").status_code == 404
+
+
+def test_the_raw_log_downloads_as_uploaded_for_those_who_may_see_it(client, world):
+    run = world["dgx_resnet"].runs.order_by("file").first()
+    response = client.get(f"/logs/{run.sha256}/raw")
+    assert response.status_code == 200 and response["Content-Type"] == "text/plain; charset=utf-8"
+    assert b"".join(response.streaming_content).startswith(b":::MLLOG line 1\n")
+    assert client.get(f"/logs/{'0' * 64}/raw").status_code == 404
+
+
+def test_finding_links_open_the_page_holding_their_line(client, world):
+    html = client.get("/results/1.0-0001/").content.decode()
+    assert "?page=1#L7" in html
+
+
+def test_a_system_name_that_is_a_spreadsheet_formula_is_neutralised_in_every_csv(client, world):
+    # The attack: a submitter names its system =HYPERLINK(...) and the CSV runs it in Excel.
+    from results.models import System
+
+    System.objects.filter(system_id="dgx").update(
+        name='=HYPERLINK("http://evil.example","x")', framework="+cmd|' /C calc'!A0", notes="\tnote",
+        accelerator_model_name="@SUM(1+1)",
+    )
+    for url in ("/rounds/training-v1.0/table.csv", "/rounds/training-v1.0/summary.csv"):
+        rows = list(csv.DictReader(io.StringIO(client.get(url).content.decode())))
+        dgx = next(row for row in rows if row["system_id"] == "dgx")
+        assert dgx["system"] == "'=HYPERLINK(\"http://evil.example\",\"x\")"
+        assert dgx["framework"].startswith("'+cmd")
+        assert dgx["accelerator_model_name"] == "'@SUM(1+1)"
+        assert dgx["notes"] == "'\tnote"
+        for row in rows:
+            for value in row.values():
+                assert not value or value[0] not in "=+@\t\r", (url, value)
+
+
+def test_negative_numbers_stay_numbers_in_csv():
+    from results.tables import neutralise_formula
+
+    assert neutralise_formula("-1.5") == "-1.5" and neutralise_formula(-2) == -2
+    assert neutralise_formula("-1+2") == "'-1+2" and neutralise_formula("\rx") == "'\rx"
+
+
+def test_bert_counts_samples_as_its_rcp_rules_do(client, world):
+    """BERT logs differ: some put the sample count in epoch_num, NVIDIA's code logs epoch_num 1."""
+    result = world["dgx_bert"]
+    result.converge_mean = 2561296.375
+    result.rcp = {**result.rcp, "submission_mean": 2561296.375, "rcp_mean": 2793952.0}
+    result.save()
+    runs = list(result.runs.order_by("pk"))
+    runs[0].epochs_to_target, runs[0].global_batch_size = 1927522.0, 3264  # a sample count in epoch_num
+    runs[1].epochs_to_target, runs[1].global_batch_size = 1.0, 3264  # epoch 1: no sample count in the log
+    for run in runs[:2]:
+        run.save()
+    html = client.get("/results/1.0-0002/").content.decode()
+    assert "Samples to target" in html and "Epochs to target" not in html
+    assert "1,927,522" in html and ">1.0<" not in html
+    assert "2,561,296 samples" in html and "2,793,952 samples" in html and "2793952.0000" not in html
+    page = client.get("/rounds/training-v1.0/bert/")
+    assert "Samples to converge" in page.content.decode()
+    assert page.context["charts"][2].figure["layout"]["yaxis"]["title"]["text"].startswith("Samples")
+    resnet = client.get("/rounds/training-v1.0/resnet/")
+    assert resnet.context["charts"][2].figure["layout"]["yaxis"]["title"]["text"].startswith("Epochs")
+
+
+def test_runs_are_listed_in_natural_order(client, world):
+    result = world["dgx_resnet"]
+    for run, name in zip(result.runs.order_by("pk"), ["result_10.txt", "result_2.txt", "result_1.txt",
+                                                      "result_0.txt", "result_11.txt"], strict=True):
+        run.file = f"results/dgx/resnet/{name}"
+        run.save()
+    response = client.get("/results/1.0-0001/")
+    assert [r.file.rsplit("/", 1)[1] for r in response.context["runs"]] == [
+        "result_0.txt", "result_1.txt", "result_2.txt", "result_10.txt", "result_11.txt"]
+
+
+def test_compare_formats_numbers_with_their_unit(client, world):
+    html = client.get("/compare/?result=1.0-0001&result=1.0-0002").content.decode()
+    assert "40 epochs" in html and "40 samples" in html
+
+
+def test_home_leads_with_pictures_and_real_publication_dates(client, world):
+    import datetime
+
+    round_ = world["round"]
+    round_.publish_at = datetime.datetime(2021, 6, 30, tzinfo=datetime.UTC)
+    round_.save()
+    response = client.get("/")
+    html = response.content.decode()
+    assert "June 2021" in html
+    assert 'id="figure-headlines"' in html and 'id="figure-best-time"' in html
+    assert "/progress/training/charts/headlines.csv" in html
+    csv_text = client.get("/progress/training/charts/headlines.csv").content.decode()
+    assert csv_text.startswith("benchmark,round,minutes") and "1.0-0003" in csv_text  # the fastest resnet
+
+
+def test_a_benchmark_nobody_entered_says_so_and_is_not_linked(client, world):
+    from .factories import make_benchmark
+
+    make_benchmark(world["round"], "minigo")
+    round_page = client.get("/rounds/training-v1.0/").content.decode()
+    assert "minigo (no results)" in round_page and "/rounds/training-v1.0/minigo/" not in round_page
+    assert "/rounds/training-v1.0/minigo/" not in client.get("/sitemap.xml").content.decode()
+    page = client.get("/rounds/training-v1.0/minigo/")
+    html = page.content.decode()
+    assert page.status_code == 200 and "nothing to rank or plot" in html
+    assert "plotly" not in html and 'id="ranked"' not in html
+
+
+def test_the_benchmark_page_draws_the_pareto_frontier_with_its_csv(client, world):
+    html = client.get("/rounds/training-v1.0/resnet/").content.decode()
+    assert 'id="figure-pareto"' in html and "charts/pareto.csv" in html
+    rows = list(csv.DictReader(io.StringIO(client.get("/rounds/training-v1.0/resnet/charts/pareto.csv")
+                                           .content.decode())))
+    assert {r["result_id"]: r["on_frontier"] for r in rows if r["division"] == "closed"} == {
+        "1.0-0001": "True", "1.0-0004": "True", "1.0-0003": "True"}
+
+
+def test_imported_results_link_to_the_rounds_public_repository(client, world):
+    submission = world["dgx_resnet"].submission
+    submission.source = "/data/training_results_v1.0/Alpha Inc"
+    submission.save()
+    html = client.get("/results/1.0-0001/").content.decode()
+    assert "https://github.com/mlcommons/training_results_v1.0/blob/main/Alpha%20Inc/systems/dgx.json" in html
+    assert "https://github.com/mlcommons/training_results_v1.0/blob/master/Alpha%20Inc/benchmarks" in html
+    assert "system description</a>" in client.get("/systems/alpha/dgx/").content.decode()
+    submission.source = "upload:alpha.tar.gz"
+    submission.save()
+    assert "mlcommons/training_results" not in client.get("/results/1.0-0001/").content.decode()
+
+
+def test_search_lists_each_system_once_with_its_rounds_and_hides_systems_without_results(client, world):
+    make_system(world["dgx_resnet"].submission, "idle", name="DGX A100")  # same name, no result
+    twin = make_system(make_submission(world["round"], make_org("Gamma")), "dgx_twin", name="DGX A100",
+                       accelerator_model_name="NVIDIA A100-PCIe-40GB(250W)", framework="MXNet 21.05")
+    make_result(twin, "resnet", minutes=30.0)
+    response = client.get("/search/?q=dgx a100")
+    systems = response.context["systems"]
+    assert [(s["organization"], s["system_id"]) for s in systems] == [("alpha", "dgx"), ("gamma", "dgx_twin")]
+    assert systems[0]["rounds"] == [("training-v1.0", 2)] and systems[0]["ambiguous"]
+    html = response.content.decode()
+    assert "<code>dgx_twin</code>" in html and "MXNet 21.05" in html  # what tells the twins apart
+
+
+def test_accelerator_spellings_are_one_choice_for_filtering(client, world):
+    spelled = make_system(world["dgx_resnet"].submission, "pcie", name="PCIe box",
+                          accelerator_model_name="NVIDIA A100-PCIE-40GB (250W)")
+    other = make_system(world["dgx_resnet"].submission, "pcie2", name="PCIe box 2",
+                        accelerator_model_name="NVIDIA A100-PCIe-40GB(250W)")
+    make_result(spelled, "resnet", minutes=40.0)
+    make_result(other, "resnet", minutes=41.0)
+    make_result(make_system(world["dgx_resnet"].submission, "pcie3", name="PCIe box 3",
+                            accelerator_model_name="NVIDIA A100-PCIE-40GB (250W)"), "bert", minutes=42.0)
+    response = client.get("/rounds/training-v1.0/")
+    labels = [label for _, label in response.context["table"].options["accelerators"]]
+    assert labels.count("NVIDIA A100-PCIE-40GB (250W)") == 1 and "NVIDIA A100-PCIe-40GB(250W)" not in labels
+    filtered = client.get("/rounds/training-v1.0/?accelerator=nvidiaa100-pcie-40gb(250w)")
+    assert {row["system"] for row in filtered.context["table"].rows} == {"PCIe box", "PCIe box 2", "PCIe box 3"}
+    search = client.get("/search/?q=pcie").context["accelerators"]
+    assert len(search) == 1 and sorted(search[0]["spellings"]) == ["NVIDIA A100-PCIE-40GB (250W)",
+                                                                   "NVIDIA A100-PCIe-40GB(250W)"]
+    system_page = client.get("/systems/alpha/pcie2/").content.decode()
+    assert "NVIDIA A100-PCIe-40GB(250W)" in system_page  # the raw spelling where the system is shown
+
+
+def test_compare_names_unknown_ids_and_columns_can_be_removed(client, world):
+    response = client.get("/compare/?result=1.0-0001&result=9.9-9999&result=1.0-0003&result=1.0-0004")
+    html = response.content.decode()
+    assert response.context["missing"] == ["9.9-9999"] and "<code>9.9-9999</code>" in html
+    remove = {c["key"]: c["remove_url"] for c in response.context["columns"]}
+    assert remove["1.0-0003"] == "?result=1.0-0001&result=1.0-0004"
+    assert client.get("/compare/?system=alpha/nope&system=alpha/dgx").context["missing"] == ["alpha/nope"]

@@ -5,6 +5,41 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
+# The database itself refuses to edit or delete an audit event, whatever the client.
+POSTGRESQL_TRIGGER = """
+CREATE FUNCTION review_auditevent_append_only() RETURNS trigger AS $$
+BEGIN
+    RAISE EXCEPTION 'audit events are append-only (% refused)', TG_OP;
+END;
+$$ LANGUAGE plpgsql;
+CREATE TRIGGER review_auditevent_append_only BEFORE UPDATE OR DELETE ON review_auditevent
+    FOR EACH ROW EXECUTE FUNCTION review_auditevent_append_only();
+"""
+SQLITE_TRIGGERS = [
+    f"""CREATE TRIGGER review_auditevent_no_{op.lower()} BEFORE {op} ON review_auditevent
+    BEGIN SELECT RAISE(ABORT, 'audit events are append-only ({op} refused)'); END;"""
+    for op in ("UPDATE", "DELETE")
+]
+
+
+def add_append_only_trigger(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(POSTGRESQL_TRIGGER, params=None)  # no %-interpolation of its '%'
+    elif schema_editor.connection.vendor == "sqlite":
+        for statement in SQLITE_TRIGGERS:
+            schema_editor.execute(statement)
+
+
+def drop_append_only_trigger(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(
+            "DROP TRIGGER review_auditevent_append_only ON review_auditevent;"
+            " DROP FUNCTION review_auditevent_append_only();"
+        )
+    elif schema_editor.connection.vendor == "sqlite":
+        for op in ("update", "delete"):
+            schema_editor.execute(f"DROP TRIGGER review_auditevent_no_{op}")
+
 
 class Migration(migrations.Migration):
 
@@ -121,20 +156,5 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('round', 'reviewer', 'organization'), name='assignment_unique')],
             },
         ),
-        migrations.RunSQL(
-            # The database itself refuses to edit or delete an audit event, whatever the client.
-            """
-            CREATE FUNCTION review_auditevent_append_only() RETURNS trigger AS $$
-            BEGIN
-                RAISE EXCEPTION 'audit events are append-only (% refused)', TG_OP;
-            END;
-            $$ LANGUAGE plpgsql;
-            CREATE TRIGGER review_auditevent_append_only BEFORE UPDATE OR DELETE ON review_auditevent
-                FOR EACH ROW EXECUTE FUNCTION review_auditevent_append_only();
-            """,
-            """
-            DROP TRIGGER review_auditevent_append_only ON review_auditevent;
-            DROP FUNCTION review_auditevent_append_only();
-            """,
-        ),
+        migrations.RunPython(add_append_only_trigger, drop_append_only_trigger),
     ]

@@ -50,7 +50,7 @@ def test_no_sequence_of_uploads_and_imports_overwrites_a_version(personas, open_
     written: dict[int, tuple] = {}
     for step in STEPS:
         if step == "upload":
-            response = post_upload(client_for(personas["owner"]), tarball)
+            response = post_upload(client_for(personas["owner"]), tarball, confirm_identical="true")
             assert response.status_code == 201, response.content
             job_id = IngestJob.objects.get(upload_id=response.json()["id"]).pk
             assert ingest_services.run_ingest(job_id, token=f"t{job_id}").status == "done"

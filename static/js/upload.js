@@ -13,6 +13,12 @@
     return node;
   }
 
+  function link(text, href) {
+    var a = el("a", text);
+    a.href = href;
+    return a;
+  }
+
   function humanBytes(n) {
     var units = ["B", "KB", "MB", "GB", "TB"], i = 0;
     while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
@@ -26,12 +32,14 @@
     var j = data.job;
     job.hidden = false;
     var badge = document.getElementById("job-state");
-    badge.textContent = j.state;
-    badge.className = "badge state-" + j.state;
+    // "done, 3 errors" is not a clean "done": it gets its own (not green) badge.
+    var badgeClass = "badge state-" + (j.state === "done" && j.error_count ? "done-errors" : j.state);
+    badge.textContent = j.summary;
+    badge.className = badgeClass;
     var listed = document.getElementById("upload-row-state-" + data.id);
-    if (listed) { listed.textContent = j.state; listed.className = "badge state-" + j.state; }
+    if (listed) { listed.textContent = j.summary; listed.className = badgeClass; }
     document.getElementById("job-receipt").textContent =
-      data.organization + " · " + data.round + " · version " + data.version + " · " + data.original_name +
+      data.organization_name + " · " + data.round_label + " · version " + data.version + " · " + data.original_name +
       " (" + humanBytes(data.size) + ") · sha256 " + data.sha256 + " · uploaded by " + data.uploader;
     var pct = j.state === "done" ? 100 : (j.files_total ? Math.round(100 * j.files_done / j.files_total) : 0);
     document.getElementById("job-bar").style.width = pct + "%";
@@ -54,9 +62,12 @@
     body.replaceChildren();
     data.results.forEach(function (r) {
       var tr = el("tr");
-      tr.append(el("td", r.result_id), el("td", r.system), el("td", r.benchmark), el("td", r.division),
-        el("td", r.score_minutes === null ? "—" : r.score_minutes.toFixed(3), "num"),
-        el("td", r.rcp_status), el("td", r.score_note));
+      // The same labels and links as the public result and system pages.
+      var id = el("td"); id.append(link(r.result_id, r.url));
+      var system = el("td"); system.append(link(r.system_name, r.system_url));
+      tr.append(id, system, el("td", r.benchmark), el("td", r.division),
+        el("td", r.score_minutes === null ? "n/a" : r.score_minutes.toFixed(2), "num"),
+        el("td", r.rcp_label), el("td", r.score_note));
       body.append(tr);
     });
     if (!data.results.length) {
@@ -93,7 +104,7 @@
     var row = document.createElement("tr");
     var when = el("a", new Date(receipt.created_at).toISOString().slice(0, 16).replace("T", " "));
     when.href = receipt.page_url;
-    var cells = [when, receipt.round, receipt.organization, String(receipt.version),
+    var cells = [when, receipt.round_label, receipt.organization_name, String(receipt.version),
                  receipt.original_name + " (" + humanBytes(receipt.size) + ")", receipt.uploader];
     cells.forEach(function (content, index) {
       var td = el("td", typeof content === "string" ? content : null, index === 3 ? "num" : null);
@@ -158,13 +169,21 @@
 
   form.addEventListener("submit", function (e) {
     e.preventDefault();
-    if (!chosen) return;
+    if (chosen) send(false);
+  });
+
+  // confirmIdentical: the user agreed to upload bytes identical to an earlier version again.
+  function send(confirmIdentical) {
     var data = new FormData();
     data.append("round", form.elements.round.value);
     if (form.elements.organization) data.append("organization", form.elements.organization.value);
+    if (confirmIdentical) data.append("confirm_identical", "true");
     data.append("file", chosen, chosen.name);
+    // Round and organization in the URL too: the server refuses a closed round before the body.
+    var query = new URLSearchParams({ round: form.elements.round.value });
+    if (form.elements.organization) query.set("organization", form.elements.organization.value);
     var xhr = new XMLHttpRequest();
-    xhr.open("POST", form.dataset.api);
+    xhr.open("POST", form.dataset.api + "?" + query.toString());
     xhr.setRequestHeader("X-CSRFToken", form.elements.csrfmiddlewaretoken.value);
     xhr.setRequestHeader("Accept", "application/json");
     var wrap = document.getElementById("upload-bar-wrap");
@@ -186,6 +205,9 @@
         statusLine.append(link);
         listUpload(body);
         poll(body.status_url);
+      } else if (xhr.status === 409 && body.code === "identical" &&
+                 window.confirm(body.detail + ".\n\nUpload it again as a new version?")) {
+        send(true);
       } else {
         statusLine.textContent = "Refused: " + (body.detail || JSON.stringify(body) || xhr.statusText);
         button.disabled = false;
@@ -196,5 +218,5 @@
       button.disabled = false;
     });
     xhr.send(data);
-  });
+  }
 })();

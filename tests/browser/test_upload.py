@@ -71,6 +71,10 @@ def test_it_uploads_watches_and_shows_findings_and_scores(
     assert page.eval_on_selector("#job-bar", "e => e.style.width") == "100%"
     scores = page.locator("#scores tbody tr")
     assert scores.count() >= 1
+    # The same labels and links as the public pages: result and system links, RCP in words.
+    assert page.locator("#scores tbody a[href^='/results/']").count() == scores.count()
+    assert page.locator("#scores tbody a[href^='/systems/']").count() == scores.count()
+    assert "_" not in " ".join(page.locator("#scores tbody td:nth-child(6)").all_inner_texts())
     for severity in ("error", "warning", "info"):
         assert page.locator(f"#findings-{severity}").count() == 1
         page.eval_on_selector(f"#findings-{severity}", "e => { e.open = true; }")

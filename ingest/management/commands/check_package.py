@@ -1,5 +1,5 @@
-"""Offline check of one submitter folder or archive; see mlperf_check/cli.py (manage.py runs that
-directly, before Django starts). This command is the same check for call_command()."""
+"""`manage.py check_package`: the `mlperf-check` command (mlperf_check/cli.py) under the name other
+tools call, with the same options and exit status."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -13,8 +13,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         cli.add_arguments(parser)
 
-    def handle(self, *args, path, ruleset, json: bool, **options):
-        status = cli.run(path, ruleset=ruleset, as_json=json, stdout=self.stdout, stderr=self.stderr)
+    def handle(self, *args, path, ruleset, format, jobs, **options):
+        status = cli.run(path, ruleset=ruleset, output_format=format, jobs=jobs, stdout=self.stdout, stderr=self.stderr)
         if status == cli.USAGE_ERROR:
             raise CommandError("bad usage", returncode=cli.USAGE_ERROR)
         if status:

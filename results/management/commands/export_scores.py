@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from results.exports import summary_rows
 from results.models import Round
 from results.querysets import RoundSlugError
-from results.tables import rows_to_csv
+from results.tables import DECIDED, FACTOR_VIEWS, rows_to_csv
 
 
 class Command(BaseCommand):
@@ -16,17 +16,25 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--round", required=True, help="e.g. training-v1.0")
         parser.add_argument("--format", choices=["csv", "json"], default="csv")
+        parser.add_argument(
+            "--factors",
+            choices=FACTOR_VIEWS,
+            default=DECIDED,
+            help="decided: scores with the recorded scaling-factor decisions (what the pages show); "
+            "computed: every score with the factor the logs give",
+        )
 
-    def handle(self, *args, round, format, **options):
+    def handle(self, *args, round, format, factors, **options):
         try:
             round_ = Round.objects.with_slug(round).first()
         except RoundSlugError as exc:
             raise CommandError(str(exc), returncode=2) from exc
         if round_ is None:
             raise CommandError(f"no round {round} in the database", returncode=2)
-        columns, rows = summary_rows(round_, user=_EveryResult())
+        columns, rows = summary_rows(round_, user=_EveryResult(), factors=factors)
         if format == "json":
-            self.stdout.write(json.dumps({"round": round_.slug, "columns": columns, "rows": rows}, indent=2))
+            document = {"round": round_.slug, "factors": factors, "columns": columns, "rows": rows}
+            self.stdout.write(json.dumps(document, indent=2))
         else:
             self.stdout.write(rows_to_csv(columns, rows), ending="")
 

@@ -3,21 +3,41 @@
 Idempotent: importing the same files twice changes nothing; changed files make a new version
 of the submission (result ids are kept; earlier versions are never rewritten). Each submitter is imported in its own transaction.
 Packages are checked in parallel worker processes; rows are written by this process.
+
+Scores use the factor the logs give. `--published-factors --chair NAME` reproduces a published
+round: wherever the factor the official summarizer used (the folder's scaling.json, 1.0 where
+there is none) differs from it, the chair's decision to use that factor is recorded (a Waiver of
+kind published_factor) and the score rests on it; the result pages say so.
 """
 
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, date, datetime
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 from tqdm import tqdm
 
+from mlperf_check.inference import InferencePackageError, check_inference_package
+from mlperf_check.inference.discovery import find_submitters
 from mlperf_check.package import looks_like_submitter_folder
 from mlperf_check.pipeline import PackageError, check_package
+from mlperf_check.rules.catalog import ROUND_PUBLISHED
+from results.constants import Suite
 from results.querysets import RoundSlugError
-from results.services import ensure_round, import_report, publish_round, waivers_for
+from results.services import (
+    DecisionRefused,
+    InferenceFolder,
+    ensure_round,
+    import_inference_report,
+    import_report,
+    inference_system_descriptions,
+    publish_round,
+    waivers_for,
+)
 
 
 def _check(folder: str, ruleset: str, waivers: frozenset):
@@ -27,6 +47,10 @@ def _check(folder: str, ruleset: str, waivers: frozenset):
         return folder, None, str(exc)
 
 
+def _midnight(day: date | None) -> datetime | None:
+    return datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
+
+
 class Command(BaseCommand):
     help = "Import MLPerf results: a round folder of submitter folders, or one submitter folder."
 
@@ -34,16 +58,36 @@ class Command(BaseCommand):
         parser.add_argument("path")
         parser.add_argument("--round", required=True, help="e.g. training-v1.0")
         parser.add_argument("--publish", action="store_true", help="publish the round and the imported results")
+        parser.add_argument(
+            "--published-at", type=date.fromisoformat, metavar="YYYY-MM-DD",
+            help="with --publish: the round's publication date (default: from the ruleset catalog, else today)",
+        )
         parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
+        parser.add_argument(
+            "--published-factors",
+            action="store_true",
+            help="record the scaling factors the packages ship (1.0 where none) as decisions where they "
+            "differ from the logs, so that scores are the published ones (needs --chair)",
+        )
+        parser.add_argument("--chair", help="user name of the chair recording the --published-factors decisions")
 
-    def handle(self, *args, path, round, publish, jobs, **options):
+    def handle(self, *args, path, round, publish, jobs, published_factors, chair, published_at=None, **options):
         root = Path(path)
         if not root.is_dir():
             raise CommandError(f"{path}: not a folder", returncode=2)
+        decided_by = None
+        if published_factors:
+            if not chair:
+                raise CommandError("--published-factors records decisions: name the chair with --chair", returncode=2)
+            decided_by = get_user_model().objects.filter(username=chair).first()
+            if decided_by is None:
+                raise CommandError(f"--chair {chair}: no such user", returncode=2)
         try:
             round_ = ensure_round(round)
         except (RoundSlugError, ValueError) as exc:
             raise CommandError(str(exc), returncode=2) from exc
+        if round_.suite == Suite.INFERENCE:
+            return self._import_inference(root, round_, publish, published_at)
         if looks_like_submitter_folder(root):
             folders = [root]
         else:
@@ -67,18 +111,58 @@ class Command(BaseCommand):
                     self.stderr.write(f"{folder}: {error}")
                 else:
                     base = Path(folder)
-                    outcome = import_report(
-                        report,
-                        round_=round_,
-                        source=str(base.resolve()),
-                        publish=publish,
-                        store_logs=lambda run, base=base: (base / run.file).read_bytes(),
-                    )
+                    try:
+                        outcome = import_report(
+                            report,
+                            round_=round_,
+                            source=str(base.resolve()),
+                            publish=publish,
+                            store_logs=lambda run, base=base: (base / run.file).read_bytes(),
+                            published_factors_by=decided_by,
+                        )
+                    except DecisionRefused as exc:
+                        raise CommandError(str(exc), returncode=2) from exc
                     counts = f" ({outcome.results} results, {outcome.runs} runs)" if outcome.status != "unchanged" else ""
+                    if outcome.decisions:
+                        counts += f"; {outcome.decisions} published scaling factor decision(s) recorded"
                     self.stdout.write(f"{report.submitter}: {outcome.status}{counts}")
                 progress.update()
         progress.close()
         if publish:
-            publish_round(round_)
+            # The training ruleset catalog knows the rounds' press-release dates.
+            publish_round(round_, published_at=_midnight(published_at or ROUND_PUBLISHED.get(round_.version)))
         if failures:
             raise CommandError(f"{failures} submitter folder(s) could not be imported")
+
+    def _import_inference(self, root: Path, round_, publish: bool, published_at: date | None) -> None:
+        """An inference round (`closed/`, `open/`), division or submitter folder: each submitter's
+        folders (both divisions) checked with the round's rules and stored in one transaction."""
+        submitters = find_submitters(root)
+        if not submitters:
+            raise CommandError(f"{root}: no <division>/<submitter>/results/ folders found", returncode=2)
+        by_organization: dict[str, list] = {}
+        for submitter in submitters:
+            by_organization.setdefault(slugify(submitter.name), []).append(submitter)
+        for group in by_organization.values():
+            folders = []
+            for submitter in group:
+                try:
+                    report = check_inference_package(submitter.root, round_version=round_.version)
+                except InferencePackageError as exc:
+                    self.stderr.write(f"{submitter.root}: {exc}")
+                    continue
+                systems = inference_system_descriptions(submitter.root)
+                folders.append(InferenceFolder(submitter.division, report, systems))
+            if not folders:
+                continue
+            outcome = import_inference_report(
+                folders,
+                round_=round_,
+                submitter=group[0].name,
+                source=", ".join(str(s.root.resolve()) for s in group),
+                publish=publish,
+            )
+            counts = f" ({outcome.results} results)" if outcome.status != "unchanged" else ""
+            self.stdout.write(f"{group[0].name}: {outcome.status}{counts}")
+        if publish:
+            publish_round(round_, published_at=_midnight(published_at))

@@ -1,0 +1,66 @@
+# ruff: noqa: F811 - fixtures imported from upload_fixtures are redefined as arguments
+"""An inference submitter folder goes through the same upload and ingestion as training: the
+archive is unpacked, checked with the round's inference rules and stored in the upload's
+submission version."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from ingest import services
+from ingest.constants import JobState
+from ingest.models import IngestJob, Upload
+from ingest.tests.upload_fixtures import client_for, dead_broker, post_upload, unthrottled  # noqa: F401
+from results.models import Finding, Result, Round
+from results.services import ensure_round
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unthrottled", "dead_broker")]
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "inference-v0.7" / "closed" / "Mobilint"
+
+
+@pytest.fixture
+def open_inference_round(db):
+    round_ = ensure_round("inference-v0.7")
+    Round.objects.filter(pk=round_.pk).update(state="open", submission_deadline=None)
+    return round_
+
+
+def alpha_tarball(tmp_path: Path, break_accuracy: bool = False) -> Path:
+    """The real Mobilint sample as Alpha's own submitter folder."""
+    folder = Path(shutil.copytree(SAMPLE, tmp_path / "Alpha"))
+    for system in (folder / "systems").glob("*.json"):
+        description = json.loads(system.read_bytes())
+        description["submitter"] = "Alpha Systems"
+        system.write_text(json.dumps(description))
+    if break_accuracy:
+        accuracy = folder / "results/mobilint_edge/resnet/SingleStream/accuracy/accuracy.txt"
+        accuracy.write_text("accuracy=50.000%, good=25000, total=50000\n")
+    target = tmp_path / "alpha.tar.gz"
+    with tarfile.open(target, "w:gz") as archive:
+        archive.add(folder, arcname="Alpha")
+    return target
+
+
+def test_an_inference_upload_is_checked_and_stored(personas, open_inference_round, tmp_path):
+    response = post_upload(client_for(personas["owner"]), alpha_tarball(tmp_path, break_accuracy=True), "inference-v0.7")
+    assert response.status_code == 201, response.content
+    upload = Upload.objects.select_related("job", "submission").get(pk=response.json()["id"])
+    assert services.run_ingest(upload.job.pk, token="t1").status == "done"
+    job = IngestJob.objects.get(pk=upload.job.pk)
+    assert (job.state, job.error) == (JobState.DONE, "")
+    results = {r.scenario: r for r in Result.objects.filter(submission=upload.submission)}
+    assert set(results) == {"SingleStream", "Offline"}
+    offline, singlestream = results["Offline"], results["SingleStream"]
+    assert (offline.metric_value, offline.metric_unit, offline.metric_direction, offline.valid) == (
+        106.847, "samples/s", "higher", True
+    )
+    assert singlestream.metric_unit == "ms" and not singlestream.valid
+    below = Finding.objects.get(result=singlestream, code="accuracy_below_target")
+    assert below.severity == "error" and below.file.endswith("accuracy/accuracy.txt") and below.line == 1
+    assert upload.submission.ruleset_version == "v0.7"

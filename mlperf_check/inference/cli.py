@@ -1,0 +1,51 @@
+"""`mlperf-check` on an inference round, division or submitter folder (the command dispatches here
+when the folder holds LoadGen results). Same exit status as for training: 0 no errors, 1 errors,
+2 the path cannot be checked."""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from mlperf_check.inference.pipeline import InferencePackageError, check_inference_package
+from mlperf_check.inference.report import InferenceReport
+from mlperf_check.report import ERROR, INFO, WARNING
+
+USAGE_ERROR = 2
+
+
+def run(path: str, *, round_version: str | None, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        report = check_inference_package(path, round_version=round_version)
+    except InferencePackageError as exc:
+        stderr.write(f"mlperf-check: {exc}\n")
+        return USAGE_ERROR
+    if as_json:
+        stdout.write(json.dumps(report.to_json(), indent=2, default=str) + "\n")
+    else:
+        stdout.write(format_report(report) + "\n")
+    return 1 if report.has_errors else 0
+
+
+def format_report(report: InferenceReport) -> str:
+    lines = [f"inference round {report.round}: {len(report.results)} results", ""]
+    findings = report.all_findings()
+    for severity in (ERROR, WARNING, INFO):
+        group = [f for f in findings if f.severity == severity]
+        if not group:
+            continue
+        lines.append(f"{severity.upper()}S ({len(group)})")
+        for f in group:
+            where = f.file + (f":{f.line}" if f.line else "")
+            lines.append(f"  [{f.code}] {where}: {f.message}" if where else f"  [{f.code}] {f.message}")
+        lines.append("")
+    lines.append("RESULTS (scenario metric; higher or lower is better)")
+    for result in report.results:
+        value = f"{result.metric_value:.6g}" if result.metric_value is not None else "-"
+        verdict = "VALID" if result.valid else "INVALID"
+        metric = f"{value} {result.metric_unit} ({result.metric_direction})" if result.metric_unit else value
+        lines.append(f"  {verdict:8} {result.folder:80} {metric}")
+    counts = {severity: sum(1 for f in findings if f.severity == severity) for severity in (ERROR, WARNING, INFO)}
+    lines.append("")
+    lines.append(f"{counts[ERROR]} errors, {counts[WARNING]} warnings, {counts[INFO]} notes")
+    return "\n".join(lines)

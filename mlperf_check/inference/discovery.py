@@ -1,0 +1,191 @@
+"""Find the results of an inference submission: `<division>/<submitter>/results/<system>/<model>/<scenario>`.
+
+The path given may be a round folder (holding `closed/`, `open/`), a division folder or one
+submitter folder. Irregular spellings found in real rounds are normalised, each with a note:
+lower-case scenario folders, `Performance`, logs sitting directly in `performance/` (no
+`run_1`), runs numbered from `run_0`. Compliance and audit folders are never read as results,
+and files the submitter left inside `results/` (their own checker reports) are listed and ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mlperf_check.inference.logs import normalize_scenario
+from mlperf_check.report import ERROR, INFO, Finding
+
+DIVISIONS = ("closed", "open")
+SUMMARY = "mlperf_log_summary.txt"
+DETAIL = "mlperf_log_detail.txt"
+ACCURACY_LOG = "mlperf_log_accuracy.json"
+_RUN = re.compile(r"^run_(\d+)$", re.IGNORECASE)
+ROUND_FOLDER = re.compile(r"^v?(\d+\.\d+)$", re.IGNORECASE)
+
+
+@dataclass
+class RunFolder:
+    path: Path
+    rel: str  # relative to the submitter folder
+    number: int
+
+
+@dataclass
+class ResultFolder:
+    division: str  # from the folder ("" when the path is a lone submitter folder)
+    submitter: str
+    submitter_root: Path
+    system: str
+    model_folder: str
+    scenario_folder: str
+    scenario: str  # normalised: SingleStream, MultiStream, Server, Offline
+    rel: str  # results/<system>/<model>/<scenario>
+    runs: list[RunFolder] = field(default_factory=list)
+    accuracy_dir: Path | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class SubmitterFolder:
+    division: str
+    name: str
+    root: Path
+    rel: str  # relative to the path that was checked ("" for the path itself)
+    results: list[ResultFolder] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def find_submitters(root: Path) -> list[SubmitterFolder]:
+    """Every submitter folder under `root`, which is a round, division or submitter folder."""
+    if (root / "results").is_dir():
+        division = root.parent.name.lower() if root.parent.name.lower() in DIVISIONS else ""
+        return [_submitter(division, root, "")]
+    found = []
+    for division_dir in _subdirs(root):
+        if division_dir.name.lower() in DIVISIONS:
+            for submitter_dir in _subdirs(division_dir):
+                rel = f"{division_dir.name}/{submitter_dir.name}"
+                found.append(_submitter(division_dir.name.lower(), submitter_dir, rel))
+    if not found and root.name.lower() in DIVISIONS:
+        found = [_submitter(root.name.lower(), d, d.name) for d in _subdirs(root)]
+    return found
+
+
+def looks_like_inference(root: Path) -> bool:
+    """True when `root` holds inference results (LoadGen summaries under results/<system>/<model>/<scenario>/)."""
+    for submitter in find_submitters(root)[:3]:
+        for result_dir in (submitter.root / "results").glob("*/*/*"):
+            if normalize_scenario(result_dir.name) and any(result_dir.rglob(SUMMARY)):
+                return True
+    return False
+
+
+def round_hint(root: Path) -> str:
+    """A round version named by the path (`.../v0.7/closed/X`), or ""."""
+    for part in (root, *root.parents):
+        match = ROUND_FOLDER.match(part.name) or re.search(r"inference_results_(v\d+\.\d+)", part.name)
+        if match:
+            version = match.group(1)
+            return version if version.startswith("v") else f"v{version}"
+    return ""
+
+
+def _subdirs(path: Path) -> list[Path]:
+    try:
+        return sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink())
+    except OSError:
+        return []
+
+
+def _submitter(division: str, root: Path, rel: str) -> SubmitterFolder:
+    submitter = SubmitterFolder(division, root.name, root, rel)
+    results = root / "results"
+    for entry in sorted(results.iterdir()):
+        if not entry.is_dir():
+            submitter.findings.append(
+                Finding(INFO, "stray_file", "not part of any result (ignored)", f"results/{entry.name}")
+            )
+            continue
+        for model_dir in _subdirs(entry):
+            for scenario_dir in _subdirs(model_dir):
+                submitter.results.append(_result(submitter, entry.name, model_dir.name, scenario_dir))
+        for stray in sorted(p for p in entry.iterdir() if p.is_file()):
+            submitter.findings.append(
+                Finding(
+                    INFO,
+                    "stray_file",
+                    "not part of any result (ignored)",
+                    f"results/{entry.name}/{stray.name}",
+                )
+            )
+    return submitter
+
+
+def _result(submitter: SubmitterFolder, system: str, model: str, scenario_dir: Path) -> ResultFolder:
+    rel = f"results/{system}/{model}/{scenario_dir.name}"
+    scenario = normalize_scenario(scenario_dir.name)
+    result = ResultFolder(
+        submitter.division, submitter.name, submitter.root, system, model, scenario_dir.name, scenario, rel
+    )
+    if not scenario:
+        result.findings.append(
+            Finding(
+                ERROR,
+                "unknown_scenario",
+                f"scenario folder '{scenario_dir.name}' is none of SingleStream, MultiStream, Server, Offline",
+                rel,
+            )
+        )
+        return result
+    if scenario != scenario_dir.name:
+        result.findings.append(
+            Finding(
+                INFO, "scenario_spelling", f"scenario folder '{scenario_dir.name}' read as {scenario}", rel
+            )
+        )
+    children = {p.name.lower(): p for p in _subdirs(scenario_dir)}
+    performance = children.get("performance")
+    if performance is None:
+        result.findings.append(Finding(ERROR, "missing_performance", "no performance/ folder", rel))
+    else:
+        if performance.name != "performance":
+            result.findings.append(
+                Finding(INFO, "folder_spelling", f"'{performance.name}' read as 'performance'", rel)
+            )
+        result.runs = _runs(performance, f"{rel}/{performance.name}", result)
+    accuracy = children.get("accuracy")
+    if accuracy is None:
+        result.findings.append(Finding(ERROR, "missing_accuracy", "no accuracy/ folder", rel))
+    else:
+        result.accuracy_dir = accuracy
+    return result
+
+
+def _runs(performance: Path, rel: str, result: ResultFolder) -> list[RunFolder]:
+    numbered = []
+    for child in _subdirs(performance):
+        match = _RUN.match(child.name)
+        if match:
+            numbered.append(RunFolder(child, f"{rel}/{child.name}", int(match.group(1))))
+    numbered.sort(key=lambda run: run.number)
+    if (performance / SUMMARY).is_file():
+        if not numbered:
+            result.findings.append(
+                Finding(INFO, "no_run_folder", "logs sit directly in performance/ (read as run_1)", rel)
+            )
+        return [RunFolder(performance, rel, 1), *numbered]
+    if not numbered:
+        result.findings.append(
+            Finding(ERROR, "missing_run", "performance/ holds no run_<N> folder and no logs", rel)
+        )
+    elif numbered[0].number != 1:
+        result.findings.append(
+            Finding(
+                INFO,
+                "run_numbering",
+                f"runs start at run_{numbered[0].number} (the first is read as run_1)",
+                rel,
+            )
+        )
+    return numbered

@@ -1,0 +1,213 @@
+"""check_inference_package(path): an inference round, division or submitter folder in, a report out.
+
+Steps: find the submitter folders and their results -> decide the round (given, named by the
+path, or from the LoadGen seeds in the first summary) -> per result: parse every performance
+run's summary and detail log once, read the scenario metric from the reported run (run_1) ->
+the inference checkers of the registry, in order. Pure Python, nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mlperf_check.checkers import checkers_of_scope
+from mlperf_check.inference.checkers.base import ResultContext
+from mlperf_check.inference.discovery import (
+    DETAIL,
+    SUMMARY,
+    ResultFolder,
+    SubmitterFolder,
+    find_submitters,
+    round_hint,
+)
+from mlperf_check.inference.logs import parse_detail, parse_summary, to_number
+from mlperf_check.inference.report import InferenceReport, InferenceResult, InferenceRun
+from mlperf_check.inference.rules import (
+    OFFLINE,
+    SINGLE_STREAM,
+    InferenceRound,
+    Metric,
+    ModelRule,
+    round_from_seed,
+    rules_for,
+)
+from mlperf_check.report import ERROR, INFO, Finding
+
+# The Offline figure of a result inferred from a SingleStream run (v0.7 edge rule).
+INFERRED_OFFLINE = Metric("QPS w/o loadgen overhead", "samples/s", "higher")
+
+
+class InferencePackageError(Exception):
+    """The path holds no inference results at all."""
+
+
+def check_inference_package(
+    path: Path | str, *, round_version: str | None = None, rules: InferenceRound | None = None
+) -> InferenceReport:
+    """`round_version` names the round whose rules apply (default: from the path or the seeds);
+    `rules` gives them directly (tests, or a round not shipped yet)."""
+    root = Path(path)
+    if not root.is_dir():
+        raise InferencePackageError(f"{root}: not a folder")
+    submitters = find_submitters(root)
+    if not submitters:
+        raise InferencePackageError(f"{root}: no <division>/<submitter>/results/ folder")
+    note = ""
+    if rules is None:
+        rules, note = _round(root, submitters, round_version)
+    report = InferenceReport(root=str(root), round=rules.version)
+    if note:
+        report.findings.append(Finding(INFO, "round_rules", note))
+    checkers = [cls() for cls in checkers_of_scope("inference")]
+    for submitter in submitters:
+        prefix = submitter.rel
+        for finding in submitter.findings:
+            finding.file = _join(prefix, finding.file)
+            report.findings.append(finding)
+        systems = _system_descriptions(submitter)
+        for folder in submitter.results:
+            result = _check_result(rules, checkers, submitter, folder, systems.get(folder.system))
+            report.results.append(result)
+    return report
+
+
+def _round(root: Path, submitters: list[SubmitterFolder], given: str | None) -> tuple[InferenceRound, str]:
+    if given:
+        return rules_for(given)
+    hint = round_hint(root)
+    if hint:
+        return rules_for(hint)
+    for submitter in submitters:
+        for folder in submitter.results:
+            for run in folder.runs:
+                summary_path = run.path / SUMMARY
+                if summary_path.is_file():
+                    summary = parse_summary(summary_path.read_bytes(), str(summary_path))
+                    seed = summary.number("qsl_rng_seed")
+                    rules = round_from_seed(int(summary.get("qsl_rng_seed"))) if seed is not None else None
+                    if rules is not None:
+                        return rules, f"round {rules.version} recognised from the LoadGen seeds"
+                    rules, _ = rules_for("v999")
+                    return rules, f"unknown LoadGen seeds; the newest rules ({rules.version}) apply"
+    return rules_for("v999")[0], "no LoadGen summary to recognise the round from; the newest rules apply"
+
+
+def _system_descriptions(submitter: SubmitterFolder) -> dict[str, dict]:
+    out = {}
+    for path in sorted((submitter.root / "systems").glob("*.json")):
+        try:
+            data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            out[path.stem] = data
+    return out
+
+
+def _join(prefix: str, rel: str) -> str:
+    return f"{prefix}/{rel}" if prefix and rel else (rel or prefix)
+
+
+def _check_result(rules, checkers, submitter: SubmitterFolder, folder: ResultFolder, system: dict | None):
+    prefix = submitter.rel
+    model = rules.model(folder.model_folder)
+    division = folder.division or str((system or {}).get("division", "")).strip().lower()
+    result = InferenceResult(
+        division=division,
+        submitter=submitter.name,
+        system=folder.system,
+        model_folder=folder.model_folder,
+        model=model.name if model else "",
+        scenario_folder=folder.scenario_folder,
+        scenario=folder.scenario,
+        folder=_join(prefix, folder.rel),
+    )
+    for finding in folder.findings:
+        finding.file = _join(prefix, finding.file)
+        result.findings.append(finding)
+    if not folder.scenario:
+        return result
+    for run_folder in folder.runs:
+        result.runs.append(_parse_run(run_folder.path, _join(prefix, run_folder.rel), run_folder.number))
+    _score(result, rules, model)
+    context = ResultContext(rules, model, result, folder, prefix, system)
+    for checker in checkers:
+        result.findings.extend(checker.check(context))
+    return result
+
+
+def _parse_run(path: Path, rel: str, number: int) -> InferenceRun:
+    run = InferenceRun(folder=rel, number=number)
+    summary_path = path / SUMMARY
+    if summary_path.is_file():
+        run.summary = parse_summary(summary_path.read_bytes(), f"{rel}/{SUMMARY}")
+        run.findings.extend(run.summary.findings)
+    detail_path = path / DETAIL
+    if detail_path.is_file():
+        with detail_path.open("rb") as stream:
+            run.detail = parse_detail(stream, f"{rel}/{DETAIL}")
+        run.findings.extend(run.detail.findings)
+    return run
+
+
+def _score(result: InferenceResult, rules: InferenceRound, model: ModelRule | None) -> None:
+    """The scenario metric of the reported run (the first), with its unit and direction."""
+    run = result.first_run
+    if run is None or run.summary is None:
+        return
+    summary = run.summary
+    metric = rules.metrics[result.scenario]
+    if result.scenario == OFFLINE and summary.scenario == SINGLE_STREAM and rules.offline_from_singlestream:
+        result.inferred_from = SINGLE_STREAM
+        metric = INFERRED_OFFLINE
+        result.findings.append(
+            Finding(
+                INFO, "offline_inferred", "Offline figure inferred from a SingleStream run", result.folder
+            )
+        )
+    result.metric_name, result.metric_unit, result.metric_direction = (
+        metric.summary_key,
+        metric.unit,
+        metric.direction,
+    )
+    value = summary.number(metric.summary_key)
+    if value is None and run.detail is not None and metric.detail_key:
+        value = to_number(
+            run.detail.results.get(
+                metric.detail_key, run.detail.effective.get(metric.detail_key.removeprefix("effective_"))
+            )
+        )
+    if value is None:
+        run.findings.append(
+            Finding(
+                ERROR,
+                "metric_missing",
+                f"no '{metric.summary_key}' figure in the summary",
+                f"{run.folder}/{SUMMARY}",
+                expected=metric.summary_key,
+            )
+        )
+    else:
+        result.metric_value = value * metric.scale
+    result.min_duration_ms = rules.min_duration_ms
+    detail = run.detail
+    if detail is not None:
+        if detail.first_ts_ms is not None and detail.last_ts_ms is not None:
+            result.duration_ms = detail.last_ts_ms - detail.first_ts_ms
+        count = detail.results.get("result_query_count")
+        if isinstance(count, int | float):
+            result.query_count = int(count)
+        elif detail.generated_queries is not None:
+            result.query_count = detail.generated_queries
+    if model is not None:
+        scenario = result.inferred_from or result.scenario
+        result.min_query_count = rules.min_query_count(model, scenario)
+        if scenario == "Server":
+            result.latency_bound_ms, result.latency_percentile = (
+                model.server_latency_ms,
+                model.server_percentile,
+            )
+        elif scenario == "MultiStream" and rules.metrics["MultiStream"].direction == "higher":
+            result.latency_bound_ms = model.multistream_interval_ms
+            result.latency_percentile = 1 - rules.multistream_skip_fraction

@@ -1,0 +1,100 @@
+"""How `mlperf-check` prints a PackageReport: text for people, JSON for scripts, GitHub Actions
+workflow commands for pull requests.
+
+JSON: one submitter is one indented document (`PackageReport.to_json()`); a whole round is JSON
+Lines, one compact document per submitter per line, so a script can read it line by line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from mlperf_check.report import ERROR, INFO, WARNING, Finding, PackageReport
+
+FORMATS = ("text", "json", "github")
+
+# GitHub's annotation levels for our severities.
+GITHUB_LEVELS = {ERROR: "error", WARNING: "warning", INFO: "notice"}
+
+
+def unreadable_document(submitter: str, finding: Finding) -> dict[str, Any]:
+    """The JSON document of a package that could not be checked at all (an unsafe archive, a path
+    that is not a package): the report schema with no systems or results and the one finding."""
+    report = PackageReport(root="", ruleset="", submitter=submitter, findings=[finding])
+    return report.to_json()
+
+
+def to_json(document: dict[str, Any], *, one_line: bool) -> str:
+    if one_line:
+        return json.dumps(document, default=str, separators=(",", ":"))
+    return json.dumps(document, indent=2, default=str)
+
+
+def format_text(report: PackageReport) -> str:
+    lines = [f"{report.submitter}: training ruleset {report.ruleset}", ""]
+    findings = report.all_findings()
+    counts = {
+        severity: sum(1 for f in findings if f.severity == severity) for severity in (ERROR, WARNING, INFO)
+    }
+    for severity in (ERROR, WARNING, INFO):
+        group = [f for f in findings if f.severity == severity]
+        if not group:
+            continue
+        lines.append(f"{severity.upper()}S ({len(group)})")
+        lines.extend(f"  {describe(f)}" for f in group)
+        lines.append("")
+    lines.append("SCORES (minutes)")
+    for result in report.results:
+        score = f"{result.score_minutes:.4f}" if result.score_minutes is not None else "-"
+        extra = f"  RCP {result.rcp.status}"
+        if result.rcp.scaling_factor != 1.0:
+            extra += f" x{result.rcp.scaling_factor:.6f}"
+        note = f"  ({result.score_note})" if result.score_note else ""
+        lines.append(
+            f"  {result.system_id:40} {result.benchmark:16} {result.division:7} {score:>12}{extra}{note}"
+        )
+    lines.append("")
+    lines.append(f"{counts[ERROR]} errors, {counts[WARNING]} warnings, {counts[INFO]} notes")
+    return "\n".join(lines)
+
+
+def describe(finding: Finding) -> str:
+    """`[CODE] file:line: message`, the one-line form of a finding."""
+    where = finding.file + (f":{finding.line}" if finding.line else "")
+    return f"[{finding.code}] {where}: {finding.message}" if where else f"[{finding.code}] {finding.message}"
+
+
+def format_github(report: PackageReport, package_path: str) -> str:
+    """One `::error file=...,line=...,title=CODE::message` line per finding, file paths as seen from
+    the working directory (`package_path` is the submitter folder as given on the command line),
+    then a plain summary line."""
+    findings = report.all_findings()
+    lines = [github_annotation(f, package_path) for f in findings]
+    errors = sum(1 for f in findings if f.severity == ERROR)
+    lines.append(f"{report.submitter}: {errors} errors, {len(findings) - errors} warnings and notes")
+    return "\n".join(lines)
+
+
+def github_annotation(finding: Finding, package_path: str) -> str:
+    properties = []
+    if finding.file:
+        path = os.path.normpath(Path(package_path) / finding.file) if package_path else finding.file
+        properties.append(f"file={_escape_property(path)}")
+        if finding.line:
+            properties.append(f"line={finding.line}")
+    properties.append(f"title={_escape_property(finding.code)}")
+    level = GITHUB_LEVELS.get(finding.severity, "notice")
+    return f"::{level} {','.join(properties)}::{_escape_data(finding.message)}"
+
+
+# The escaping of GitHub's workflow commands (actions/toolkit, packages/core/src/command.ts):
+# data escapes %, CR and LF; property values also escape the separators ':' and ','.
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")

@@ -1,0 +1,54 @@
+"""Run the real LoadGen (mlcommons-loadgen) against a tiny in-process system under test.
+
+`python -m mlperf_check.tests.loadgen_sut OUTDIR SCENARIO DELAY_MS [setting=value ...]` writes
+LoadGen's own mlperf_log_summary.txt and mlperf_log_detail.txt into OUTDIR. The SUT answers a
+query after DELAY_MS of simulated work per sample. Settings are LoadGen TestSettings attributes (small
+minimum durations and query counts keep a run to a second or two). A subprocess per run: LoadGen
+keeps global state and logs to the process's stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+import mlperf_loadgen as lg
+
+SAMPLES = 64
+
+
+def run(outdir: str, scenario: str, delay_ms: float, settings: dict[str, str]) -> None:
+    os.makedirs(outdir, exist_ok=True)
+
+    def issue(samples):
+        def answer():
+            # A few ms of simulated work per sample, one sample after another (an Offline query
+            # holds many).
+            time.sleep(delay_ms * len(samples) / 1000)
+            lg.QuerySamplesComplete([lg.QuerySampleResponse(s.id, 0, 0) for s in samples])
+
+        threading.Thread(target=answer).start()
+
+    sut = lg.ConstructSUT(issue, lambda: None)
+    qsl = lg.ConstructQSL(SAMPLES, SAMPLES, lambda indices: None, lambda indices: None)
+    test = lg.TestSettings()
+    test.scenario = getattr(lg.TestScenario, scenario)
+    test.mode = lg.TestMode.PerformanceOnly
+    for name, value in settings.items():
+        setattr(test, name, type(getattr(test, name))(float(value)) if "." in value else int(value))
+    output = lg.LogOutputSettings()
+    output.outdir = outdir
+    output.copy_summary_to_stdout = False
+    log = lg.LogSettings()
+    log.log_output = output
+    log.enable_trace = False
+    lg.StartTestWithLogSettings(sut, qsl, test, log)
+    lg.DestroyQSL(qsl)
+    lg.DestroySUT(sut)
+
+
+if __name__ == "__main__":
+    outdir, scenario, delay = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    run(outdir, scenario, delay, dict(arg.split("=", 1) for arg in sys.argv[4:]))

@@ -1,0 +1,26 @@
+"""Numbers as people read them: thousands separated, with as many digits as they carry meaning."""
+
+from django import template
+
+register = template.Library()
+
+
+def format_quantity(value, unit: str = "") -> str:
+    """1927522 -> "1,927,522", 2561296.375 -> "2,561,296", 40.5 -> "40.5", 0.75912 -> "0.7591";
+    "" for a missing value. `unit` is appended after a space."""
+    if value is None or value == "" or isinstance(value, bool):
+        return ""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if abs(number) >= 1000 or number == int(number):
+        text = f"{number:,.0f}"
+    else:
+        text = f"{number:,.4g}"
+    return f"{text} {unit}" if unit else text
+
+
+@register.filter
+def quantity(value, unit: str = ""):
+    return format_quantity(value, unit)

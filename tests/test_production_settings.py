@@ -1,0 +1,102 @@
+"""Production settings refuse what is unsafe; `check --deploy` is clean with the documented env."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def documented_production_env() -> dict[str, str]:
+    """The values .env.example documents (NAME=value  # comment), with a real random key."""
+    env = {}
+    for line in (REPO / ".env.example").read_text().splitlines():
+        if not line or line.startswith(("#", " ")) or "=" not in line:
+            continue
+        name, _, rest = line.partition("=")
+        value = rest.split("  #", 1)[0].strip()
+        if value:
+            env[name.strip()] = value
+    env.pop("TEST_DB_SUFFIX", None)
+    env["SECRET_KEY"] = secrets.token_urlsafe(50)
+    return env
+
+
+def manage(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    bare = {"PATH": os.environ["PATH"], "DJANGO_SETTINGS_MODULE": "config.settings", **env}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=REPO, env=bare, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_check_deploy_with_the_documented_production_env_prints_no_warning(tmp_path):
+    env = documented_production_env()
+    for name, value in env.items():  # the documented /data folders exist in the image, not here
+        if value.startswith("/data/"):
+            env[name] = str(tmp_path / value.removeprefix("/data/"))
+            Path(env[name]).mkdir(parents=True)
+    done = manage(["check", "--deploy", "--fail-level", "WARNING"], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "WARNING" not in done.stdout + done.stderr
+    assert "System check identified no issues" in done.stdout
+
+
+def test_debug_is_off_when_unset_outside_development():
+    env = documented_production_env()
+    env.pop("DEBUG")
+    done = manage(["shell", "-c", "from django.conf import settings; print(settings.DEBUG)"], env)
+    assert done.stdout.split()[-1] == "False", done.stderr
+
+
+@pytest.mark.parametrize(
+    "secret_key, expected",
+    [
+        (None, "SECRET_KEY (or SECRET_KEY_FILE) is not set"),
+        ("change-me", "known development placeholder"),
+        ("insecure-local-development-key-change-me", "known development placeholder"),
+        ("short-key-1234", "shorter than 50 characters"),
+    ],
+)
+def test_production_refuses_to_start_with_a_missing_short_or_development_key(secret_key, expected):
+    env = documented_production_env()
+    env.pop("SECRET_KEY")
+    if secret_key is not None:
+        env["SECRET_KEY"] = secret_key
+    done = manage(["check"], env)
+    assert done.returncode != 0
+    assert "Refusing to start in production" in done.stderr
+    assert expected in done.stderr
+
+
+def test_production_refuses_to_start_with_empty_allowed_hosts():
+    env = documented_production_env()
+    env.pop("ALLOWED_HOSTS")
+    done = manage(["check"], env)
+    assert done.returncode != 0
+    assert "ALLOWED_HOSTS is empty" in done.stderr
+
+
+def test_gunicorn_refuses_to_serve_with_the_old_example_key():
+    env = {**documented_production_env(), "SECRET_KEY": "change-me"}
+    bare = {"PATH": os.environ["PATH"], **env}
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "gunicorn"), "config.wsgi:application", "--bind", "127.0.0.1:0",
+         "--workers", "1", "--timeout", "10"],
+        cwd=REPO, env=bare, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode != 0
+    assert "Refusing to start in production" in done.stderr
+
+
+def test_development_env_keeps_debug_and_the_development_key():
+    done = manage(
+        ["shell", "-c", "from django.conf import settings; print(settings.DEBUG, settings.SECRET_KEY)"],
+        {"DJANGO_ENV": "development"},
+    )
+    assert done.stdout.split()[-2:] == ["True", "insecure-local-development-key-change-me"], done.stderr

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class VerifyConfig(AppConfig):
+    name = "verify"
+    verbose_name = "Verification"

@@ -1,0 +1,321 @@
+"""The only writers of verification jobs.
+
+request_verification() creates a queued job and, after commit, sends it BY NAME to the `gpu` queue
+with a fresh worker token (only its SHA-256 is stored). The worker then speaks to the internal API,
+whose views call the functions below: start_job() (the spec, and the submission's implementation
+folder packed for the worker), record_progress(), append_output(), finish_job(). Every write checks
+that the job is not finished, and finishing clears the token: a job ends exactly once, and a late
+or duplicate worker cannot write to it. sweep_stale() finishes jobs whose worker stopped beating.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import shutil
+import tarfile
+import tempfile
+from datetime import timedelta
+from pathlib import Path
+
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q, Value
+from django.db.models.functions import Concat, Length
+from django.utils import timezone
+
+from results.models import Result, Submission
+from results.querysets import is_privileged
+
+from .constants import WORKER_OUTCOMES, JobState, Outcome
+from .models import VerificationJob
+
+log = logging.getLogger(__name__)
+
+RUN_JOB_TASK = "verify.run_job"
+MAX_RUNS = 10
+MAX_TELEMETRY_SAMPLES = 20_000
+
+
+class VerificationRefused(Exception):
+    """The request is refused; `status` is the HTTP status that says why."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+class JobClosed(Exception):
+    """The job is finished (or unknown): its worker token no longer works."""
+
+
+# --- Requesting ---------------------------------------------------------------------------------
+
+
+def tolerance_for(benchmark) -> float:
+    """VERIFY_TOLERANCES[name] when configured, else 5 % for vision benchmarks and 10 % for the
+    rest: the run-to-run spread MLPerf chose its run counts for."""
+    if benchmark.name in settings.VERIFY_TOLERANCES:
+        return settings.VERIFY_TOLERANCES[benchmark.name]
+    if benchmark.area.lower() == "vision":
+        return settings.VERIFY_TOLERANCE_VISION
+    return settings.VERIFY_TOLERANCE_OTHER
+
+
+def can_request(user) -> bool:
+    return is_privileged(user)
+
+
+def request_verification(*, actor, result: Result, runs: int | None = None) -> VerificationJob:
+    """Queue a verification of `result` with `runs` re-runs (default: the benchmark's required count)."""
+    if not can_request(actor):
+        raise VerificationRefused("only reviewers and chairs may request a verification", status=403)
+    runs = result.benchmark.required_runs if runs is None else runs
+    if not 1 <= runs <= MAX_RUNS:
+        raise VerificationRefused(f"the number of runs must be between 1 and {MAX_RUNS}, not {runs}")
+    if not hasattr(result.submission, "upload"):
+        raise VerificationRefused(
+            f"{result.result_id} was imported, not uploaded: no submitted code is stored to re-run", status=409
+        )
+    with transaction.atomic():
+        job = VerificationJob.objects.create(
+            result=result,
+            requested_by=actor,
+            runs_requested=runs,
+            claimed_minutes=result.mean_minutes if result.mean_minutes is not None else result.score_minutes,
+            tolerance=tolerance_for(result.benchmark),
+            stage="waiting for a GPU worker",
+        )
+        token = secrets.token_urlsafe(32)
+        VerificationJob.objects.filter(pk=job.pk).update(token_sha256=_digest(token))
+        _record_event(job.pk, "requested", actor.get_username(), f"{runs} run(s), tolerance {job.tolerance:.0%}")
+        transaction.on_commit(lambda: enqueue(job.pk, token))
+    job.refresh_from_db()
+    return job
+
+
+def enqueue(job_id: int, token: str) -> bool:
+    """Send the job by task name (the GPU worker's code is not imported here) to the `gpu` queue."""
+    try:
+        sent = current_app.send_task(RUN_JOB_TASK, args=[job_id, token], queue="gpu")
+    except Exception as exc:  # the broker refused it: the job stays queued and the sweep fails it
+        log.warning("verification %s stays queued: the broker refused it (%s)", job_id, exc)
+        return False
+    VerificationJob.objects.filter(pk=job_id).update(task_id=sent.id or "")
+    return True
+
+
+# --- The worker's calls (through verify/internal_api.py) ----------------------------------------
+
+
+def job_for_token(job_id: int, token: str) -> VerificationJob:
+    """The job `token` was issued for, while it is not finished; JobClosed otherwise. Comparing
+    digests in constant time, a token of another job opens nothing here."""
+    job = VerificationJob.objects.filter(pk=job_id).select_related("result__benchmark").first()
+    if job is None or not job.token_sha256 or not secrets.compare_digest(job.token_sha256, _digest(token)):
+        raise JobClosed("no such job for this token")
+    if job.is_finished:
+        raise JobClosed("the job has finished")
+    return job
+
+
+def start_job(job: VerificationJob) -> dict:
+    """Mark the job running (first call) and return what the worker needs to run it."""
+    now = timezone.now()
+    moved = VerificationJob.objects.filter(pk=job.pk, state=JobState.QUEUED).update(
+        state=JobState.RUNNING, started_at=now, heartbeat_at=now, stage="starting"
+    )
+    if moved:
+        _record_event(job.pk, "started", "worker", "a GPU worker took the job")
+    result = Result.objects.with_related().get(pk=job.result_id)
+    benchmark = result.benchmark
+    return {
+        "job": job.pk,
+        "result_id": result.result_id,
+        "benchmark": benchmark.name,
+        "ruleset": result.submission.ruleset_version or result.submission.round.ruleset_version,
+        "organization": result.submission.organization.slug,
+        "system_id": result.system.system_id,
+        "division": result.division,
+        "runs": job.runs_requested,
+        "olympic_drop": benchmark.olympic_drop,
+        "claimed_minutes": job.claimed_minutes,
+        "quality_target": benchmark.quality_target,
+        "direction": benchmark.metric_direction,
+        "tolerance": job.tolerance,
+        "run_script": settings.VERIFY_RUN_SCRIPT,
+        "limits": {
+            "wall_seconds": settings.VERIFY_RUN_WALL_SECONDS,
+            "memory_bytes": settings.VERIFY_MEMORY_BYTES,
+            "max_processes": settings.VERIFY_MAX_PROCESSES,
+            "cpu_seconds": settings.VERIFY_CPU_SECONDS,
+            "file_size_bytes": settings.VERIFY_FILE_SIZE_BYTES,
+            "tmpfs_bytes": settings.VERIFY_TMPFS_BYTES,
+        },
+    }
+
+
+def implementation_archive(job: VerificationJob, dest: Path) -> Path:
+    """Pack `benchmarks/<benchmark>/implementations/<impl>/` of the job's uploaded package into
+    `dest` (a tar.gz with one top folder). The package is unpacked with the ingestion's archive
+    safety checks. Finishes the job as failed, and raises JobClosed, when there is no such folder."""
+    from ingest.services import _local_copy
+    from mlperf_check.safety import ArchiveLimits, UnsafeArchive, extract_archive
+
+    result = Result.objects.select_related("benchmark", "submission__upload").get(pk=job.result_id)
+    upload = result.submission.upload
+    workdir = Path(tempfile.mkdtemp(prefix=f"verify-code-{job.pk}-", dir=settings.INGEST_WORK_DIR or None))
+    try:
+        try:
+            root = extract_archive(_local_copy(upload, workdir), workdir / "package", ArchiveLimits(**settings.ARCHIVE_LIMITS))
+        except UnsafeArchive as exc:
+            _fail_and_close(job, f"the stored package could not be unpacked: {exc}")
+        implementations = root / "benchmarks" / result.benchmark.name / "implementations"
+        candidates = sorted(
+            folder for folder in (implementations.iterdir() if implementations.is_dir() else [])
+            if (folder / settings.VERIFY_RUN_SCRIPT).is_file()
+        )
+        if not candidates:
+            _fail_and_close(
+                job,
+                f"the package has no benchmarks/{result.benchmark.name}/implementations/<impl>/"
+                f"{settings.VERIFY_RUN_SCRIPT} to run",
+            )
+        with tarfile.open(dest, "w:gz") as archive:
+            archive.add(candidates[0], arcname="implementation")
+        _record_event(job.pk, "code", "worker", f"implementation {candidates[0].name}")
+        return dest
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def record_progress(job: VerificationJob, payload: dict) -> None:
+    fields = {"heartbeat_at": timezone.now()}
+    if isinstance(payload.get("stage"), str):
+        fields["stage"] = payload["stage"][:255]
+    if isinstance(payload.get("runs_done"), int) and 0 <= payload["runs_done"] <= job.runs_requested:
+        fields["runs_done"] = payload["runs_done"]
+    if isinstance(payload.get("gpu"), dict):
+        fields["gpu"] = {"available": bool(payload["gpu"].get("available")), "note": str(payload["gpu"].get("note", ""))[:500]}
+    with transaction.atomic():
+        locked = VerificationJob.objects.select_for_update().get(pk=job.pk)
+        if locked.is_finished:
+            raise JobClosed("the job has finished")
+        if isinstance(payload.get("rerun"), dict) and len(locked.reruns) < job.runs_requested:
+            fields["reruns"] = [*locked.reruns, payload["rerun"]]
+        VerificationJob.objects.filter(pk=job.pk).update(**fields)
+
+
+def append_output(job: VerificationJob, text: str, telemetry: list) -> None:
+    """Append a chunk of the runs' output (up to VERIFY_MAX_LOG_CHARS in all) and GPU samples."""
+    with transaction.atomic():
+        locked = VerificationJob.objects.select_for_update().only("state", "log_truncated", "telemetry").get(pk=job.pk)
+        if locked.is_finished:
+            raise JobClosed("the job has finished")
+        fields = {"heartbeat_at": timezone.now()}
+        if text and not locked.log_truncated:
+            length = VerificationJob.objects.filter(pk=job.pk).annotate(size=Length("log")).values_list("size", flat=True).get()
+            room = settings.VERIFY_MAX_LOG_CHARS - length
+            if len(text) > room:
+                text = text[: max(room, 0)] + f"\n[log cut at {settings.VERIFY_MAX_LOG_CHARS} characters]\n"
+                fields["log_truncated"] = True
+            fields["log"] = Concat(F("log"), Value(text))
+        if telemetry and len(locked.telemetry) < MAX_TELEMETRY_SAMPLES:
+            samples = [sample for sample in telemetry if isinstance(sample, dict)]
+            fields["telemetry"] = (locked.telemetry + samples)[:MAX_TELEMETRY_SAMPLES]
+        VerificationJob.objects.filter(pk=job.pk).update(**fields)
+
+
+def finish_job(job: VerificationJob, payload: dict) -> VerificationJob:
+    """Record the worker's outcome and close the job (its token stops working)."""
+    outcome = payload.get("outcome")
+    if outcome not in WORKER_OUTCOMES:
+        raise ValueError(f"outcome must be one of {', '.join(WORKER_OUTCOMES)}, not {outcome!r}")
+    reruns = payload.get("reruns")
+    minutes = payload.get("rerun_minutes")
+    exit_code = payload.get("exit_code")
+    return _finish(
+        job.pk,
+        outcome,
+        str(payload.get("message", ""))[:4000],
+        reruns=reruns[: job.runs_requested] if isinstance(reruns, list) else None,
+        rerun_minutes=minutes if isinstance(minutes, int | float) else None,
+        exit_code=exit_code if isinstance(exit_code, int) else None,
+        log_tail=str(payload.get("log_tail", ""))[:4000],
+    )
+
+
+def sweep_stale(now=None) -> list[int]:
+    """Finish as `worker_lost` the running jobs whose heartbeat stopped, and the queued jobs no worker
+    took in VERIFY_QUEUED_EXPIRE_SECONDS: no job stays running (or queued) forever."""
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=settings.VERIFY_STALE_AFTER_SECONDS)
+    expired = now - timedelta(seconds=settings.VERIFY_QUEUED_EXPIRE_SECONDS)
+    lost = VerificationJob.objects.filter(
+        Q(state=JobState.RUNNING, heartbeat_at__lt=stale) | Q(state=JobState.QUEUED, created_at__lt=expired)
+    )
+    swept = []
+    for job in lost.only("pk", "state", "heartbeat_at"):
+        if job.state == JobState.RUNNING:
+            why = f"the GPU worker stopped reporting (no heartbeat since {job.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC)"
+        else:
+            why = f"no GPU worker took the job within {settings.VERIFY_QUEUED_EXPIRE_SECONDS} s"
+        if _finish(job.pk, Outcome.WORKER_LOST, why, only_if_state=job.state, by="sweep"):
+            swept.append(job.pk)
+    return swept
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def _finish(
+    job_id: int, outcome: str, message: str, only_if_state: str | None = None, by: str = "worker", **fields
+) -> VerificationJob | None:
+    fields = {name: value for name, value in fields.items() if value is not None and value != ""}
+    with transaction.atomic():
+        job = VerificationJob.objects.select_for_update().get(pk=job_id)
+        if job.is_finished or (only_if_state and job.state != only_if_state):
+            if only_if_state:
+                return None
+            raise JobClosed("the job has finished")
+        now = timezone.now()
+        VerificationJob.objects.filter(pk=job_id).update(
+            state=JobState.FINISHED,
+            outcome=outcome,
+            message=message,
+            stage="",
+            token_sha256="",  # the token expires with the job
+            finished_at=now,
+            heartbeat_at=now,
+            **fields,
+        )
+        _record_event(job_id, "finished", by, f"{Outcome(outcome).label}: {message}")
+        # The result page shows the verification: touching its submission changes the data version
+        # that keys the anonymous page cache (results/caching.py), so no cached page hides the badge.
+        Submission.objects.filter(results__pk=job.result_id).update(updated_at=now)
+    job.refresh_from_db()
+    return job
+
+
+def _fail_and_close(job: VerificationJob, message: str):
+    _finish(job.pk, Outcome.FAILED, message)
+    raise JobClosed(message)
+
+
+def _record_event(job_id: int, event: str, by: str, detail: str) -> None:
+    """Append to the job's own audit trail (to move to review.services.record_event once it exists)."""
+    entry = {
+        "at": timezone.now().isoformat(),
+        "event": event,
+        "by": by,
+        "detail": detail[:1000],
+    }
+    with transaction.atomic():
+        job = VerificationJob.objects.select_for_update().only("events").get(pk=job_id)
+        VerificationJob.objects.filter(pk=job_id).update(events=[*job.events, entry])
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()

@@ -1,0 +1,52 @@
+"""A real GPU worker for tests: `celery -A config worker -Q gpu -c 1` as its own process group,
+WITHOUT database settings (it may only speak HTTP to the internal API), on a throwaway Redis."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+from ingest.tests.processes import REPO, WORKER_MAIN, wait_for
+
+
+class GpuWorker:
+    def __init__(self, tmp: Path, broker_url: str, api_url: str, data_dir: Path):
+        self.log = tmp / f"gpu-worker-{uuid.uuid4().hex[:6]}.log"
+        secrets_free = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE", "PG", "REDIS_URL"))}
+        self.env = {
+            **secrets_free,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "CELERY_BROKER_URL": broker_url,
+            "VERIFY_API_URL": api_url,
+            "VERIFY_DATA_DIR": str(data_dir),
+            "VERIFY_SANDBOX": "bubblewrap",
+            "VERIFY_SHIP_SECONDS": "0.3",
+            "PYTHONPATH": str(REPO),
+        }
+        self.process = None
+
+    def start(self) -> None:
+        args = [sys.executable, "-c", WORKER_MAIN, "-A", "config", "worker", "-Q", "gpu", "-P", "prefork",
+                "-c", "1", "--prefetch-multiplier", "1", "--without-gossip", "--without-mingle",
+                "--without-heartbeat", "-n", f"gpu-test-{uuid.uuid4().hex[:6]}@%h", "--loglevel", "INFO"]
+        self.process = subprocess.Popen(args, cwd=REPO, env=self.env, stdout=self.log.open("ab"),
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        wait_for(lambda: " ready." in self.text() or self.process.poll() is not None, 40, "the gpu worker to start")
+        assert self.process.poll() is None, self.text()
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+
+    def text(self) -> str:
+        return self.log.read_text() if self.log.exists() else ""

@@ -1,0 +1,72 @@
+"""The container backend's exact command line (no container engine runs on these machines)."""
+
+from pathlib import Path
+
+import pytest
+
+from verify.sandbox import BubblewrapSandbox, ContainerSandbox, Limits, RunSpec, make_sandbox
+
+SPEC = RunSpec(
+    code_dir=Path("/work/job-7/code"),
+    data_dir=Path("/data/mlperf"),
+    output_dir=Path("/work/job-7/output_1"),
+    command=["/bin/sh", "/code/run_and_time.sh"],
+    env={"SEED": "42", "DATADIR": "/data"},
+    limits=Limits(wall_seconds=600, memory_bytes=8 * 1024**3, max_processes=256, cpu_seconds=7200,
+                  file_size_bytes=1024**3, tmpfs_bytes=512 * 1024**2, cpus=8),
+    name="verify-7-1",
+)
+
+
+def test_docker_command_line():
+    argv = ContainerSandbox(image="mlperf/verify-runtime:1", engine="docker").command(SPEC)
+    assert argv == [
+        "docker", "run", "--rm", "--name", "verify-7-1",
+        "--network", "none",
+        "--user", "65534:65534",
+        "--cap-drop", "ALL",
+        "--security-opt", "no-new-privileges",
+        "--read-only",
+        "--tmpfs", "/tmp:rw,noexec,nosuid,size=536870912",
+        "--memory", "8589934592", "--memory-swap", "8589934592",
+        "--pids-limit", "256",
+        "--ulimit", "fsize=1073741824", "--ulimit", "cpu=7200",
+        "--cpus", "8",
+        "--gpus", "all",
+        "--volume", "/work/job-7/code:/code:ro",
+        "--volume", "/data/mlperf:/data:ro",
+        "--volume", "/work/job-7/output_1:/output:rw",
+        "--workdir", "/output",
+        "--env", "HOME=/output",
+        "--env", "DATADIR=/data", "--env", "SEED=42",
+        "mlperf/verify-runtime:1", "/bin/sh", "/code/run_and_time.sh",
+    ]
+
+
+def test_podman_passes_the_gpu_as_a_cdi_device_and_no_gpu_means_no_flag():
+    podman = ContainerSandbox(image="img", engine="podman").command(SPEC)
+    assert podman[0] == "podman"
+    assert podman[podman.index("--device") + 1] == "nvidia.com/gpu=all"
+    assert "--gpus" not in podman
+    cpu_only = ContainerSandbox(image="img", engine="docker", gpus="").command(SPEC)
+    assert "--gpus" not in cpu_only and "--device" not in cpu_only
+
+
+def test_bubblewrap_command_line_isolates_and_drops_privileges():
+    argv = BubblewrapSandbox(runtime_binds={"/opt/py": "/opt/python"}).command(SPEC)
+    for flag in ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--clearenv"):
+        assert flag in argv
+    text = " ".join(argv)
+    assert "--ro-bind /work/job-7/code /code" in text
+    assert "--ro-bind /data/mlperf /data" in text
+    assert "--bind /work/job-7/output_1 /output" in text
+    assert "--ro-bind /opt/py /opt/python" in text
+    assert text.endswith("setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs --inh-caps=-all "
+                         "--bounding-set=-all -- /bin/sh /code/run_and_time.sh")
+
+
+def test_make_sandbox_refuses_unknown_kinds_and_a_container_without_image():
+    with pytest.raises(ValueError, match="bubblewrap or container"):
+        make_sandbox("chroot")
+    with pytest.raises(ValueError, match="VERIFY_CONTAINER_IMAGE"):
+        make_sandbox("container")

@@ -1,0 +1,84 @@
+"""Test data for verification: the tiny_mlp fixture package as an uploaded submission, with its
+claimed result and runs, optionally with a hostile run script in place of the real one."""
+
+from __future__ import annotations
+
+import shutil
+import tarfile
+from pathlib import Path
+
+from django.core.files.base import ContentFile
+
+from ingest.models import IngestJob, Upload
+from ingest.services import submissions_storage
+from results.constants import RoundState
+from results.models import Benchmark, Result, Round, Run, Submission, System
+from verify.reproduce import olympic_mean, parse_rerun
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_benchmark"
+IMPLEMENTATION = "benchmarks/tiny_mlp/implementations/numpy"
+RULESET = "6.1.0"
+CLAIM_SPEC = dict(ruleset=RULESET, system_id="cpu_box", benchmark="tiny_mlp", organization="alpha",
+                  division="closed", quality_target=0.95, direction="higher")
+
+# Hostile run scripts (each replaces run_and_time.sh in the package).
+FAILING = "echo 'loading the dataset'\necho 'ValueError: no such file /data/imagenet' >&2\nexit 3\n"
+ENDLESS = "echo 'spinning'\nwhile :; do :; done\n"
+NETWORK = ("exec python3 -c \"import socket; print('calling home', flush=True); "
+           "socket.create_connection(('93.184.216.34', 80), timeout=5)\"\n")
+MEMORY = ("exec python3 -c \"import numpy; print('allocating', flush=True); "
+          "blocks = [numpy.ones(2**26, dtype=numpy.uint8) for _ in range(64)]\"\n")
+
+
+def package_tarball(tmp: Path, run_script: str | None = None) -> Path:
+    """The fixture as an uploaded tarball (top folder `alpha`), with `run_script` as its run script."""
+    root = tmp / "package" / "alpha"
+    shutil.copytree(FIXTURE, root)
+    if run_script is not None:
+        (root / IMPLEMENTATION / "run_and_time.sh").write_text("#!/bin/sh\n" + run_script)
+    archive = tmp / "alpha.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(root, arcname="alpha")
+    return archive
+
+
+def claimed_runs() -> list:
+    logs = sorted((FIXTURE / "results" / "cpu_box" / "tiny_mlp").glob("result_*.txt"))
+    return [parse_rerun(path, CLAIM_SPEC, number, 0) for number, path in enumerate(logs)]
+
+
+def verifiable_result(personas, tmp: Path, *, run_script: str | None = None, claim_factor: float = 1.0,
+                      published: bool = True) -> Result:
+    """Alpha's tiny_mlp result in a round, uploaded as the fixture package; its claimed score is the
+    olympic mean of the fixture's claimed runs times `claim_factor` (a tampered claim when not 1)."""
+    round_ = Round.objects.filter(suite="training", version="6.1").first() or Round.objects.create(
+        version="6.1", ruleset_version=RULESET, state=RoundState.PUBLISHED if published else RoundState.REVIEW
+    )
+    benchmark, _ = Benchmark.objects.get_or_create(
+        round=round_, name="tiny_mlp",
+        defaults=dict(area="Experimental", model="MLP", dataset="two spirals", quality_metric="accuracy",
+                      quality_target=0.95, required_runs=3, olympic_drop=1),
+    )
+    archive = package_tarball(tmp, run_script)
+    data = archive.read_bytes()
+    version = Submission.objects.filter(round=round_, organization=personas["alpha"]).count() + 1
+    submission = Submission.objects.create(round=round_, organization=personas["alpha"], version=version,
+                                           sha256=f"{version:064x}", is_published=published, ruleset_version=RULESET)
+    stored = submissions_storage().save(f"uploads/test/alpha-{version}.tar.gz", ContentFile(data))
+    upload = Upload.objects.create(round=round_, organization=personas["alpha"], submission=submission,
+                                   version=version, original_name="alpha.tar.gz", storage_name=stored,
+                                   size_bytes=len(data), sha256=f"{version:064x}")
+    IngestJob.objects.create(upload=upload, state="done")
+    system = System.objects.create(submission=submission, system_id="cpu_box", name="CPU box (2 cores)",
+                                   submitter="Alpha Systems", division="closed")
+    runs = claimed_runs()
+    claimed = olympic_mean([run.minutes for run in runs], 1) * claim_factor
+    result = Result.objects.create(submission=submission, system=system, benchmark=benchmark,
+                                   result_id=f"6.1-{version:04d}", folder="results/cpu_box/tiny_mlp",
+                                   division="closed", score_minutes=claimed, mean_minutes=claimed)
+    for run in runs:
+        Run.objects.create(result=result, file=f"results/cpu_box/tiny_mlp/result_{run.number}.txt",
+                           sha256=f"{run.number:064x}", time_to_train_minutes=run.minutes,
+                           run_stop_status="success", compliant=True,
+                           eval_curve=[[epoch, value, 0, minutes] for epoch, value, minutes in run.eval_curve])
+    return result

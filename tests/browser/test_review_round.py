@@ -10,11 +10,13 @@ Screenshots: test-output/screenshots/review-*.png
 # ruff: noqa: F811 - fixtures imported from upload_fixtures are redefined as arguments
 from __future__ import annotations
 
+import re
 import shutil
 import tarfile
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from ingest.tests.processes import RedisServer, Worker, database_url_of_test_db
 from ingest.tests.tarballs import SAMPLE_V1
@@ -83,7 +85,7 @@ class Walk:
         page.goto(f"{self.url}/submit/")
         page.set_input_files("#file", str(tarball))
         page.click("#upload-button")
-        page.wait_for_function("document.getElementById('job-state').textContent === 'done'", timeout=90_000)
+        expect(page.locator("#job-state")).to_have_text(re.compile(r"^done"), timeout=90_000)  # no eval: the CSP forbids it
         self.shot(page, name)
         page.context.close()
 

@@ -84,6 +84,7 @@ services-stop:
 
 lint: dev-venv
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-logo --no-cache
 
 bench-ingest: dev-venv
 	$(PY) bench/ingest.py

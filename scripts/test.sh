@@ -18,5 +18,5 @@ fi
 scripts/services.sh install  # chromium for the browser tests, when missing
 export TEST_DB_SUFFIX=${TEST_DB_SUFFIX:-$$}
 # The layering contract in pyproject.toml: the checking core imports nothing of the web project.
-.venv/bin/lint-imports
+.venv/bin/lint-imports --no-logo --no-cache
 .venv/bin/pytest "$@"

@@ -264,3 +264,19 @@ def test_manage_py_check_package_is_the_same_command():
     _, direct, _ = check(folder, "--format", "json")
     assert completed.returncode == 1, completed.stderr
     assert json.loads(completed.stdout) == json.loads(direct)
+
+
+def test_github_format_on_a_round_names_files_under_each_submitter_folder():
+    round_folder = SAMPLE / "training-v1.0"
+    status, out, _ = check(str(round_folder), "--format", "github", "--jobs", "1")
+    annotations = [line for line in out.splitlines() if line.startswith("::")]
+    summaries = [line for line in out.splitlines() if not line.startswith("::")]
+    assert status == 1
+    assert [line.split(":")[0] for line in summaries] == sorted(
+        p.name for p in round_folder.iterdir() if p.is_dir()
+    )
+    assert any(
+        f"file={round_folder}/Intel/results/4-nodes-32s-8376H-pytorch/" in line for line in annotations
+    )
+    files = [line.split("file=", 1)[1].split(",", 1)[0] for line in annotations if "file=" in line]
+    assert files and all(name.startswith(f"{round_folder}/") for name in files)

@@ -14,7 +14,9 @@ class Command(BaseCommand):
         cli.add_arguments(parser)
 
     def handle(self, *args, path, ruleset, format, jobs, **options):
-        status = cli.run(path, ruleset=ruleset, output_format=format, jobs=jobs, stdout=self.stdout, stderr=self.stderr)
+        status = cli.run(
+            path, ruleset=ruleset, output_format=format, jobs=jobs, stdout=self.stdout, stderr=self.stderr
+        )
         if status == cli.USAGE_ERROR:
             raise CommandError("bad usage", returncode=cli.USAGE_ERROR)
         if status:

@@ -93,6 +93,8 @@ def submissions_storage():
 def upload_refusal(*, round_: Round, organization: Organization, now=None) -> str:
     """Why `organization` may not upload to `round_` now, or "" when it may."""
     now = now or timezone.now()
+    if round_.state == "final":
+        return f"{round_.slug} is final: its results are frozen until publication"
     if ResubmissionWindow.objects.open_for(round_, organization, now).exists():
         return ""
     if round_.state != "open":

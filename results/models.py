@@ -53,7 +53,7 @@ class Round(models.Model):
         null=True, blank=True, help_text="Last moment to declare hyperparameter borrowing"
     )
     publish_at = models.DateTimeField(null=True, blank=True, help_text="Publication by the beat task, once final")
-    state = models.CharField(max_length=16, choices=RoundState.choices, default=RoundState.OPEN)
+    state = models.CharField(max_length=16, choices=RoundState.choices, default=RoundState.DRAFT)
     next_result_number = models.PositiveIntegerField(default=1, editable=False)
 
     objects = RoundQuerySet.as_manager()

@@ -2,8 +2,11 @@
 
 `import_report` turns a PackageReport (mlperf_check/report.py) into rows for one organization's
 submission, in one transaction. It is idempotent: the same content imported twice changes
-nothing, changed content replaces the submission's rows in place, and citable result ids
-(`1.0-0042`) are kept for every (system, benchmark) seen before.
+nothing, changed content becomes a new version, and citable result ids (`1.0-0042`) are kept for
+every (system, benchmark) seen before.
+
+Versions: new_version() numbers them for uploads and imports alike, write_report() writes each
+once, make_current() / publish_version() / publish_round() switch the current and published ones.
 
 Scaling-factor decisions: a result's score uses the factor computed from the logs unless an
 accepted `Waiver` of kind published_factor names another (`apply_factor_decisions`). Such
@@ -71,7 +74,8 @@ def ensure_round(slug: str) -> Round:
     spec = get_ruleset(version)
     with transaction.atomic():
         round_, _ = Round.objects.get_or_create(
-            suite=suite, version=version, defaults={"ruleset_version": spec.version}
+            # An imported round takes results at once (a chair's round starts as a draft).
+            suite=suite, version=version, defaults={"ruleset_version": spec.version, "state": RoundState.OPEN}
         )
         for bench in spec.benchmarks.values():
             Benchmark.objects.update_or_create(
@@ -168,11 +172,11 @@ def make_current(submission: Submission) -> bool:
     Once the round is published the public tables show the published version: a later version
     (a fix) stays non-current until a chair publishes it (publish_version)."""
     with transaction.atomic():
-        versions = Submission.objects.select_for_update().filter(
-            round=submission.round, organization=submission.organization
-        )
+        # The organization row lock orders this with new_version() and publish_version().
+        Organization.objects.select_for_update().get(pk=submission.organization_id)
         if Round.objects.get(pk=submission.round_id).is_published:
             return False
+        versions = Submission.objects.filter(round=submission.round_id, organization=submission.organization_id)
         if versions.filter(version__gt=submission.version, written_at__isnull=False).exists():
             return False
         _switch_current(submission)
@@ -567,9 +571,7 @@ def publish_version(submission: Submission, *, actor=None, reason: str = "") -> 
     """Publish one version and make it its organization's current one: how a chair publishes a
     fix accepted after the round's publication (and how an import publishes what it imports)."""
     with transaction.atomic():
-        Submission.objects.select_for_update().filter(
-            round=submission.round_id, organization=submission.organization_id
-        ).exists()
+        Organization.objects.select_for_update().get(pk=submission.organization_id)
         _switch_current(submission)
         Submission.objects.filter(pk=submission.pk).update(is_published=True)
         submission.is_published = True
@@ -618,7 +620,7 @@ def ensure_inference_round(version: str) -> Round:
     rules, _note = rules_for(version)
     with transaction.atomic():
         round_, _ = Round.objects.get_or_create(
-            suite=Suite.INFERENCE, version=version, defaults={"ruleset_version": rules.version}
+            suite=Suite.INFERENCE, version=version, defaults={"ruleset_version": rules.version, "state": RoundState.OPEN}
         )
         for model in rules.models.values():
             Benchmark.objects.update_or_create(

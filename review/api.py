@@ -65,7 +65,7 @@ class FileObjectionSerializer(serializers.Serializer):
     rule = serializers.CharField(max_length=255)
     evidence = serializers.CharField()
     evidence_file = serializers.CharField(required=False, allow_blank=True, max_length=512)
-    evidence_line = serializers.IntegerField(required=False, min_value=1, allow_null=True)
+    evidence_line = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1, allow_null=True)
     severity = serializers.ChoiceField(choices=Severity.choices, default=Severity.ERROR)
 
 

@@ -25,17 +25,19 @@ class AuditEventQuerySet(models.QuerySet):
         raise AppendOnly("audit events cannot be deleted")
 
     def visible_to(self, user):
-        """Reviewers and chairs see every event; members see their organizations' events; everyone
-        sees the events of published versions of published rounds, and round-wide events
-        (no organization) of published rounds."""
+        """Reviewers and chairs see every event; members see their organizations' events; once a
+        round is published everyone sees its round-wide events, the events of its published
+        versions, and the whole history of each public result (earlier versions included)."""
+        from results.models import Result
         from results.querysets import is_privileged
 
         if is_privileged(user):
             return self
+        public_results = Result.objects.visible_to(None).values("result_id")
         public = models.Q(round__state="published") & (
             models.Q(organization__isnull=True)
             | models.Q(submission__is_published=True)
-            | models.Q(submission__isnull=True, result_id__gt="", organization__submissions__is_published=True)
+            | models.Q(result_id__gt="", result_id__in=public_results)
         )
         if user is not None and user.is_authenticated:
             public |= models.Q(organization__members=user)

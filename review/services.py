@@ -22,11 +22,9 @@ from results.models import Organization, Result, Round, Submission, System, Waiv
 from results.querysets import is_privileged
 from results.services import publish_round, publish_version
 
-from .audit import record_event
+from .audit import record_event  # the audit API is also reachable as review.services.record_event
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
 from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment
-
-__all__ = ["record_event"]  # the audit API, re-exported: review.services.record_event
 
 ROUND_TRANSITIONS = {
     RoundState.DRAFT: {RoundState.OPEN},
@@ -189,8 +187,27 @@ def publish_fix(actor, submission: Submission, reason: str) -> Submission:
     return submission
 
 
+def grant_resubmission_window(actor, round_: Round, organization: Organization, closes_at, reason: str):
+    """A chair (or a fix-required decision) lets one organization upload after the deadline."""
+    _require_reviewer(actor, "open resubmission windows")
+    _refuse_conflict(actor, organization, "open resubmission windows for it")
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        window = ResubmissionWindow.objects.create(
+            round=round_, organization=organization, closes_at=closes_at, reason=reason, granted_by=actor
+        )
+        record_event("resubmission_window.granted", actor=actor, round_=round_, organization=organization,
+                     reason=reason, data={"closes_at": closes_at.isoformat()})
+        _notify_members(organization, "resubmission_window.granted",
+                        f"{organization} may upload to {round_} until {closes_at:%Y-%m-%d %H:%M} UTC: {reason}",
+                        link="/submit/")
+    return window
+
+
 def assign_reviewer(actor, round_: Round, reviewer, organization: Organization) -> ReviewerAssignment:
     _require_chair(actor, "assign reviewers")
+    if organization is None:
+        raise ReviewRefused("no such organization", status=400)
     if not is_reviewer(reviewer):
         raise ReviewRefused(f"{reviewer} is not a reviewer", status=400)
     _refuse_conflict(reviewer, organization, "review it")
@@ -303,12 +320,12 @@ def resolve_objection(actor, objection: Objection, outcome: str, reason: str, *,
         locked.save()
         data = {"outcome": outcome}
         if outcome == ObjectionOutcome.FIX_REQUIRED:
-            closes_at = fix_until or locked.round.publish_at or timezone.now() + DEFAULT_FIX_WINDOW
-            ResubmissionWindow.objects.create(
-                round=locked.round, organization=locked.organization, closes_at=closes_at,
-                reason=f"{locked.subject}: {reason}", granted_by=actor,
+            window = grant_resubmission_window(
+                actor, locked.round, locked.organization,
+                fix_until or locked.round.publish_at or timezone.now() + DEFAULT_FIX_WINDOW,
+                f"{locked.subject}: {reason}",
             )
-            data["fix_until"] = closes_at.isoformat()
+            data["fix_until"] = window.closes_at.isoformat()
         elif outcome in (ObjectionOutcome.MOVED_TO_OPEN, ObjectionOutcome.REMOVED) and locked.result is not None:
             every_version = Result.objects.filter(
                 submission__round=locked.round, submission__organization=locked.organization,

@@ -6,6 +6,7 @@ app_name = "review"
 urlpatterns = [
     path("", views.queue, name="queue"),
     path("inbox/", views.inbox, name="inbox"),
+    path("preview-systems/", views.preview_systems, name="preview-systems"),
     path("rounds/<str:slug>/", views.round_control, name="round"),
     path("results/<str:result_id>/", views.result_review, name="result"),
     path("results/<str:result_id>/diff/", views.version_diff_page, name="diff"),

@@ -3,12 +3,15 @@ is one call to review.services; a refusal is shown with the status the service g
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
@@ -21,8 +24,10 @@ from . import services
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
 from .diff import version_diff
 from .models import AuditEvent, BorrowingDeclaration, Notification, Objection, ReviewerAssignment
+from .preview import preview_obligations
 
 QUEUE_LIMIT = 500
+MAX_LINE = 2**31 - 1  # the evidence line's column is a PostgreSQL integer
 
 
 def _refused(request, exc: services.ReviewRefused):
@@ -62,7 +67,10 @@ def queue(request):
     if round_ is not None:
         results = Result.objects.visible_to(user).current().for_round(round_).with_related()
         chosen = {key: request.GET.get(key, "") for key in ("submitter", "benchmark", "checker", "severity", "state")}
-        if chosen["submitter"]:
+        if chosen["submitter"] == "assigned":
+            results = results.filter(submission__organization__in=ReviewerAssignment.objects.filter(
+                round=round_, reviewer=user).values("organization"))
+        elif chosen["submitter"]:
             results = results.filter(submission__organization__slug=chosen["submitter"])
         if chosen["benchmark"]:
             results = results.filter(benchmark__name=chosen["benchmark"])
@@ -195,12 +203,19 @@ def objection_detail(request, pk: int):
 # --- Actions -------------------------------------------------------------------------------------
 
 
-def _act(request, call, result_id: str):
+def _act(request, call, back: str):
+    """Run one service call; then back to `back` (a URL), or the refusal with its status."""
     try:
         call()
     except services.ReviewRefused as exc:
         return _refused(request, exc)
-    return redirect("review:result", result_id)
+    return redirect(back)
+
+
+def _page_of(objection: Objection) -> str:
+    if objection.result is not None:
+        return reverse("review:result", args=[objection.result.result_id])
+    return reverse("review:objection", args=[objection.pk])
 
 
 def _visible_objection(user, pk) -> Objection:
@@ -215,13 +230,17 @@ def _visible_objection(user, pk) -> Objection:
 def file_objection(request, result_id: str):
     result = _result_or_404(request.user, result_id)
     data = request.POST
-    run = Run.objects.filter(result=result, pk=data.get("run") or None).first() if data.get("run") else None
-    line = data.get("evidence_line") or ""
+    run_pk, line = data.get("run", ""), data.get("evidence_line", "")
+    run = Run.objects.filter(result=result, pk=run_pk).first() if run_pk.isdigit() else None
+    if run_pk and run is None:
+        return _refused(request, services.ReviewRefused("no such run in this result", status=400))
+    if line and not (line.isdigit() and 0 < int(line) <= MAX_LINE):
+        return _refused(request, services.ReviewRefused(f"the line is a number from 1 to {MAX_LINE}", status=400))
     return _act(request, lambda: services.file_objection(
         request.user, result=result, run=run, rule=data.get("rule", ""), evidence=data.get("evidence", ""),
-        evidence_file=data.get("evidence_file", ""), evidence_line=int(line) if line.isdigit() else None,
+        evidence_file=data.get("evidence_file", ""), evidence_line=int(line) if line else None,
         severity=data.get("severity") if data.get("severity") in Severity.values else Severity.ERROR,
-    ), result_id)
+    ), reverse("review:result", args=[result_id]))
 
 
 @login_required
@@ -229,7 +248,7 @@ def file_objection(request, result_id: str):
 def answer_objection(request, pk: int):
     objection = _visible_objection(request.user, pk)
     return _act(request, lambda: services.answer_objection(request.user, objection, request.POST.get("answer", "")),
-                objection.result.result_id)
+                _page_of(objection))
 
 
 @login_required
@@ -238,7 +257,7 @@ def resolve_objection(request, pk: int):
     objection = _visible_objection(request.user, pk)
     return _act(request, lambda: services.resolve_objection(
         request.user, objection, request.POST.get("outcome", ""), request.POST.get("reason", "")),
-        objection.result.result_id)
+        _page_of(objection))
 
 
 @login_required
@@ -246,7 +265,8 @@ def resolve_objection(request, pk: int):
 def grant_waiver(request, result_id: str):
     result = _result_or_404(request.user, result_id)
     return _act(request, lambda: services.grant_waiver(
-        request.user, result, request.POST.get("kind", ""), request.POST.get("reason", "")), result_id)
+        request.user, result, request.POST.get("kind", ""), request.POST.get("reason", "")),
+        reverse("review:result", args=[result_id]))
 
 
 @login_required
@@ -254,7 +274,7 @@ def grant_waiver(request, result_id: str):
 def withdraw(request, result_id: str):
     result = _result_or_404(request.user, result_id)
     return _act(request, lambda: services.withdraw_result(request.user, result, request.POST.get("reason", "")),
-                result_id)
+                reverse("review:result", args=[result_id]))
 
 
 @login_required
@@ -268,7 +288,8 @@ def declare_borrowing(request, result_id: str):
     ).first()
     if lender is None:
         return _refused(request, services.ReviewRefused("no such lender result", status=400))
-    return _act(request, lambda: services.declare_borrowing(request.user, result, lender), result_id)
+    return _act(request, lambda: services.declare_borrowing(request.user, result, lender),
+                reverse("review:result", args=[result_id]))
 
 
 @login_required
@@ -279,10 +300,31 @@ def decide_borrowing(request, pk: int):
         raise Http404("no such borrowing")
     approve = request.POST.get("decision") == "approve"
     return _act(request, lambda: services.decide_borrowing(request.user, declaration, approve,
-                                                           request.POST.get("reason", "")), declaration.result_id)
+                                                           request.POST.get("reason", "")),
+                reverse("review:result", args=[declaration.result_id]))
 
 
 # --- Chairs: the round ---------------------------------------------------------------------------
+
+
+DATE_FIELDS = ("submission_deadline", "borrowing_deadline", "publish_at")
+
+
+def _date(text: str):
+    """An ISO date and time (UTC when it names no zone), None for "", ReviewRefused otherwise."""
+    if not text.strip():
+        return None
+    try:
+        value = parse_datetime(text.strip())
+    except ValueError:
+        value = None
+    if value is None:
+        raise services.ReviewRefused(f"{text!r} is not a date and time like 2026-05-01T12:00:00Z", status=400)
+    return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+
+
+def _by_pk(queryset, pk):
+    return queryset.filter(pk=pk).first() if str(pk or "").isdigit() else None
 
 
 @login_required
@@ -298,17 +340,18 @@ def round_control(request, slug: str):
             if action == "move":
                 services.move_round(request.user, round_, request.POST.get("state", ""), reason)
             elif action == "dates":
-                dates = {name: parse_datetime(request.POST[name]) if request.POST.get(name) else None
-                         for name in ("submission_deadline", "borrowing_deadline", "publish_at") if name in request.POST}
+                dates = {name: _date(request.POST[name]) for name in DATE_FIELDS if name in request.POST}
                 services.set_round_dates(request.user, round_, reason, **dates)
             elif action == "assign":
                 services.assign_reviewer(
-                    request.user, round_, get_user_model().objects.filter(pk=request.POST.get("reviewer")).first(),
-                    Organization.objects.filter(pk=request.POST.get("organization")).first(),
+                    request.user, round_, _by_pk(get_user_model().objects, request.POST.get("reviewer")),
+                    _by_pk(Organization.objects, request.POST.get("organization")),
                 )
             elif action == "publish_version":
-                services.publish_fix(request.user, Submission.objects.get(pk=request.POST.get("submission"),
-                                                                          round=round_), reason)
+                submission = _by_pk(Submission.objects.filter(round=round_), request.POST.get("submission"))
+                if submission is None:
+                    raise services.ReviewRefused("no such version in this round", status=400)
+                services.publish_fix(request.user, submission, reason)
             else:
                 raise services.ReviewRefused(f"unknown action {action!r}", status=400)
         except services.ReviewRefused as exc:
@@ -324,6 +367,14 @@ def round_control(request, slug: str):
         "organizations": Organization.objects.filter(submissions__round=round_).distinct(),
         "assignments": ReviewerAssignment.objects.filter(round=round_).select_related("reviewer", "organization"),
     })
+
+
+# --- Preview systems ------------------------------------------------------------------------------
+
+
+def preview_systems(request):
+    """Which preview systems became available in time, which are pending and which are overdue."""
+    return render(request, "review/preview.html", {"obligations": preview_obligations(request.user)})
 
 
 # --- Inbox ---------------------------------------------------------------------------------------

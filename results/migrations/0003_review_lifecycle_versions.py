@@ -38,7 +38,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='round',
             name='state',
-            field=models.CharField(choices=[('draft', 'Draft'), ('open', 'Open for submissions'), ('review', 'In review'), ('final', 'Final (frozen)'), ('published', 'Published')], default='open', max_length=16),
+            field=models.CharField(choices=[('draft', 'Draft'), ('open', 'Open for submissions'), ('review', 'In review'), ('final', 'Final (frozen)'), ('published', 'Published')], default='draft', max_length=16),
         ),
         migrations.RunSQL(
             # Plain SQL that PostgreSQL and SQLite (make run) both accept: no alias on the UPDATE.

@@ -156,3 +156,25 @@ def test_inbox_persona(world):
     assert '<span class="badge warn">1</span>' in client.get("/").content.decode()
     client.post("/review/inbox/")
     assert '<span class="badge warn">1</span>' not in client.get("/review/inbox/").content.decode()
+
+
+def test_bad_input_is_refused_clearly_never_a_crash(world):
+    reviewer, chair = client_as(world, "reviewer"), client_as(world, "chair")
+    url = f"/review/results/{world['alpha_result'].result_id}/objections/"
+    for data in ({"rule": "r", "evidence": "e", "run": "abc"}, {"rule": "r", "evidence": "e", "run": "999999"},
+                 {"rule": "r", "evidence": "e", "evidence_line": "99999999999"},
+                 {"rule": "r", "evidence": "e", "evidence_line": "-3"}, {"rule": "", "evidence": "e"}):
+        response = reviewer.post(url, data)
+        assert response.status_code == 400, (data, response.status_code)
+    round_url = f"/review/rounds/{world['round'].slug}/"
+    for data in ({"action": "dates", "publish_at": "tomorrow", "reason": "x"},
+                 {"action": "dates", "publish_at": "2026-13-45T00:00:00", "reason": "x"},
+                 {"action": "assign", "reviewer": "x", "organization": "y"},
+                 {"action": "publish_version", "submission": "nope", "reason": "x"},
+                 {"action": "explode"}):
+        response = chair.post(round_url, data)
+        assert response.status_code == 400, (data, response.status_code)
+    assert chair.post(round_url, {"action": "dates", "publish_at": "2026-05-01T12:00:00",
+                                  "reason": "schedule"}).status_code == 302
+    world["round"].refresh_from_db()
+    assert world["round"].publish_at.isoformat() == "2026-05-01T12:00:00+00:00"

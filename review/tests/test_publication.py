@@ -78,3 +78,14 @@ def test_a_chair_publishes_a_later_version_of_one_organization(world):
     assert AuditEvent.objects.get(kind="version.published").submission == fix
     with pytest.raises(services.ReviewRefused):
         services.publish_fix(world["chair"], fix, "twice")
+
+
+def test_a_final_round_takes_no_uploads_even_with_a_window(world):
+    from ingest.models import ResubmissionWindow
+    from ingest.services import upload_refusal
+
+    ResubmissionWindow.objects.create(round=world["round"], organization=world["alpha"],
+                                      closes_at=timezone.now() + timedelta(days=1))
+    assert upload_refusal(round_=world["round"], organization=world["alpha"]) == ""
+    finalize(world)
+    assert "final" in upload_refusal(round_=Round.objects.get(pk=world["round"].pk), organization=world["alpha"])

@@ -224,3 +224,28 @@ def test_deadline_reminders_go_out_once_a_day_before(world):
     first = services.remind_deadlines(now)
     assert first >= 4 and services.remind_deadlines(now) == 0
     assert Notification.objects.filter(user=world["owner"], kind="deadline").count() == 1
+
+
+def test_assigned_reviewers_and_the_filer_hear_of_answers(world, client):
+    services.assign_reviewer(world["chair"], world["round"], world["reviewer"], world["alpha"])
+    item = objection(world, by="chair")
+    services.answer_objection(world["owner"], item, "we disagree")
+    heard = set(Notification.objects.filter(kind="objection.answered").values_list("user__username", flat=True))
+    assert heard == {"chair", "reviewer"}
+    client.force_login(world["reviewer"])
+    page = client.get("/review/", {"submitter": "assigned"}).content.decode()
+    assert world["alpha_result"].result_id in page and world["beta_result"].result_id not in page
+
+
+def test_resubmission_windows_are_granted_through_the_service(world):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    refused(lambda: services.grant_resubmission_window(world["alpha_reviewer"], world["round"], world["alpha"],
+                                                       timezone.now() + timedelta(days=1), "late"),
+            match="conflict of interest")
+    window = services.grant_resubmission_window(world["chair"], world["round"], world["alpha"],
+                                                timezone.now() + timedelta(days=1), "power outage")
+    assert window.granted_by == world["chair"]
+    assert AuditEvent.objects.get(kind="resubmission_window.granted").reason == "power outage"

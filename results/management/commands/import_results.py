@@ -1,7 +1,7 @@
 """Import a whole round (`<round>/<submitter>/...`) or one submitter folder into the database.
 
-Idempotent: importing the same files twice changes nothing; changed files update the
-submission in place (result ids are kept). Each submitter is imported in its own transaction.
+Idempotent: importing the same files twice changes nothing; changed files make a new version
+of the submission (result ids are kept; earlier versions are never rewritten). Each submitter is imported in its own transaction.
 Packages are checked in parallel worker processes; rows are written by this process.
 
 Scores use the factor the logs give. `--published-factors --chair NAME` reproduces a published

@@ -17,10 +17,16 @@ from django.utils import timezone
 
 from ingest.models import ResubmissionWindow
 from mlperf_check.rules.borrowing import Mismatch, batch_dependent, compare_hyperparameters, compare_systems
-from results.constants import Division, ResultStatus, RoundState
+from results.constants import Division, ResultStatus, RoundState, WaiverKind
 from results.models import Organization, Result, Round, Submission, System, Waiver
 from results.querysets import is_privileged
-from results.services import publish_round, publish_version
+from results.services import (
+    DecisionRefused,
+    accept_shipped_factor,
+    publish_round,
+    publish_version,
+    reject_shipped_factor,
+)
 
 from .audit import record_event  # the audit API is also reachable as review.services.record_event
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
@@ -382,6 +388,10 @@ def withdraw_result(actor, result: Result, reason: str) -> None:
                      reason=reason)
 
 
+# A shipped scaling factor is decided with decide_shipped_factor, which records the factor itself.
+WAIVABLE_KINDS = (WaiverKind.RCP_BYPASS, WaiverKind.SEED_BYPASS)
+
+
 def grant_waiver(actor, result: Result, kind: str, reason: str) -> Waiver:
     """A reviewer waives a check for a result's (system, benchmark): an RCP or seed bypass. The
     waiver reaches the checks of the organization's next version."""
@@ -389,7 +399,7 @@ def grant_waiver(actor, result: Result, kind: str, reason: str) -> Waiver:
     organization = result.submission.organization
     _refuse_conflict(actor, organization, "waive its findings")
     reason = _require_reason(reason)
-    if kind not in {choice for choice, _ in Waiver._meta.get_field("kind").choices}:
+    if kind not in WAIVABLE_KINDS:
         raise ReviewRefused(f"unknown waiver kind {kind!r}", status=400)
     with transaction.atomic():
         try:
@@ -405,6 +415,25 @@ def grant_waiver(actor, result: Result, kind: str, reason: str) -> Waiver:
         _notify_members(organization, "finding.waived",
                         f"{result.result_id}: {waiver.get_kind_display()} ({reason}). Upload again for it to apply.")
     return waiver
+
+
+def decide_shipped_factor(actor, result: Result, accept: bool, reason: str) -> Waiver:
+    """A reviewer accepts the scaling factor a result's package ships (the score then rests on it)
+    or rejects it (the logs decide); results.services checks role and conflict of interest."""
+    with transaction.atomic():
+        try:
+            decide = accept_shipped_factor if accept else reject_shipped_factor
+            decision = decide(result, by=actor, reason=reason)
+        except DecisionRefused as exc:
+            raise ReviewRefused(str(exc)) from exc
+        verb = "accepted" if accept else "rejected"
+        record_event(f"factor.{verb}", actor=actor, submission=result.submission, result_id=result.result_id,
+                     subject=f"decision {decision.pk}", reason=decision.reason,
+                     data={"factor": decision.factor, "computed": result.computed_scaling_factor})
+        _notify_members(result.submission.organization, f"factor.{verb}",
+                        f"{result.result_id}: the shipped scaling factor {decision.factor} was {verb} "
+                        f"({decision.reason}).")
+    return decision
 
 
 # --- Hyperparameter borrowing --------------------------------------------------------------------

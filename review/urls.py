@@ -12,6 +12,7 @@ urlpatterns = [
     path("results/<str:result_id>/diff/", views.version_diff_page, name="diff"),
     path("results/<str:result_id>/objections/", views.file_objection, name="file-objection"),
     path("results/<str:result_id>/waivers/", views.grant_waiver, name="waive"),
+    path("results/<str:result_id>/shipped-factor/", views.decide_shipped_factor, name="decide-factor"),
     path("results/<str:result_id>/withdraw/", views.withdraw, name="withdraw"),
     path("results/<str:result_id>/borrowing/", views.declare_borrowing, name="declare-borrowing"),
     path("objections/<int:pk>/", views.objection_detail, name="objection"),

@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
+from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from results.constants import RoundState, Severity
 from results.models import Organization, Result, Round, Run, Submission, Waiver, version_order
 from results.querysets import RoundSlugError
@@ -159,7 +160,9 @@ def result_review(request, result_id: str):
         "can_withdraw": member and result.status == "active",
         "outcomes": ObjectionOutcome.choices,
         "severities": Severity.choices,
-        "waiver_kinds": Waiver._meta.get_field("kind").choices,
+        "waiver_kinds": [(kind.value, kind.label) for kind in services.WAIVABLE_KINDS],
+        "shipped_factor_differs": result.shipped_scaling_factor is not None
+        and abs(result.shipped_scaling_factor - result.computed_scaling_factor) > FACTOR_TOLERANCE,
         "checked": BorrowingState.CHECKED,
         "open_state": ObjectionState.OPEN,
         "answered_state": ObjectionState.ANSWERED,
@@ -266,6 +269,16 @@ def grant_waiver(request, result_id: str):
     result = _result_or_404(request.user, result_id)
     return _act(request, lambda: services.grant_waiver(
         request.user, result, request.POST.get("kind", ""), request.POST.get("reason", "")),
+        reverse("review:result", args=[result_id]))
+
+
+@login_required
+@require_POST
+def decide_shipped_factor(request, result_id: str):
+    result = _result_or_404(request.user, result_id)
+    accept = request.POST.get("decision") == "accept"
+    return _act(request, lambda: services.decide_shipped_factor(
+        request.user, result, accept, request.POST.get("reason", "")),
         reverse("review:result", args=[result_id]))
 
 

@@ -118,6 +118,18 @@ def test_waiver_action_persona(world):
     }
 
 
+def test_shipped_factor_decision_persona(world):
+    from results.models import Result
+
+    result = world["alpha_result"]
+    Result.objects.filter(pk=result.pk).update(shipped_scaling_factor=1.1, computed_scaling_factor=1.0)
+    url = f"/review/results/{result.result_id}/shipped-factor/"
+    assert statuses(world, url, "post", {"decision": "accept", "reason": "RCP bypass granted"}) == {
+        "anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 302, "alpha_reviewer": 403, "chair": 302,
+    }
+    assert Result.objects.get(pk=result.pk).factor_source == "decision"
+
+
 def test_borrowing_actions_persona(world):
     url = f"/review/results/{world['alpha_result'].result_id}/borrowing/"
     data = {"lender": world["beta_result"].result_id}

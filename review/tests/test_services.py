@@ -77,6 +77,29 @@ def test_a_reviewer_never_waives_findings_of_their_own_organization(world):
     refused(lambda: services.grant_waiver(world["chair"], world["alpha_result"], "rcp_bypass", "again"), 409)
 
 
+def test_a_reviewer_never_decides_a_shipped_factor_of_their_own_organization(world):
+    result = world["alpha_result"]
+    Result.objects.filter(pk=result.pk).update(
+        shipped_scaling_factor=1.1, computed_scaling_factor=1.0, computed_score_minutes=30.0
+    )
+    result.refresh_from_db()
+    refused(lambda: services.decide_shipped_factor(world["alpha_reviewer"], result, True, "bypass"),
+            match="conflict of interest")
+    refused(lambda: services.decide_shipped_factor(world["owner"], result, True, "bypass"), match="reviewers")
+    decision = services.decide_shipped_factor(world["reviewer"], result, True, "RCP bypass granted in review")
+    result.refresh_from_db()
+    assert (decision.factor, result.factor_source, result.score_minutes) == (1.1, "decision", pytest.approx(33.0))
+    assert AuditEvent.objects.get(kind="factor.accepted").result_id == result.result_id
+    services.decide_shipped_factor(world["chair"], result, False, "the logs do not support it")
+    result.refresh_from_db()
+    assert (result.factor_source, result.score_minutes) == ("computed", 30.0)
+    assert AuditEvent.objects.filter(kind="factor.rejected").count() == 1
+
+
+def test_a_shipped_factor_is_not_waived_as_a_bypass(world):
+    refused(lambda: services.grant_waiver(world["reviewer"], world["alpha_result"], "published_factor", "x"), 400)
+
+
 def test_a_reviewer_never_decides_borrowing_of_their_own_organization(world):
     declaration = services.declare_borrowing(world["owner"], world["alpha_result"], world["beta_result"])
     declaration.state = "checked"

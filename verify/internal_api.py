@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from functools import wraps
 from pathlib import Path
 
 from django.conf import settings
@@ -33,6 +34,25 @@ def _job(request, job_id: int):
         return None
 
 
+def job_endpoint(view):
+    """The view gets the job its caller's token opens; any other caller, or a job that finished
+    meanwhile (services.JobClosed), gets the same 403. (csrf_exempt is copied onto the method
+    decorators put above it.)"""
+
+    @csrf_exempt
+    @wraps(view)
+    def wrapper(request, job_id: int):
+        job = _job(request, job_id)
+        if job is None:
+            return JsonResponse(REFUSED, status=403)
+        try:
+            return view(request, job)
+        except services.JobClosed:
+            return JsonResponse(REFUSED, status=403)
+
+    return wrapper
+
+
 def _payload(request) -> dict | None:
     if len(request.body) > settings.VERIFY_MAX_REQUEST_BYTES:
         return None
@@ -51,21 +71,15 @@ def _bad(message: str, status: int = 400) -> JsonResponse:
     return JsonResponse({"error": message}, status=status)
 
 
-@csrf_exempt
 @require_GET
-def spec(request, job_id: int):
-    job = _job(request, job_id)
-    if job is None:
-        return JsonResponse(REFUSED, status=403)
+@job_endpoint
+def spec(request, job):
     return JsonResponse(services.start_job(job))
 
 
-@csrf_exempt
 @require_GET
-def code(request, job_id: int):
-    job = _job(request, job_id)
-    if job is None:
-        return JsonResponse(REFUSED, status=403)
+@job_endpoint
+def code(request, job):
     folder = Path(tempfile.mkdtemp(prefix=f"verify-send-{job.pk}-"))
     try:
         archive = services.implementation_archive(job, folder / "implementation.tar.gz")
@@ -78,44 +92,29 @@ def code(request, job_id: int):
     return FileResponse(handle, content_type="application/gzip", filename="implementation.tar.gz")
 
 
-@csrf_exempt
 @require_POST
-def progress(request, job_id: int):
-    job = _job(request, job_id)
-    if job is None:
-        return JsonResponse(REFUSED, status=403)
+@job_endpoint
+def progress(request, job):
     payload = _payload(request)
     if payload is None:
         return _bad("expected a JSON object")
-    try:
-        services.record_progress(job, payload)
-    except services.JobClosed:
-        return JsonResponse(REFUSED, status=403)
+    services.record_progress(job, payload)
     return JsonResponse({"ok": True})
 
 
-@csrf_exempt
 @require_POST
-def output(request, job_id: int):
-    job = _job(request, job_id)
-    if job is None:
-        return JsonResponse(REFUSED, status=403)
+@job_endpoint
+def output(request, job):
     payload = _payload(request)
     if payload is None or not isinstance(payload.get("text", ""), str) or not isinstance(payload.get("telemetry", []), list):
         return _bad('expected {"text": str, "telemetry": [sample, ...]}')
-    try:
-        services.append_output(job, payload.get("text", ""), payload.get("telemetry", []))
-    except services.JobClosed:
-        return JsonResponse(REFUSED, status=403)
+    services.append_output(job, payload.get("text", ""), payload.get("telemetry", []))
     return JsonResponse({"ok": True})
 
 
-@csrf_exempt
 @require_POST
-def outcome(request, job_id: int):
-    job = _job(request, job_id)
-    if job is None:
-        return JsonResponse(REFUSED, status=403)
+@job_endpoint
+def outcome(request, job):
     payload = _payload(request)
     if payload is None:
         return _bad("expected a JSON object")
@@ -123,6 +122,4 @@ def outcome(request, job_id: int):
         finished = services.finish_job(job, payload)
     except ValueError as exc:
         return _bad(str(exc))
-    except services.JobClosed:
-        return JsonResponse(REFUSED, status=403)
     return JsonResponse({"ok": True, "outcome": finished.outcome})

@@ -4,14 +4,14 @@
   "use strict";
   var box = document.getElementById("job-status");
   if (!box || box.dataset.state === "finished") { return; }
-  var seen = null;
+  // What the page shows now: a job that moved on before the first poll (a short run) still reloads.
+  var seen = box.dataset.state + "/" + document.getElementById("runs-done").textContent;
   function poll() {
     fetch(box.dataset.statusUrl, { credentials: "same-origin" }).then(function (response) {
       return response.json();
     }).then(function (status) {
       var key = status.state + "/" + status.runs_done;
-      if (seen !== null && key !== seen) { window.location.reload(); return; }
-      seen = key;
+      if (key !== seen) { window.location.reload(); return; }
       document.getElementById("stage").textContent = status.stage;
       document.getElementById("runs-done").textContent = status.runs_done;
       document.getElementById("progress").value = status.runs_done;

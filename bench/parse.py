@@ -34,7 +34,7 @@ import orjson
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # the project, ahead of bench/ (whose ingest.py would shadow the package)
 
-from mlperf_check.parsing import iter_records  # noqa: E402
+from mlperf_check.parsing import ParseStats, iter_records  # noqa: E402
 from mlperf_check.rules.configs import get_official_rules  # noqa: E402
 from mlperf_check.rules.engine import RuleSession  # noqa: E402
 
@@ -56,9 +56,10 @@ def parse_only(logs: dict[Path, bytes]) -> None:
 def parse_and_rules(logs: dict[Path, bytes], ruleset: str) -> None:
     rules = get_official_rules(ruleset)
     for path, data in logs.items():
-        session = RuleSession(rules, file=path.name, reopen=None)
+        stats = ParseStats()
+        session = RuleSession(rules, file=path.name, reopen=None, stats=stats)
         feed = session.feed
-        for record in iter_records(io.BytesIO(data), file=path.name, findings=[]):
+        for record in iter_records(io.BytesIO(data), file=path.name, findings=[], stats=stats):
             feed(record)
         session.finish()
 

@@ -79,13 +79,13 @@ def analyze_run(
     """Read the result file once: fill a RunLog and run every applicable RunChecker over it.
     Findings land on run.findings: the parser's first, then each checker's in registry order."""
     context.reopen = lambda: reread_records(open_stream, context.file)
+    stats = context.parse_stats = ParseStats()
     if checkers is None:
         checkers = checkers_of_scope("run")
     active = [checker_class(context) for checker_class in checkers if checker_class.applies_to(context)]
 
     summary = RunSummary(context)
     parser_findings: list[Finding] = []
-    stats = ParseStats()
     with open_stream() as stream:
         for record in iter_records(stream, file=context.file, findings=parser_findings, stats=stats):
             summary.feed(record)

@@ -23,6 +23,7 @@ from mlperf_check.report import ERROR, INFO, WARNING, Finding, Record, RunLog
 
 if TYPE_CHECKING:
     from mlperf_check.package import Package
+    from mlperf_check.parsing import ParseStats
     from mlperf_check.report import BenchmarkResult, PackageReport, SystemReport
     from mlperf_check.rules.catalog import RulesetSpec
 
@@ -52,6 +53,9 @@ class RunContext:
     # Streams the file's records again from the start. Only for the rare case where a checker
     # learns late that it must look at earlier records it did not keep (bounded memory).
     reopen: Callable[[], Iterator[Record]] | None = None
+    # The parser's counters for the stream being fed (bytes read so far): lets a checker that
+    # keeps records bound them by the bytes they came from.
+    parse_stats: ParseStats | None = None
 
 
 @dataclass

@@ -34,7 +34,9 @@ def sessions_for(context: RunContext) -> list[Session]:
     if ruleset.config_dir is None:  # 0.5: no official configs, the rules are data
         return [V05Session(file=context.file)]
     sessions: list[Session] = [
-        RuleSession(get_official_rules(ruleset.version), file=context.file, reopen=context.reopen)
+        RuleSession(
+            get_official_rules(ruleset.version), file=context.file, reopen=context.reopen, stats=context.parse_stats
+        )
     ]
     if ruleset.legacy_quality_target:
         sessions.append(TargetSession(ruleset.version, file=context.file, benchmark=context.benchmark))

@@ -15,6 +15,7 @@ import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from itertools import chain
 from typing import Any, BinaryIO
 
 from orjson import JSONDecodeError
@@ -73,8 +74,12 @@ def iter_records(
 ) -> Iterator[Record]:
     """Stream a log once, in file order. Yields mlperf_check.report.Record(key, value, metadata, time_ms,
     line, index). Appends parser findings (checker="parser", checker_version=1) to `findings`.
-    Never raises on any byte input (errors of `stream.read` itself propagate)."""
-    return LogReader(file, findings, stats if stats is not None else ParseStats()).records(stream)
+    Never raises on any byte input (errors of `stream.read` itself propagate).
+
+    The reader builds the records of one block at a time into a list; chaining the lists costs
+    the consumer no Python frame per record (a generator would: bench/parse.py)."""
+    reader = LogReader(file, findings, stats if stats is not None else ParseStats())
+    return chain.from_iterable(reader.blocks(stream))
 
 
 def event_format(segment: bytes) -> str:
@@ -97,12 +102,13 @@ class LogReader:
         self.stats = stats
         self.findings_per_code: dict[str, int] = {}
         self.mixed_reported = False
+        self.newlines = 0  # '\n' bytes before the next byte to scan
 
-    def records(self, stream: BinaryIO) -> Iterator[Record]:
+    def blocks(self, stream: BinaryIO) -> Iterator[list[Record]]:
+        """The records of the stream, one list per block read."""
         stats = self.stats
         hasher = hashlib.sha256()
         carry = b""  # the unterminated end of the previous block
-        newlines = 0  # '\n' bytes before `carry`
         oversized: OversizedSegment | None = None
         last_byte = b""
         while chunk := stream.read(READ_SIZE):
@@ -118,57 +124,70 @@ class LogReader:
                 chunk = rest
             data = carry + chunk if carry else chunk
             end = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
-            yield from self.scan(data, end, newlines)
-            newlines += data.count(b"\n", 0, end)
+            yield self.scan(data[:end] if end < len(data) else data)
             carry = data[end:]
             if len(carry) > MAX_LINE:
-                oversized = OversizedSegment(carry, newlines + 1)
+                oversized = OversizedSegment(carry, self.newlines + 1)
                 carry = b""
         if oversized is not None:
             self.too_long(oversized.length, oversized.has_token, oversized.line)
         elif carry:
-            yield from self.scan(carry, len(carry), newlines)
-        stats.line_count = newlines + (1 if last_byte not in (b"", b"\n") else 0)
+            yield self.scan(carry)
+        stats.line_count = self.newlines + (1 if last_byte not in (b"", b"\n") else 0)
         stats.sha256 = hasher.hexdigest()
         self.report_suppressed()
 
-    def scan(self, data: bytes, end: int, newlines: int) -> Iterator[Record]:
-        """Records of the event lines in data[:end], which ends with a line terminator except for
-        the last piece of a stream; `newlines` counts the '\\n' before data[0].
+    def scan(self, data: bytes) -> list[Record]:
+        """The records of the event lines in `data`, which ends with a line terminator except for
+        the last piece of a stream. Counts its '\\n' into self.newlines.
 
-        This loop runs once per line, so the common case (a well-formed ':::MLLOG {json}' line)
-        is decoded inline, with no call but the JSON decoder's: this is most of the parser's
-        cost (bench/parse.py). Any other event line takes event(), which says what is wrong."""
-        number = newlines
+        This loop runs once per line, so the common case (a well-formed ':::MLLOG {json}' line in
+        a block without a lone '\\r' or an over-long line) is decoded inline, with no call but the
+        JSON decoder's: this is most of the parser's cost (bench/parse.py). Any other event line
+        takes event(), which says what is wrong, or segments()."""
+        records: list[Record] = []
+        append = records.append
         stats = self.stats
-        for line in (data if end == len(data) else data[:end]).split(b"\n"):
-            number += 1
+        if b"\r" in data:
+            data = data.replace(b"\r\n", b"\n")  # CRLF ends a line like LF; line numbers count '\n'
+        plain = b"\r" not in data and len(data) <= MAX_LINE  # then no line needs segments()
+        mllog = stats.log_format == MLLOG
+        index = stats.event_count
+        number = self.newlines
+        for number, line in enumerate(data.split(b"\n"), self.newlines + 1):  # noqa: B007 - read after the loop
             if EVENT_PREFIX not in line:
                 continue
-            if line[-1:] == b"\r":  # CRLF: the empty segment after the '\r' holds no event
-                line = line[:-1]
-            if b"\r" in line or len(line) > MAX_LINE:
-                yield from self.segments(line, number)
+            if not plain and (b"\r" in line or len(line) > MAX_LINE):
+                stats.event_count = index
+                records.extend(self.segments(line, number))
+                index = stats.event_count
+                mllog = stats.log_format == MLLOG
                 continue
-            at = line.rfind(MLLOG_TOKEN)
-            if at >= 0 and stats.log_format == MLLOG:
-                try:
-                    event = loads_json(line[at + MLLOG_TOKEN_LENGTH :])
-                    key = event["key"]
-                    metadata = event["metadata"]
-                    raw_time = event["time_ms"]
-                    value = event["value"]
-                except (JSONDecodeError, KeyError, TypeError):
-                    pass
-                else:
-                    if type(key) is str and type(metadata) is dict and type(raw_time) in (int, float):
-                        index = stats.event_count
-                        stats.event_count = index + 1
-                        yield new_record((key, value, metadata, float(raw_time), number, index))
-                        continue
+            if mllog:
+                at = line.rfind(MLLOG_TOKEN)
+                if at >= 0:
+                    try:
+                        event = loads_json(line[at + MLLOG_TOKEN_LENGTH :])
+                        key = event["key"]
+                        metadata = event["metadata"]
+                        raw_time = event["time_ms"]
+                        value = event["value"]
+                    except (JSONDecodeError, KeyError, TypeError):
+                        pass
+                    else:
+                        if type(key) is str and type(metadata) is dict and type(raw_time) in (int, float):
+                            append(new_record((key, value, metadata, float(raw_time), number, index)))
+                            index += 1
+                            continue
+            stats.event_count = index
             record = self.event(line, number)
             if record is not None:
-                yield record
+                append(record)
+            index = stats.event_count
+            mllog = stats.log_format == MLLOG
+        stats.event_count = index
+        self.newlines = number - 1  # a line per '\n', and the piece after the last one
+        return records
 
     def segments(self, line: bytes, number: int) -> Iterator[Record]:
         """The events of a line with '\\r' in it (CRLF, progress-bar text before the event) or

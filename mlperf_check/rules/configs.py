@@ -52,6 +52,8 @@ class Rule:
     text: str  # as written in the config
     code: CodeType
     function: Callable | None  # the same code as a function (ll, v, s, enqueue_config), see as_function()
+    pure: bool  # an expression that calls nothing but PURE_CALLS: it cannot change `s` or enqueue
+    reads_ll: bool  # names `ll` (the LogLine); otherwise it reads only `v` and `s`
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,36 @@ class KeyRule:
     first_checks: tuple[Rule, ...]
     atleast_one: Rule | None
 
+    @property
+    def plain(self) -> bool:
+        """A record of this key is counted, its CHECK expressions and ATLEAST_ONE_CHECK run, and
+        nothing else: no PRE or POST code, no first-occurrence check, no distinct values to keep
+        (EXACTLY_ONE), not a submission_* key (those run once), and every expression a function
+        without side effects that reads `v` and `s` only. The engine runs such a rule on its fast
+        path (most records), without building a LogLine."""
+        expressions = (*self.checks, self.atleast_one) if self.atleast_one else self.checks
+        return (
+            self.pre is None
+            and self.post is None
+            and not self.first_checks
+            and self.req != "EXACTLY_ONE"
+            and "submission_" not in self.name
+            and all(rule.function is not None and rule.pure and not rule.reads_ll for rule in expressions)
+        )
+
+
+@dataclass(frozen=True)
+class PlainRule:
+    """What the engine runs for a record of a KeyRule.plain key: its CHECK expressions, its
+    ATLEAST_ONE_CHECK, and `all_pass(ll, v, s, enqueue_config)`, the checks joined with `and`
+    (none of them reads `ll`).
+    When all_pass returns true, every check passed; otherwise the engine evaluates them one by
+    one for the findings, which it may since they have no side effects."""
+
+    checks: tuple[Rule, ...]
+    all_pass: Callable
+    atleast_one: Rule | None
+
 
 @dataclass(frozen=True)
 class ConfigRules:
@@ -73,6 +105,18 @@ class ConfigRules:
     begin: Rule | None
     aggregate_by: str  # metadata field of the Stable Diffusion eval aggregation, "" when none
     keys: Mapping[str, KeyRule]
+    # Keys named in an AT_LEAST_ONE_OR(..) requirement: their counts decide a finding that no later
+    # config erases (mlperf_check.rules.engine), so they are always counted.
+    alternative_keys: frozenset[str]
+    # What the engine checks after the log: the rules with an EXACTLY_ONE, AT_LEAST_ONE or
+    # AT_LEAST(n) requirement, and each AT_LEAST_ONE_OR group (sorted names, once).
+    requirements: tuple[KeyRule, ...]
+    alternative_groups: tuple[tuple[str, ...], ...]
+    # The keys whose records the engine routes to this config (its KEY rules, and eval_accuracy
+    # where it aggregates), and the plain rules among them (KeyRule.plain; never the aggregated
+    # eval_accuracy).
+    routed_keys: frozenset[str]
+    plain_rules: Mapping[str, PlainRule]
     end_pre: Rule | None
     end_checks: tuple[Rule, ...]
     enqueue_templates: tuple[str, ...]  # 'training_x/closed_{}.yaml' strings in the rule code
@@ -106,7 +150,27 @@ def _compile(text: Any, where: str, mode: str) -> Rule:
         raise UnsupportedRule(f"{where}: expected a string of code, found {type(text).__name__}")
     text = text.strip()
     code = compile(text, where, mode)
-    return Rule(text, code, as_function(ast.parse(text, where, mode), where))
+    tree = ast.parse(text, where, mode)
+    reads_ll = any(isinstance(node, ast.Name) and node.id == "ll" for node in ast.walk(tree))
+    return Rule(text, code, as_function(tree, where), mode == "eval" and is_pure(tree), reads_ll)
+
+
+# The calls of the shipped CHECK expressions, none of which changes anything.
+PURE_CALLS = frozenset(
+    {"is_integer", "len", "float", "int", "abs", "isinstance", "type", "min", "max", "round", "str", "bool"}
+    | {"math.log2", "math.ceil", "math.floor", "math.log", "math.sqrt", "s.get"}
+)
+
+
+def is_pure(tree: ast.AST) -> bool:
+    """Whether evaluating the expression can have no effect besides its value: it calls only
+    PURE_CALLS (an assignment expression is not a plain expression: as_function refuses it)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func) not in PURE_CALLS:
+            return False
+        if isinstance(node, ast.NamedExpr):
+            return False
+    return True
 
 
 # Constructs that behave differently in a function than under eval()/exec() with a locals dict:
@@ -153,6 +217,16 @@ def as_function(tree: ast.Expression | ast.Module, where: str) -> Callable | Non
     module = compile(ast.fix_missing_locations(wrapper), where, "exec")
     code = next(const for const in module.co_consts if isinstance(const, CodeType))
     return FunctionType(code, RULE_GLOBALS)
+
+
+def all_of(checks: tuple[Rule, ...], where: str) -> Callable:
+    """One function for a tuple of pure CHECK expressions (see PlainRule): a call per record
+    where there would be one per check."""
+    if len(checks) == 1:
+        return checks[0].function
+    expressions = [ast.parse(check.text, where, "eval").body for check in checks] or [ast.Constant(True)]
+    joined = ast.Expression(ast.BoolOp(ast.And(), expressions) if len(expressions) > 1 else expressions[0])
+    return as_function(joined, where)
 
 
 def _compile_all(value: Any, where: str) -> tuple[Rule, ...]:
@@ -238,6 +312,23 @@ def compile_config(name: str, records: list[dict]) -> ConfigRules:
         begin=begin,
         aggregate_by=aggregate_by,
         keys=MappingProxyType(keys),
+        alternative_keys=frozenset(
+            name for rule in keys.values() if rule.alternatives for name in (rule.name, *rule.alternatives)
+        ),
+        requirements=tuple(
+            rule for rule in keys.values() if rule.req == "EXACTLY_ONE" or rule.req.startswith("AT_LEAST") and not rule.alternatives
+        ),
+        alternative_groups=tuple(
+            dict.fromkeys(tuple(sorted({rule.name, *rule.alternatives})) for rule in keys.values() if rule.alternatives)
+        ),
+        routed_keys=frozenset((*keys, "eval_accuracy") if aggregate_by else keys),
+        plain_rules=MappingProxyType(
+            {
+                key: PlainRule(rule.checks, all_of(rule.checks, f"{name}:{key}:CHECK"), rule.atleast_one)
+                for key, rule in keys.items()
+                if rule.plain and not (aggregate_by and key == "eval_accuracy")
+            }
+        ),
         end_pre=end_pre,
         end_checks=end_checks,
         enqueue_templates=templates,

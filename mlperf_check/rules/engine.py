@@ -33,15 +33,15 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, NamedTuple
 
-import orjson
-
 from mlperf_check.checkers import checker_version
+from mlperf_check.parsing import ParseStats
 from mlperf_check.parsing.formats import short_repr
 from mlperf_check.report import ERROR, INFO, WARNING, Finding, Record
 from mlperf_check.rules.configs import (
     STATE_NAME,
     ConfigRules,
     OfficialRules,
+    PlainRule,
     Rule,
     is_integer,
     load_config,
@@ -65,7 +65,7 @@ COMPLIANCE_MORE_FINDINGS = "COMPLIANCE_MORE_FINDINGS"
 # rule-relevant records of a whole real log take a few hundred KB. Past either bound the buffer is
 # dropped and a late config re-reads the file.
 MAX_REPLAY_RECORDS = 20_000
-MAX_REPLAY_BYTES = 16 << 20  # JSON size of the buffered values and metadata
+MAX_REPLAY_BYTES = 4 << 20  # of the log read (RuleSession's stats): bounds the buffer's memory
 MAX_PASSES = 32  # real chains are 3-4 configs long; guards against a config enqueuing itself
 MAX_FINDINGS_PER_KEY = 10  # per config pass, key and code; the rest are counted in one note
 MAX_AGGREGATED_POINTS = 10_000  # Stable Diffusion eval points (real logs have a few dozen)
@@ -90,11 +90,9 @@ new_log_line = partial(tuple.__new__, LogLine)
 
 @dataclass(slots=True)
 class KeyCount:
-    """Occurrences of one key: what the REQ rules need, in bounded memory. Only an EXACTLY_ONE
-    requirement reads more than the count, so only such a key (`distinct`) keeps its first lines
-    and distinct values: the others are counted and nothing else (a cost per record)."""
+    """Occurrences of one key with its first lines and distinct values, in bounded memory: what
+    an EXACTLY_ONE requirement reports. Other keys are only counted (ConfigPass.counts)."""
 
-    distinct: bool = True
     count: int = 0
     first_value: Any = None
     first_line: int = 0
@@ -103,21 +101,19 @@ class KeyCount:
     values: list[str] = field(default_factory=list)  # distinct values as text, bounded
 
     def add(self, record: Record) -> None:
-        if not self.distinct:
-            self.count += 1
-            return
-        if self.count == 0:
-            self.first_value = record.value
-            self.first_line = record.line
-        elif self.count == 1:
-            self.second_line = record.line
+        value = record.value
         self.count += 1
-        if self.count > 1 and not (
-            record.value is self.first_value or safe_equal(record.value, self.first_value)
-        ):
+        if self.count == 1:  # the usual case: nothing to compare or describe yet
+            self.first_value = value
+            self.first_line = record.line
+            return
+        if self.count == 2:
+            self.second_line = record.line
+            self.values.append(short_repr(self.first_value))
+        if not (value is self.first_value or safe_equal(value, self.first_value)):
             self.all_same = False
         if len(self.values) < MAX_DISTINCT_VALUES:
-            text = short_repr(record.value)
+            text = short_repr(value)
             if text not in self.values:
                 self.values.append(text)
 
@@ -135,11 +131,11 @@ class Problem:
 
 
 def requirement_problem(
-    name: str, req: str, at_least: int, counted: KeyCount | None, where: str
+    name: str, req: str, at_least: int, found: int, counted: KeyCount | None, where: str
 ) -> Problem | None:
-    """The REQ rules of the official engine (alternatives excepted) for one key; `where` names
-    the rule set in the message. None when the requirement holds."""
-    found = counted.count if counted else 0
+    """The REQ rules of the official engine (alternatives excepted) for one key seen `found`
+    times; `counted` holds its first lines and values (for EXACTLY_ONE). `where` names the rule
+    set in the message. None when the requirement holds."""
     if req == "EXACTLY_ONE" and found != 1:
         if found == 0:
             return Problem(
@@ -215,7 +211,7 @@ class ConfigPass:
     def __init__(self, session: RuleSession, config: ConfigRules) -> None:
         self.session = session
         self.config = config
-        self.keys = dict(config.keys)  # a plain dict: read once per record
+        self.keys = config.keys
         self.aggregate_by = config.aggregate_by
         self.children: list[ConfigPass] = []
         self.s: dict[str, Any] = {}
@@ -226,7 +222,8 @@ class ConfigPass:
             "is_integer": is_integer,
             "math": math,
         }
-        self.counts: dict[str, KeyCount] = {}
+        self.counts: dict[str, int] = {}  # occurrences per key
+        self.distinct: dict[str, KeyCount] = {}  # first lines and values of EXACTLY_ONE keys
         self.executed: set[str] = set()  # submission_* keys whose PRE/CHECK/POST ran
         self.first_checked: set[str] = set()
         self.at_least_one: dict[str, AtLeastOne] = {}
@@ -253,6 +250,7 @@ class ConfigPass:
 
     # -- per record
     def feed(self, ll: LogLine, record: Record) -> None:
+        """Any record; feed_plain() is the shorter way for a plain rule (most records)."""
         key = ll.key
         if self.aggregate_by and key == "eval_accuracy":
             self.aggregate(record)
@@ -260,13 +258,13 @@ class ConfigPass:
         if rule is None:
             return
         self.current = record
-        counted = self.counts.get(key)
-        if counted is None:
-            counted = self.counts[key] = KeyCount(distinct=rule.req == "EXACTLY_ONE")
-        if counted.distinct:
+        counts = self.counts
+        counts[key] = counts.get(key, 0) + 1
+        if rule.req == "EXACTLY_ONE":
+            counted = self.distinct.get(key)
+            if counted is None:
+                counted = self.distinct[key] = KeyCount()
             counted.add(record)
-        else:
-            counted.count += 1  # KeyCount.add without the call: most keys are only counted
         if key not in self.executed:
             if rule.pre is not None:
                 self.run_exec(rule.pre, "PRE", ll, record)
@@ -279,27 +277,46 @@ class ConfigPass:
             for check in rule.first_checks:
                 self.run_check(check, ll, record)
         if rule.atleast_one is not None:
-            self.check_at_least_one(rule.atleast_one, ll, record)
+            self.check_at_least_one(rule.atleast_one, ll, ll.value, record)
         if "submission_" in key:
             self.executed.add(key)
         self.current = None
 
-    def run(self, rule: Rule, ll: LogLine) -> Any:
-        """Evaluate one rule on one record, as the official engine does."""
+    def feed_plain(self, plain: PlainRule, v: dict, record: Record) -> None:
+        """feed() for a record whose key has a plain rule (KeyRule.plain) in this config: `v` is
+        what rule code sees as `v`; the LogLine is built only to report a failure."""
+        key = record[0]
+        counts = self.counts
+        counts[key] = counts.get(key, 0) + 1
+        try:
+            passed = plain.all_pass(None, v, self.s, None)  # reads neither ll nor enqueue_config
+        except Exception:  # noqa: BLE001 - run_check says which check failed and why
+            passed = False
+        if not passed:
+            ll = self.session.log_line(record)
+            for check in plain.checks:
+                self.run_check(check, ll, record)
+        if plain.atleast_one is not None:
+            self.check_at_least_one(plain.atleast_one, None, v, record)
+
+    def run(self, rule: Rule, ll: LogLine | None, v: dict) -> Any:
+        """Evaluate one rule on one record, as the official engine does. `ll` may be None only
+        for a rule that does not read it (Rule.reads_ll), which then is a function."""
         if rule.function is not None:
-            return rule.function(ll, ll.value, self.s, self.enqueue)
-        return eval(rule.code, self.namespace, {"ll": ll, "v": ll.value})  # noqa: S307 - trusted config code
+            return rule.function(ll, v, self.s, self.enqueue)
+        return eval(rule.code, self.namespace, {"ll": ll, "v": v})  # noqa: S307 - trusted config code
 
     def run_check(self, rule: Rule, ll: LogLine, record: Record) -> None:
         try:
-            if rule.function is not None:  # run() inlined: once per check per record
-                passed = rule.function(ll, ll.value, self.s, self.enqueue)
-            else:
-                passed = self.run(rule, ll)
+            passed = self.run(rule, ll, ll.value)
         except Exception as exc:  # noqa: BLE001 - rule code failing on a value is a finding
-            self.report_rule_error(rule, ll, record, exc)
+            self.report_rule_error(rule, record, exc)
             return
-        if not passed and self.keeps(ll.key, COMPLIANCE_CHECK_FAILED):
+        if not passed:
+            self.check_failed(rule, ll, record)
+
+    def check_failed(self, rule: Rule, ll: LogLine, record: Record) -> None:
+        if self.keeps(ll.key, COMPLIANCE_CHECK_FAILED):
             self.add(
                 ll.key,
                 ERROR,
@@ -312,25 +329,25 @@ class ConfigPass:
                 actual=short_repr(record.value),
             )
 
-    def report_rule_error(self, rule: Rule, ll: LogLine, record: Record, exc: Exception) -> None:
+    def report_rule_error(self, rule: Rule, record: Record, exc: Exception) -> None:
         """The official "Failed executing CHECK code": typically a value of the wrong type."""
-        if not self.keeps(ll.key, COMPLIANCE_RULE_ERROR):
+        if not self.keeps(record.key, COMPLIANCE_RULE_ERROR):
             return
         self.add(
-            ll.key,
+            record.key,
             ERROR,
             COMPLIANCE_RULE_ERROR,
-            f"{ll.key} on line {record.line}: the rule `{readable_rule(rule.text)}` of {self.config.name} "
+            f"{record.key} on line {record.line}: the rule `{readable_rule(rule.text)}` of {self.config.name} "
             f"cannot be evaluated on value {short_repr(record.value)}: {describe(exc)}",
             line=record.line,
-            key=ll.key,
+            key=record.key,
             expected=readable_rule(rule.text),
             actual=short_repr(record.value),
         )
 
     def run_exec(self, rule: Rule, part: str, ll: LogLine, record: Record) -> None:
         try:
-            self.run(rule, ll)
+            self.run(rule, ll, ll.value)
         except Exception as exc:  # noqa: BLE001
             if not self.keeps(ll.key, COMPLIANCE_RULE_ERROR):
                 return
@@ -345,17 +362,18 @@ class ConfigPass:
                 actual=short_repr(record.value),
             )
 
-    def check_at_least_one(self, rule: Rule, ll: LogLine, record: Record) -> None:
-        state = self.at_least_one.get(ll.key)
+    def check_at_least_one(self, rule: Rule, ll: LogLine | None, v: dict, record: Record) -> None:
+        key = record.key
+        state = self.at_least_one.get(key)
         if state is None:
-            state = self.at_least_one[ll.key] = AtLeastOne(rule)
+            state = self.at_least_one[key] = AtLeastOne(rule)
         state.seen += 1
         state.last = record
         try:
-            if self.run(rule, ll):
+            if self.run(rule, ll, v):
                 state.satisfied += 1
         except Exception as exc:  # noqa: BLE001 - the official engine crashes here
-            self.report_rule_error(rule, ll, record, exc)
+            self.report_rule_error(rule, record, exc)
 
     def rule_context(self, text: str, ll: LogLine) -> str:
         """The state, metadata and time a failed rule looked at, for the message."""
@@ -454,13 +472,10 @@ class ConfigPass:
             )
 
     def check_requirements(self) -> None:
-        alternatives: dict[tuple[str, ...], None] = {}
-        for name, rule in self.config.keys.items():
-            if rule.req.startswith("AT_LEAST_ONE_OR"):
-                alternatives[tuple(sorted({name, *rule.alternatives}))] = None
-                continue
+        for rule in self.config.requirements:
+            name = rule.name
             problem = requirement_problem(
-                name, rule.req, rule.at_least, self.counts.get(name), self.config.name
+                name, rule.req, rule.at_least, self.counts.get(name, 0), self.distinct.get(name), self.config.name
             )
             if problem is not None:
                 self.report(
@@ -473,7 +488,7 @@ class ConfigPass:
                     expected=problem.expected,
                     actual=problem.actual,
                 )
-        for names in alternatives:
+        for names in self.config.alternative_groups:
             if not any(self.counts.get(name) for name in names):
                 listed = " or ".join(f"'{name}'" for name in names)
                 # Not tied to one key: a later config cannot erase it (as in the official engine).
@@ -560,37 +575,74 @@ class ReplayStream:
     first replay the kept records; when those were dropped, they wait for a re-read.
 
     A record goes only to the passes whose config has a rule for its key (`routes`, in the order
-    the passes became active): most records concern one config of the three or four running."""
+    the passes became active): most records concern one config of the three or four running.
+    A route skips a pass whose rule for the key is plain (KeyRule.plain) without an
+    ATLEAST_ONE_CHECK and cannot count for an AT_LEAST_ONE_OR requirement when a config
+    processed later defines the same key: the official engine erases that pass's findings about
+    the key (RuleSession.finish), and without side effects its checks change nothing else."""
 
-    def __init__(self, session: RuleSession, passes: list[ConfigPass]) -> None:
+    def __init__(
+        self, session: RuleSession, passes: list[ConfigPass], stats: ParseStats | None = None
+    ) -> None:
         self.session = session
-        self.routes: dict[str, list[ConfigPass]] = {}
+        self.timestamp_scale = session.timestamp_scale
+        self.stats = stats
+        self.events = 0
+        # Per rule-relevant key: (config pass, its PlainRule for the key or None) for each active
+        # pass that needs the record. Irrelevant keys are absent.
+        self.routes: dict[str, tuple[tuple[ConfigPass, PlainRule | None], ...]] = dict.fromkeys(
+            session.relevant_keys, ()
+        )
+        self.definers: dict[str, list[tuple[ConfigPass, PlainRule | None]]] = {}  # unpruned routes
         self.pending: list[ConfigPass] = []
         self.deferred: list[ConfigPass] = []
         # The records only: a replay rebuilds their LogLines (session.log_line), so that the
         # buffer holds one object per record where it would hold four (a cost per record).
         self.buffer: list[Record] | None = []
-        self.buffered_bytes = 0
         for config_pass in passes:
             self.activate(config_pass)
 
     def activate(self, config_pass: ConfigPass) -> None:
         config = config_pass.config
-        for key in (*config.keys, "eval_accuracy") if config.aggregate_by else config.keys:
-            passes = self.routes.setdefault(key, [])
-            if config_pass not in passes:
-                passes.append(config_pass)
+        position: dict[int, int] | None = None  # of each pass in the processing order
+        for key in config.routed_keys:
+            route = (config_pass, config.plain_rules.get(key))
+            definers = self.definers.get(key)
+            if definers is None:
+                self.definers[key] = [route]
+                self.routes[key] = (route,)
+                continue
+            definers.append(route)
+            if position is None:
+                position = {id(p): i for i, p in enumerate(self.session.processing_order())}
+            last = max(position[id(p)] for p, _ in definers)
+            self.routes[key] = tuple(
+                (p, plain)
+                for p, plain in definers
+                if plain is None
+                or plain.atleast_one is not None
+                or key in p.config.alternative_keys
+                or position[id(p)] == last
+            )
 
-    def feed(self, ll: LogLine, record: Record) -> None:
+    def feed(self, record: Record) -> None:
+        """One record, in file order: the hot loop of checking (bench/parse.py)."""
+        self.events += 1
+        routes = self.routes.get(record[0])
+        if routes is None:
+            return  # no config of the ruleset has a rule for it: it changes nothing
         buffer = self.buffer
         if buffer is not None:
-            self.buffered_bytes += json_size(record)
-            if len(buffer) >= MAX_REPLAY_RECORDS or self.buffered_bytes > MAX_REPLAY_BYTES:
+            if len(buffer) >= MAX_REPLAY_RECORDS or (self.stats is not None and self.stats.size_bytes > MAX_REPLAY_BYTES):
                 self.buffer = None  # free it: a later enqueue re-reads the file
             else:
                 buffer.append(record)
-        for config_pass in self.routes.get(ll.key, ()):
-            config_pass.feed(ll, record)
+        v = {"value": record[1], "metadata": record[2]}  # what rule code sees as `v`
+        for config_pass, plain in routes:
+            if plain is None:
+                config_pass.feed(self.session.log_line(record, v), record)
+            else:
+                config_pass.feed_plain(plain, v, record)
         if self.pending:
             self.catch_up()
 
@@ -601,8 +653,15 @@ class ReplayStream:
                 self.deferred.append(config_pass)
                 continue
             log_line = self.session.log_line
+            routed = config_pass.config.routed_keys
+            plain_rules = config_pass.config.plain_rules
             for record in self.buffer:
-                config_pass.feed(log_line(record), record)
+                if record[0] in routed:
+                    plain = plain_rules.get(record[0])
+                    if plain is None:
+                        config_pass.feed(log_line(record), record)
+                    else:
+                        config_pass.feed_plain(plain, {"value": record[1], "metadata": record[2]}, record)
             self.activate(config_pass)
 
 
@@ -613,18 +672,26 @@ class RuleSession:
     the rule state and counts, plus the bounded replay buffer."""
 
     def __init__(
-        self, rules: OfficialRules, *, file: str, reopen: Callable[[], Iterator[Record]] | None
+        self,
+        rules: OfficialRules,
+        *,
+        file: str,
+        reopen: Callable[[], Iterator[Record]] | None,
+        stats: ParseStats | None = None,
     ) -> None:
+        """`reopen` reads the records again for a config asked for after the replay buffer was
+        dropped; `stats` are the parser's of the stream being fed, whose bytes read so far bound
+        the buffer (without them, only the record count does)."""
         self.rules = rules
         self.relevant_keys = rules.relevant_keys
         self.timestamp_scale = rules.timestamp_scale
         self.file = file
         self.reopen = reopen
-        self.events = 0
         self.passes: list[ConfigPass] = []  # in creation order
-        self.stream = ReplayStream(self, [])
         self.root = self.new_pass(load_config(rules.entry), parent=None)
-        self.stream.activate(self.root)
+        self.stream = ReplayStream(self, [self.root], stats)
+        # feed() is the stream's own: one call per record where a method passing it on would be two.
+        self.feed: Callable[[Record], None] = self.stream.feed
 
     def finding(self, severity: str, code: str, message: str, **where: Any) -> Finding:
         return Finding(
@@ -674,22 +741,18 @@ class RuleSession:
         listed = f"; expected one of {', '.join(expected)}" if expected else ""
         return f"{record.key} {short_repr(record.value)} on line {record.line} has no rule set in training {version}{listed}"
 
-    def feed(self, record: Record) -> None:
-        self.events += 1
-        if record[0] not in self.relevant_keys:
-            return  # no config of the ruleset has a rule for it: it changes nothing
-        self.stream.feed(self.log_line(record), record)
-
-    def log_line(self, record: Record) -> LogLine:
+    def log_line(self, record: Record, v: dict | None = None) -> LogLine:
         """What rule code sees as `ll` (and `ll.value` as `v`) for one record. No shipped rule
         writes into `v` or `ll`, so a replay may build them again."""
         key, value, metadata, time_ms, _, index = record
-        return new_log_line(("", time_ms * self.timestamp_scale, key, {"value": value, "metadata": metadata}, index))
+        if v is None:
+            v = {"value": value, "metadata": metadata}
+        return new_log_line(("", time_ms * self.timestamp_scale, key, v, index))
 
     def finish(self) -> tuple[bool, list[Finding]]:
         """(compliant, findings). Findings about a key come only from the last config (in the
         official processing order) that defines that key."""
-        if self.events == 0:
+        if self.stream.events == 0:
             finding = self.finding(
                 ERROR,
                 COMPLIANCE_NO_EVENTS,
@@ -721,6 +784,7 @@ class RuleSession:
             config_pass.enqueue = None
         self.passes = []
         self.stream = None
+        self.feed = None
         self.root = None
 
     def replay_deferred(self, not_applied: list[Finding]) -> None:
@@ -735,16 +799,16 @@ class RuleSession:
                         ERROR,
                         COMPLIANCE_CONFIG_NOT_APPLIED,
                         f"{config_pass.config.name} was asked for after more than {MAX_REPLAY_RECORDS} rule records "
-                        "and the log cannot be read again: its rules were not applied",
+                        f"or {MAX_REPLAY_BYTES >> 20} MiB of log and the log cannot be read again: its rules were not applied",
                     )
                 )
             self.stream.deferred = []
             return
         live = self.stream
         self.stream = ReplayStream(self, deferred)
+        self.stream.buffer = None  # a config asked for during the re-read waits for the next one
         for record in self.reopen():
-            if record.key in self.relevant_keys:
-                self.stream.feed(self.log_line(record), record)
+            self.stream.feed(record)
         leftover = self.stream.deferred
         self.stream = live
         self.stream.deferred = leftover  # enqueued late during the re-read: read again
@@ -851,13 +915,6 @@ def safe_equal(a: Any, b: Any) -> bool:
         return bool(a == b)
     except Exception:  # noqa: BLE001 - comparing deeply nested values can overflow the stack
         return False
-
-
-def json_size(record: Record) -> int:
-    try:
-        return len(orjson.dumps((record.value, record.metadata)))
-    except (orjson.JSONEncodeError, TypeError):  # integers beyond 64 bits, very deep nesting
-        return MAX_REPLAY_BYTES // 1000
 
 
 def describe(exc: BaseException) -> str:

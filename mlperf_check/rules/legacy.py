@@ -290,7 +290,7 @@ class V05Session(SessionBase):
             return self.no_events()
         problems = list(self.problems)
         for name, req in V05_REQUIRED:
-            problem = requirement_problem(name, req, 0, self.counts[name], V05_RULES)
+            problem = requirement_problem(name, req, 0, self.counts[name].count, self.counts[name], V05_RULES)
             if problem is not None:
                 problems.append((name, problem))
         if self.target_check is not None:

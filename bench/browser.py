@@ -6,10 +6,19 @@
 
 Starts gunicorn (DEBUG off, after collectstatic) on the seeded `mlperf_bench` database, asks each
 URL once over plain HTTP (so the server's page cache is warm, as for any page someone visited in
-the last minute), then opens it in a fresh browser context (empty cache, no cookies) and times
-navigation start to the moment the page is loaded and every chart on it is drawn (and, from the
-browser's Navigation Timing, the first byte and DOM-ready times within it). Reports the
-JavaScript bytes on the wire (compressed transfer sizes) and all bytes on the wire per page.
+the last minute), then opens it in a fresh browser context (empty cache, no cookies, a window
+--width px wide and 900 px high) and reports per page:
+
+- first visit: navigation start until the page is loaded and every chart in the first screen
+  (the viewport before any scroll) is drawn; charts further down are drawn by static/js/charts.js
+  only when they come near the screen, so they are not waited for here;
+- TTFB and DOM ready: from the browser's Navigation Timing, within the first visit;
+- charts: charts in the first screen / charts on the page;
+- Plotly: whether plotly.js was loaded by the end of the first visit;
+- all drawn: navigation start until every chart is drawn, the bench scrolling each one into view
+  in turn after the first visit (so no chart is left out of the measure);
+- JS KB and all KB: JavaScript and all bytes on the wire (compressed transfer sizes) of the first visit.
+
 Targets (issue 13): every first visit under 1 s, JavaScript on the wire under 1 MB.
 """
 
@@ -38,6 +47,23 @@ WIRE = """() => {
   const all = entries.reduce((s, e) => s + e.transferSize, 0) + (nav ? nav.transferSize : 0);
   return [js, all, nav ? nav.responseStart : 0, nav ? nav.domContentLoadedEventEnd : 0];
 }"""
+
+
+# Marks every chart in the first screen (the viewport, unscrolled) and returns how many of them are
+# not drawn yet. Charts above may change height when drawn, so the bench asks again until none is left.
+MARK_FIRST_SCREEN = """() => {
+  let undrawn = 0;
+  for (const div of document.querySelectorAll(".plot[data-figure]")) {
+    const box = div.getBoundingClientRect();
+    if (box.top < window.innerHeight && box.bottom > 0 && box.width > 0) {
+      div.dataset.benchFirstScreen = "";
+      undrawn += div.dataset.drawn ? 0 : 1;
+    }
+  }
+  return undrawn;
+}"""
+FIRST_SCREEN_COUNT = "() => document.querySelectorAll('.plot[data-bench-first-screen]').length"
+PLOTLY_LOADED = "() => typeof window.Plotly !== 'undefined'"
 
 
 def pick_urls(env) -> list[tuple[str, str]]:
@@ -76,6 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", action="store_true", help="seed the bench database first (as bench/web.py does)")
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--width", type=int, default=1366, help="browser window width in px (height 900)")
     options = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -101,27 +128,39 @@ def main() -> None:
             except OSError:
                 time.sleep(0.1)
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM,
-                                                 args=["--no-sandbox", "--disable-gpu"])
-            print(f"gunicorn -w {options.workers}, Chromium, cold browser cache, warm server cache, "
-                  f"{os.cpu_count()} CPUs")
-            print(f"{'page':10} {'first visit ms':>14} {'TTFB':>6} {'DOM ready':>9} {'charts':>6} {'JS KB':>7}"
-                  f" {'all KB':>7}  url")
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+            )
+            print(f"gunicorn -w {options.workers}, Chromium {options.width}x900, cold browser cache, warm server "
+                  f"cache, {os.cpu_count()} CPUs")
+            print(f"{'page':10} {'first visit ms':>14} {'TTFB':>6} {'DOM ready':>9} {'charts':>7} {'Plotly':>6}"
+                  f" {'all drawn ms':>12} {'JS KB':>7} {'all KB':>7}  url")
             for label, path in urls:
                 warm(port, path)
-                context = browser.new_context(viewport={"width": 1366, "height": 900})
+                context = browser.new_context(viewport={"width": options.width, "height": 900})
                 page = context.new_page()
                 started = time.perf_counter()
                 page.goto(f"http://127.0.0.1:{port}{path}", wait_until="load")
-                plots = page.locator(".plot[data-figure]").count()
-                if plots:  # until no chart is left undrawn (not wait_for_function: the CSP forbids eval)
-                    page.wait_for_selector(".plot[data-figure]:not([data-drawn])", state="detached", timeout=30000)
-                elapsed = time.perf_counter() - started
+                # Until no chart of the first screen is left undrawn (not wait_for_function: the CSP forbids eval).
+                while page.evaluate(MARK_FIRST_SCREEN):
+                    page.wait_for_selector(".plot[data-bench-first-screen]:not([data-drawn])", state="detached",
+                                           timeout=30000)
+                first_visit = time.perf_counter() - started
                 js_bytes, all_bytes, first_byte, dom_ready = page.evaluate(WIRE)
+                first_screen = page.evaluate(FIRST_SCREEN_COUNT)
+                plotly_loaded = page.evaluate(PLOTLY_LOADED)
+                charts = page.locator(".plot[data-figure]")
+                chart_count = charts.count()
+                for index in range(chart_count):
+                    charts.nth(index).scroll_into_view_if_needed()
+                    charts.nth(index).and_(page.locator("[data-drawn]")).wait_for(timeout=30000)
+                all_drawn = time.perf_counter() - started
                 context.close()
-                print(f"{label:10} {elapsed * 1000:14.0f} {first_byte:6.0f} {dom_ready:9.0f} {plots:6d}"
+                print(f"{label:10} {first_visit * 1000:14.0f} {first_byte:6.0f} {dom_ready:9.0f}"
+                      f" {f'{first_screen}/{chart_count}':>7}"
+                      f" {'yes' if plotly_loaded else 'no':>6} {all_drawn * 1000:12.0f}"
                       f" {js_bytes / 1000:7.0f} {all_bytes / 1000:7.0f}  {path}")
-                if elapsed > TARGET_SECONDS or js_bytes > TARGET_JS_BYTES:
+                if first_visit > TARGET_SECONDS or js_bytes > TARGET_JS_BYTES:
                     failures.append(label)
             browser.close()
     finally:

@@ -1,9 +1,17 @@
-// Draws every Plotly figure embedded on the page with json_script (results/charts.py builds them).
+// Draws the Plotly figures embedded on the page with json_script (results/charts.py builds them).
+// A chart is drawn when it comes within a screen of the viewport, not all at page load, and Plotly
+// itself (the URL in this script's data-plotly-src) is loaded only when the first chart is about to
+// be drawn: a page whose charts are all further down finishes loading without evaluating it.
+// Until then the chart's box keeps its height and shows a placeholder (site.css, `.plot`).
 // A click on a point that carries a result id opens that result.
 (function () {
   "use strict";
   var config = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["select2d", "lasso2d"] };
   var NARROW = 600; // px of chart width below which the legend goes under the plot
+  var plotlySrc = document.querySelector("script[data-plotly-src]").dataset.plotlySrc;
+  var plotlyLoaded = null; // a Promise, once the first chart asked for Plotly
+  var queue = []; // charts waiting to be drawn, the ones on screen first
+  var drawing = false;
 
   // On a narrow screen a legend at the right would eat most of the plot area: put it below.
   function fitToWidth(div, layout) {
@@ -17,19 +25,77 @@
     });
   }
 
-  document.querySelectorAll(".plot[data-figure]").forEach(function (div) {
-    var source = document.getElementById(div.dataset.figure);
-    if (!source || typeof Plotly === "undefined") { return; }
-    var figure = JSON.parse(source.textContent);
-    Plotly.newPlot(div, figure.data, fitToWidth(div, figure.layout), config).then(function () {
+  function openResult(event) {
+    var point = event.points && event.points[0];
+    var id = point && point.customdata;
+    if (typeof id === "string" && /^\d+\.\d+-\d+$/.test(id)) {
+      window.location.href = "/results/" + encodeURIComponent(id) + "/";
+    }
+  }
+
+  // One <script> element, however many charts ask for Plotly.
+  function loadPlotly() {
+    if (!plotlyLoaded) {
+      plotlyLoaded = new Promise(function (resolve, reject) {
+        if (typeof Plotly !== "undefined") { resolve(); return; }
+        var script = document.createElement("script");
+        script.src = plotlySrc;
+        script.onload = resolve;
+        script.onerror = reject;
+        document.head.appendChild(script);
+      });
+    }
+    return plotlyLoaded;
+  }
+
+  function draw(div) {
+    var figure = JSON.parse(document.getElementById(div.dataset.figure).textContent);
+    return Plotly.newPlot(div, figure.data, fitToWidth(div, figure.layout), config).then(function () {
+      div.on("plotly_click", openResult);
       div.dataset.drawn = "true";
     });
-    div.on("plotly_click", function (event) {
-      var point = event.points && event.points[0];
-      var id = point && point.customdata;
-      if (typeof id === "string" && /^\d+\.\d+-\d+$/.test(id)) {
-        window.location.href = "/results/" + encodeURIComponent(id) + "/";
-      }
+  }
+
+  // One chart per task (Plotly takes about 100 ms for one), so the browser paints and answers
+  // input between charts. A chart that cannot be drawn says so (site.css) and the next one goes on.
+  function drawNext() {
+    var div = queue.shift();
+    if (!div) { drawing = false; return; }
+    loadPlotly().then(function () { return draw(div); }).catch(function () {
+      div.dataset.failed = "true";
+    }).then(function () { window.setTimeout(drawNext, 0); });
+  }
+
+  function request(onScreen, nearby) {
+    queue = onScreen.concat(queue, nearby);
+    if (!drawing && queue.length) {
+      drawing = true;
+      drawNext();
+    }
+  }
+
+  var charts = Array.prototype.slice.call(document.querySelectorAll(".plot[data-figure]"));
+  if (!("IntersectionObserver" in window)) {
+    request(charts, []);
+    return;
+  }
+  // rootMargin "100% 0px": a chart within one screen above or below the viewport is drawn too,
+  // so it is usually ready before it scrolls into view.
+  var observer = new IntersectionObserver(function (entries) {
+    var onScreen = [];
+    var nearby = [];
+    entries.forEach(function (entry) {
+      if (!entry.isIntersecting) { return; }
+      observer.unobserve(entry.target);
+      var box = entry.boundingClientRect;
+      (box.bottom > 0 && box.top < window.innerHeight ? onScreen : nearby).push(entry.target);
     });
-  });
+    request(onScreen, nearby);
+  }, { rootMargin: "100% 0px" });
+  charts.forEach(function (div) { observer.observe(div); });
+  // The observer's first answer comes only after the page's first layout and paint, late on a long
+  // page: a chart already within a screen of the viewport starts fetching Plotly now.
+  if (charts.some(function (div) { return div.getBoundingClientRect().top < 2 * window.innerHeight; })) {
+    loadPlotly();
+  }
 })();

@@ -47,3 +47,21 @@ def screenshot(page):
     return take
 
 
+
+
+def drawn_traces(page, selector: str) -> int:
+    """The number of traces drawn in the chart `selector` (a `.plot`). static/js/charts.js draws a chart
+    only when it comes near the screen, so this scrolls it into view first, as a reader would."""
+    chart = page.locator(selector)
+    chart.scroll_into_view_if_needed()
+    page.wait_for_selector(f"{selector}[data-drawn]", timeout=30000)
+    return chart.evaluate("el => el.data ? el.data.length : 0")
+
+
+def draw_every_chart(page) -> None:
+    """Scrolls each chart on the page into view until it is drawn, then back to the top."""
+    charts = page.locator(".plot[data-figure]")
+    for index in range(charts.count()):
+        charts.nth(index).scroll_into_view_if_needed()
+        charts.nth(index).and_(page.locator("[data-drawn]")).wait_for(timeout=30000)
+    page.evaluate("window.scrollTo(0, 0)")

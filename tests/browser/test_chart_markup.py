@@ -4,6 +4,7 @@ accelerator name never becomes a link or a style (results/charts.py escapes it).
 import pytest
 
 from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
+from tests.browser.conftest import draw_every_chart
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,7 +20,7 @@ def test_markup_in_submitter_strings_is_shown_not_rendered(live_server, page, sc
                              accelerator_model_name=f"{STYLE} {LINK}", accelerators_count=count)
         make_result(system, "resnet", minutes=40.0 / (index + 1), result_id=f"1.0-000{index + 1}")
     page.goto(f"{live_server.url}/rounds/training-v1.0/resnet/")
-    page.wait_for_selector("#chart-scaling .plot[data-drawn]")
+    draw_every_chart(page)  # each chart below is checked drawn, not merely waiting to be
     for chart in ("#chart-scaling", "#chart-time-to-train", "#chart-pareto"):
         assert page.locator(f"{chart} svg a").count() == 0, chart  # no link made from a name
         styled = page.eval_on_selector_all(f"{chart} svg text, {chart} svg tspan",

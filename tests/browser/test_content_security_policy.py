@@ -4,7 +4,8 @@ no violation."""
 
 import pytest
 
-from tests.browser.test_dashboard import data, drawn_traces  # noqa: F401 - the fixture is used by name
+from tests.browser.conftest import drawn_traces
+from tests.browser.test_dashboard import data  # noqa: F401 - the fixture is used by name
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -7,6 +7,7 @@ import pytest
 
 from results.constants import Deployment
 from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
+from tests.browser.conftest import drawn_traces
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,11 +28,6 @@ def data():
                         accelerator_model_name="TPU v4", accelerators_count=256)
     make_result(cloud, "resnet", minutes=1.4, result_id="1.0-0020")
     return round_
-
-
-def drawn_traces(page, selector: str) -> int:
-    page.wait_for_selector(f"{selector} .main-svg", timeout=15000)
-    return page.eval_on_selector(selector, "el => el.data ? el.data.length : 0")
 
 
 def test_it_browses_filters_and_downloads(live_server, page, screenshot, data, tmp_path):

@@ -6,12 +6,9 @@ import io
 import pytest
 from django.core.management import call_command
 
+from tests.browser.conftest import drawn_traces
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def drawn_traces(page, selector: str) -> int:
-    page.wait_for_selector(f"{selector} .main-svg", timeout=30000)
-    return page.eval_on_selector(selector, "el => el.data ? el.data.length : 0")
 
 
 def test_inference_round_and_result_pages(live_server, page, screenshot, sample_data):

@@ -67,7 +67,7 @@ def fits(page) -> tuple[int, int]:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_page_fits_the_screen(live_server, browser, world, width):
-    from tests.browser.conftest import SCREENSHOTS
+    from tests.browser.conftest import SCREENSHOTS, draw_every_chart
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
@@ -77,8 +77,7 @@ def test_every_page_fits_the_screen(live_server, browser, world, width):
         for name, url in PAGES.items():
             page.goto(live_server.url + url)
             page.wait_for_load_state("networkidle")
-            if page.locator(".plot[data-figure]").count():
-                page.wait_for_selector(".plot[data-drawn]", timeout=15000)
+            draw_every_chart(page)  # a chart drawn at the screen's width must fit it too
             scroll_width, inner_width = fits(page)
             if scroll_width > inner_width:
                 overflowing[name] = scroll_width
@@ -129,7 +128,7 @@ def test_inference_pages_fit_the_screen(live_server, browser, sample_data, width
     from django.core.management import call_command
 
     from results.models import Result
-    from tests.browser.conftest import SCREENSHOTS
+    from tests.browser.conftest import SCREENSHOTS, draw_every_chart
 
     call_command("import_results", str(sample_data / "inference-v0.7"), "--round", "inference-v0.7", "--publish",
                  stdout=io.StringIO())
@@ -142,6 +141,7 @@ def test_inference_pages_fit_the_screen(live_server, browser, sample_data, width
                           "inference-result": f"/results/{result.result_id}/"}.items():
             page.goto(live_server.url + url)
             page.wait_for_load_state("networkidle")
+            draw_every_chart(page)
             scroll_width, inner_width = fits(page)
             if scroll_width > inner_width:
                 overflowing[name] = scroll_width

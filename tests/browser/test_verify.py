@@ -71,6 +71,7 @@ def test_a_reviewer_requests_a_verification_and_the_public_sees_the_badge(
     expect(reviewer.locator("#reruns tbody tr")).to_have_count(3)
     expect(reviewer.locator("#log")).to_contain_text(":::MLLOG")
     expect(reviewer.locator("#no-telemetry")).to_contain_text("NVML is not available")
+    reviewer.locator("#chart-rerun-convergence .plot").scroll_into_view_if_needed()  # charts.js draws it then
     expect(reviewer.locator("#chart-rerun-convergence .plot[data-drawn=true]")).to_have_count(1)
     reviewer.screenshot(path=str(screenshot_path("verify-2-reproduced")), full_page=True)
 
@@ -83,6 +84,7 @@ def test_a_reviewer_requests_a_verification_and_the_public_sees_the_badge(
     assert public.goto(f"{live_server.url}/results/{result.result_id}/").status == 200
     expect(public.locator("#verification .badge")).to_have_text("Verification: Reproduced")
     expect(public.locator("#verification")).not_to_contain_text("request a verification")
+    public.locator("#chart-rerun-times .plot").scroll_into_view_if_needed()
     expect(public.locator("#chart-rerun-times .plot[data-drawn=true]")).to_have_count(1)
     public.screenshot(path=str(screenshot_path("verify-3-public-badge")), full_page=True)
 

@@ -43,7 +43,7 @@ TARGET_JS_BYTES = 1_000_000
 WIRE = """() => {
   const entries = performance.getEntriesByType("resource");
   const nav = performance.getEntriesByType("navigation")[0];
-  const js = entries.filter(e => e.initiatorType === "script").reduce((s, e) => s + e.transferSize, 0);
+  const js = entries.filter(e => new URL(e.name).pathname.endsWith(".js")).reduce((s, e) => s + e.transferSize, 0);
   const all = entries.reduce((s, e) => s + e.transferSize, 0) + (nav ? nav.transferSize : 0);
   return [js, all, nav ? nav.responseStart : 0, nav ? nav.domContentLoadedEventEnd : 0];
 }"""

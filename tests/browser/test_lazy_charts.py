@@ -2,11 +2,15 @@
 
 On a phone the benchmark page's four charts stack: after load only those within a screen of the
 viewport are drawn, Plotly was fetched once, and scrolling to the last chart draws it. Until a chart
-is drawn its box keeps its height and names the chart; a point still opens its result. Screenshots
+is drawn its box keeps its height and names the chart; a point still opens its result. A page whose
+charts are all further down does not even fetch Plotly until the reader scrolls there. Screenshots
 (test-output/screenshots/lazy-charts-*.png) show the placeholders at 390 and 1366 px.
 """
 
+import io
+
 import pytest
+from django.core.management import call_command
 from playwright.sync_api import expect
 
 from tests.browser.conftest import SCREENSHOTS
@@ -106,3 +110,25 @@ def test_a_chart_plotly_cannot_be_loaded_for_says_so(live_server, laptop, data):
     expect(first).to_have_attribute("data-failed", "true")
     assert "could not be drawn" in first.evaluate("div => getComputedStyle(div, '::before').content")
     assert first.get_attribute("data-drawn") is None
+
+
+def test_a_page_whose_charts_are_all_further_down_loads_without_plotly(live_server, browser, phone, sample_data):
+    call_command("import_results", str(sample_data / "inference-v0.7"), "--round", "inference-v0.7", "--publish",
+                 stdout=io.StringIO())
+    url = live_server.url + "/rounds/inference-v0.7/"  # the leaderboards, then the charts
+    phone.goto(url)
+    first_chart_top = min(chart_tops(phone))
+    # A window short enough that the first chart is more than a screen below the first screen.
+    context = browser.new_context(viewport={"width": 390, "height": int(first_chart_top / 3)})
+    page = context.new_page()
+    requested = plotly_requests(page)
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    assert requested == [] and page.evaluate("typeof window.Plotly") == "undefined"
+    assert page.locator(".plot[data-drawn]").count() == 0
+
+    first = page.locator(".plot[data-figure]").first
+    first.scroll_into_view_if_needed()
+    expect(first).to_have_attribute("data-drawn", "true")
+    assert len(requested) == 1
+    context.close()

@@ -56,18 +56,29 @@
     });
   }
 
-  // One chart per task (Plotly takes about 100 ms for one), so the browser paints and answers
-  // input between charts. A chart that cannot be drawn says so (site.css) and the next one goes on.
+  function onScreen(box) {
+    return box.bottom > 0 && box.top < window.innerHeight;
+  }
+
+  // The charts on screen are drawn back to back: the reader waits for all of them, and a pause
+  // between two would add a frame. Before any other chart (Plotly takes about 100 ms for one) the
+  // browser gets to paint and answer input. A chart that cannot be drawn says so (site.css).
   function drawNext() {
     var div = queue.shift();
     if (!div) { drawing = false; return; }
     loadPlotly().then(function () { return draw(div); }).catch(function () {
       div.dataset.failed = "true";
-    }).then(function () { window.setTimeout(drawNext, 0); });
+    }).then(function () {
+      if (queue.length && onScreen(queue[0].getBoundingClientRect())) {
+        drawNext();
+      } else {
+        window.setTimeout(drawNext, 0);
+      }
+    });
   }
 
-  function request(onScreen, nearby) {
-    queue = onScreen.concat(queue, nearby);
+  function request(visible, nearby) {
+    queue = visible.concat(queue, nearby);
     if (!drawing && queue.length) {
       drawing = true;
       drawNext();
@@ -82,20 +93,20 @@
   // rootMargin "100% 0px": a chart within one screen above or below the viewport is drawn too,
   // so it is usually ready before it scrolls into view.
   var observer = new IntersectionObserver(function (entries) {
-    var onScreen = [];
+    var visible = [];
     var nearby = [];
     entries.forEach(function (entry) {
       if (!entry.isIntersecting) { return; }
       observer.unobserve(entry.target);
-      var box = entry.boundingClientRect;
-      (box.bottom > 0 && box.top < window.innerHeight ? onScreen : nearby).push(entry.target);
+      (onScreen(entry.boundingClientRect) ? visible : nearby).push(entry.target);
     });
-    request(onScreen, nearby);
+    request(visible, nearby);
   }, { rootMargin: "100% 0px" });
   charts.forEach(function (div) { observer.observe(div); });
   // The observer's first answer comes only after the page's first layout and paint, late on a long
   // page: a chart already within a screen of the viewport starts fetching Plotly now.
-  if (charts.some(function (div) { return div.getBoundingClientRect().top < 2 * window.innerHeight; })) {
+  var screen = window.innerHeight;
+  if (charts.some(function (div) { var box = div.getBoundingClientRect(); return box.bottom > -screen && box.top < 2 * screen; })) {
     loadPlotly();
   }
 })();

@@ -56,8 +56,10 @@
     });
   }
 
-  function onScreen(box) {
-    return box.bottom > 0 && box.top < window.innerHeight;
+  // Whether a box is on screen, or within `screens` screens above or below it.
+  function onScreen(box, screens) {
+    var height = window.innerHeight;
+    return box.bottom > -(screens || 0) * height && box.top < (1 + (screens || 0)) * height;
   }
 
   // The charts on screen are drawn back to back: the reader waits for all of them, and a pause
@@ -105,8 +107,7 @@
   charts.forEach(function (div) { observer.observe(div); });
   // The observer's first answer comes only after the page's first layout and paint, late on a long
   // page: a chart already within a screen of the viewport starts fetching Plotly now.
-  var screen = window.innerHeight;
-  if (charts.some(function (div) { var box = div.getBoundingClientRect(); return box.bottom > -screen && box.top < 2 * screen; })) {
+  if (charts.some(function (div) { return onScreen(div.getBoundingClientRect(), 1); })) {
     loadPlotly();
   }
 })();

@@ -27,6 +27,7 @@ import mlperf_logging
 import yaml
 
 from mlperf_check.rules import overrides
+from mlperf_check.rules.facts import ruleset_facts
 
 PACKAGE_DIR = Path(mlperf_logging.__file__).resolve().parent
 COMPLIANCE_DIR = PACKAGE_DIR / "compliance_checker"
@@ -377,5 +378,5 @@ def get_official_rules(ruleset_version: str) -> OfficialRules:
         version=ruleset_version,
         entry=entry,
         relevant_keys=frozenset(relevant),
-        timestamp_scale=0.001 if ruleset_version == "0.6.0" else 1.0,
+        timestamp_scale=0.001 if ruleset_facts(ruleset_version)["rule_times_in_seconds"] else 1.0,
     )

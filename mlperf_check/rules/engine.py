@@ -472,10 +472,14 @@ class ConfigPass:
             )
 
     def check_requirements(self) -> None:
+        counts = self.counts
         for rule in self.config.requirements:
             name = rule.name
+            found = counts.get(name, 0)
+            if found == 1 and rule.at_least <= 1:
+                continue  # the usual case, met whatever the requirement
             problem = requirement_problem(
-                name, rule.req, rule.at_least, self.counts.get(name, 0), self.distinct.get(name), self.config.name
+                name, rule.req, rule.at_least, found, self.distinct.get(name), self.config.name
             )
             if problem is not None:
                 self.report(

@@ -45,21 +45,3 @@ def screenshot(page):
         return path
 
     return take
-
-
-
-
-@pytest.fixture
-def worker(tmp_path):
-    """A real Celery ingestion worker: a subprocess on the test database, with its own Redis."""
-    from ingest.tests.processes import RedisServer, Worker, database_url_of_test_db
-    from ingest.tests.upload_fixtures import celery_broker
-
-    redis = RedisServer(tmp_path)
-    redis.start()
-    with celery_broker(redis.url):
-        process = Worker(tmp_path, redis.url, database_url_of_test_db())
-        process.start()
-        yield process
-        process.stop()
-    redis.stop()

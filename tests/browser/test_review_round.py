@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ingest.tests.tarballs import SAMPLE_V1
-from ingest.tests.upload_fixtures import open_round, unthrottled  # noqa: F401
+from ingest.tests.upload_fixtures import open_round, unthrottled, worker  # noqa: F401
 from results.models import Organization, Result
 
 pytestmark = [

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from ingest.models import Upload
 from ingest.tests.tarballs import sample_tarball
-from ingest.tests.upload_fixtures import open_round, unthrottled  # noqa: F401
+from ingest.tests.upload_fixtures import open_round, unthrottled, worker  # noqa: F401
 
 pytestmark = [
     pytest.mark.browser,

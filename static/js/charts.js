@@ -56,10 +56,8 @@
     });
   }
 
-  // Whether a box is on screen, or within `screens` screens above or below it.
-  function onScreen(box, screens) {
-    var height = window.innerHeight;
-    return box.bottom > -(screens || 0) * height && box.top < (1 + (screens || 0)) * height;
+  function onScreen(box) {
+    return box.bottom > 0 && box.top < window.innerHeight;
   }
 
   // The charts on screen are drawn back to back: the reader waits for all of them, and a pause
@@ -105,9 +103,4 @@
     request(visible, nearby);
   }, { rootMargin: "100% 0px" });
   charts.forEach(function (div) { observer.observe(div); });
-  // The observer's first answer comes only after the page's first layout and paint, late on a long
-  // page: a chart already within a screen of the viewport starts fetching Plotly now.
-  if (charts.some(function (div) { return onScreen(div.getBoundingClientRect(), 1); })) {
-    loadPlotly();
-  }
 })();

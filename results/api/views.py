@@ -63,6 +63,11 @@ class SystemViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
 class ResultViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
     """Results of current submission versions, looked up by citable id (`1.0-0042`)."""
 
+    # Columns of the joined rows that ResultSerializer does not show: their JSON would be read and
+    # decoded for every row of a page for nothing.
+    unshown = ("system__description", "system__notes", "benchmark__quality_targets", "benchmark__quality_rule",
+               "benchmark__closed_hyperparameter_rules", "submission__organization__aliases")
+
     serializer_class = serializers.ResultSerializer
     filterset_class = filters.ResultFilter
     pagination_class = ById
@@ -70,11 +75,12 @@ class ResultViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = r"[^/]+"
 
     def get_queryset(self):
-        return Result.objects.visible_to(self.request.user).current().with_related()
+        return Result.objects.visible_to(self.request.user).current().with_related().defer(*self.unshown)
 
     def get_object(self):
         result = (
-            Result.objects.visible_to(self.request.user).citable(self.kwargs["result_id"]).with_related().first()
+            Result.objects.visible_to(self.request.user).citable(self.kwargs["result_id"]).with_related()
+            .defer(*self.unshown).first()
         )
         if result is None:
             raise Http404("no such result")

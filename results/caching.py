@@ -13,8 +13,9 @@ Two halves:
 * `cache_public_page` marks a view's answer to an anonymous visitor as shareable
   (`PublicApiCacheMixin` does the same for the read-only API's viewsets);
 * `FrontCacheMiddleware`, placed before the session, CSRF and authentication middleware, looks
-  a GET without a session cookie or Authorization header up before any of them run, and answers a hit with the stored
-  bytes (gzip-compressed, as stored; decompressed for the rare client that does not accept gzip).
+  a GET without a session cookie or Authorization header up before any of them run, and answers
+  a hit with the stored bytes (gzip-compressed, as stored; decompressed for the rare client that
+  does not accept gzip).
   On the way out it stores a marked answer,
   with the headers the inner middleware added, unless it sets a cookie.
 """

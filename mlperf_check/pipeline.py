@@ -20,7 +20,13 @@ from mlperf_check.checkers.base import PackageContext, RunContext
 from mlperf_check.package import Package, discover_package, looks_like_submitter_folder
 from mlperf_check.parsing import ParseStats, iter_records
 from mlperf_check.report import ERROR, BenchmarkResult, Finding, PackageReport, RcpOutcome
-from mlperf_check.rules.catalog import RulesetSpec, get_ruleset, known_rulesets, ruleset_for_timestamp
+from mlperf_check.rules.catalog import (
+    RulesetSpec,
+    get_ruleset,
+    known_rulesets,
+    ruleset_for_timestamp,
+    ruleset_of_log_format,
+)
 from mlperf_check.rules.rcp import evaluate_rcp
 from mlperf_check.runlog import analyze_run
 from mlperf_check.scoring import olympic_score, read_shipped_factor
@@ -33,7 +39,6 @@ Progress = Callable[[str, int, int], None]
 
 # Records read from the first result file, at most, to find the ruleset when none is given.
 RULESET_PROBE_RECORDS = 2000
-FORMAT_RULESETS = {"mlp05": "0.5.0", "mll": "0.6.0"}
 # Below this many bytes of logs, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 
@@ -183,8 +188,9 @@ def detect_ruleset(package: Package) -> str | None:
             stats = ParseStats()
             with package.open(rel) as stream:
                 for count, record in enumerate(iter_records(stream, file=rel, findings=[], stats=stats)):
-                    if stats.log_format in FORMAT_RULESETS:
-                        return FORMAT_RULESETS[stats.log_format]
+                    by_format = ruleset_of_log_format(stats.log_format)
+                    if by_format is not None:
+                        return by_format
                     if count >= RULESET_PROBE_RECORDS:
                         break
                     if record.key == "run_start" and record.time_ms > 0:

@@ -13,7 +13,7 @@ import zlib
 from collections import defaultdict
 from dataclasses import dataclass
 
-from mlperf_check.rules.catalog import version_key
+from mlperf_check.rules.facts import version_key
 
 # Colour-blind-safe palette (Okabe-Ito), then Plotly's default cycle.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",

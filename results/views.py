@@ -52,7 +52,8 @@ SEARCH_LIMIT = 200
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def _round_or_404(user, slug: str) -> Round:
+def round_or_404(user, slug: str) -> Round:
+    """The round `user` may see (results and review pages alike), else 404."""
     try:
         round_ = Round.objects.visible_to(user).with_slug(slug).first()
     except RoundSlugError as exc:
@@ -166,7 +167,7 @@ def home(request):
 
 @cache_public_page
 def round_detail(request, slug: str):
-    round_ = _round_or_404(request.user, slug)
+    round_ = round_or_404(request.user, slug)
     if round_.suite == Suite.INFERENCE:
         return inference_views.round_page(request, round_)
     table = round_table(round_, request.user, request.GET)
@@ -201,7 +202,7 @@ def round_detail(request, slug: str):
 
 @cache_public_page
 def round_export(request, slug: str, fmt: str):
-    round_ = _round_or_404(request.user, slug)
+    round_ = round_or_404(request.user, slug)
     if round_.suite == Suite.INFERENCE:
         columns, rows = inference_export_rows(request.user, round_, request.GET)
         if fmt == "csv":
@@ -219,7 +220,7 @@ def round_export(request, slug: str, fmt: str):
 @cache_public_page
 def round_summary(request, slug: str):
     """The official-style summary (results/exports.py), visible results only."""
-    round_ = _round_or_404(request.user, slug)
+    round_ = round_or_404(request.user, slug)
     columns, rows = summary_rows(round_, user=request.user, factors=_factor_view(request))
     return _csv_response(columns, rows, f"{round_.slug}-summary.csv")
 
@@ -231,7 +232,7 @@ def _factor_view(request) -> str:
 
 
 def _benchmark_or_404(request, slug: str, name: str) -> tuple[Round, Benchmark]:
-    round_ = _round_or_404(request.user, slug)
+    round_ = round_or_404(request.user, slug)
     benchmark = round_.benchmarks.filter(name=name).first()
     if benchmark is None:
         raise Http404("no such benchmark in this round")
@@ -356,7 +357,8 @@ def progress_chart(request, suite: str, chart: str, fmt: str):
 # --- result, runs, logs -----------------------------------------------------------------------
 
 
-def _result_or_404(user, result_id: str) -> Result:
+def result_or_404(user, result_id: str) -> Result:
+    """The result `user` may see, by its citable id, else 404."""
     result = Result.objects.visible_to(user).citable(result_id).with_related().first()
     if result is None:
         raise Http404("no such result")
@@ -421,7 +423,7 @@ def findings_with_log_urls(result: Result, runs: list[Run]) -> list[Finding]:
 
 @cache_public_page
 def result_detail(request, result_id: str):
-    result = _result_or_404(request.user, result_id)
+    result = result_or_404(request.user, result_id)
     if result.scenario:
         return inference_views.result_page(request, result)
     runs = _runs_in_order(result)
@@ -482,7 +484,7 @@ def _factor_decision(result: Result) -> Waiver | None:
 
 @cache_public_page
 def result_chart(request, result_id: str, chart: str, fmt: str):
-    result = _result_or_404(request.user, result_id)
+    result = result_or_404(request.user, result_id)
     if result.scenario:
         built = inference_views.result_chart(result, chart)
         if built is None:
@@ -790,7 +792,7 @@ def robots_txt(request):
 @cache_public_page
 def round_chart(request, slug: str, chart: str, fmt: str):
     """Inference round charts (server/offline ratio, relative performance, coverage) as CSV or JSON."""
-    round_ = _round_or_404(request.user, slug)
+    round_ = round_or_404(request.user, slug)
     built = inference_views.round_chart(request.user, round_, request.GET, chart) if round_.suite == Suite.INFERENCE else None
     if built is None:
         raise Http404("no such chart")

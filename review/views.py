@@ -18,8 +18,7 @@ from django.views.decorators.http import require_POST
 from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from results.constants import RoundState, Severity
 from results.models import Organization, Result, Round, Run, Submission, Waiver, version_order
-from results.querysets import RoundSlugError
-from results.views import findings_with_log_urls
+from results.views import findings_with_log_urls, result_or_404, round_or_404
 
 from . import services
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
@@ -35,23 +34,6 @@ def _refused(request, exc: services.ReviewRefused):
     return render(request, "review/refused.html", {"message": str(exc)}, status=exc.status)
 
 
-def _round_or_404(user, slug: str) -> Round:
-    try:
-        round_ = Round.objects.visible_to(user).with_slug(slug).first()
-    except RoundSlugError as exc:
-        raise Http404(str(exc)) from exc
-    if round_ is None:
-        raise Http404("no such round")
-    return round_
-
-
-def _result_or_404(user, result_id: str) -> Result:
-    result = Result.objects.visible_to(user).citable(result_id).with_related().first()
-    if result is None:
-        raise Http404("no such result")
-    return result
-
-
 # --- Reviewer queue ------------------------------------------------------------------------------
 
 
@@ -63,7 +45,7 @@ def queue(request):
     slug = request.GET.get("round") or next(
         (r.slug for r in rounds if r.state in (RoundState.REVIEW, RoundState.FINAL)), rounds[0].slug if rounds else ""
     )
-    round_ = _round_or_404(user, slug) if slug else None
+    round_ = round_or_404(user, slug) if slug else None
     rows, options = [], {}
     if round_ is not None:
         results = Result.objects.visible_to(user).current().for_round(round_).with_related()
@@ -119,7 +101,7 @@ def result_review(request, result_id: str):
     """Runs, findings with their log lines, version history, objections, borrowing, waivers and
     the events of one citable result, with the actions the visitor may take."""
     user = request.user
-    result = _result_or_404(user, result_id)
+    result = result_or_404(user, result_id)
     round_ = result.submission.round
     organization = result.submission.organization
     runs = list(result.runs.order_by("file"))
@@ -173,7 +155,7 @@ def result_review(request, result_id: str):
 def version_diff_page(request, result_id: str):
     """?old=<version>&new=<version> (default: the two newest visible versions)."""
     user = request.user
-    result = _result_or_404(user, result_id)
+    result = result_or_404(user, result_id)
     versions = {
         r.submission.version: r
         for r in Result.objects.visible_to(user).filter(submission__round=result.submission.round, result_id=result_id)
@@ -231,7 +213,7 @@ def _visible_objection(user, pk) -> Objection:
 @login_required
 @require_POST
 def file_objection(request, result_id: str):
-    result = _result_or_404(request.user, result_id)
+    result = result_or_404(request.user, result_id)
     data = request.POST
     run_pk, line = data.get("run", ""), data.get("evidence_line", "")
     run = Run.objects.filter(result=result, pk=run_pk).first() if run_pk.isdigit() else None
@@ -266,7 +248,7 @@ def resolve_objection(request, pk: int):
 @login_required
 @require_POST
 def grant_waiver(request, result_id: str):
-    result = _result_or_404(request.user, result_id)
+    result = result_or_404(request.user, result_id)
     return _act(request, lambda: services.grant_waiver(
         request.user, result, request.POST.get("kind", ""), request.POST.get("reason", "")),
         reverse("review:result", args=[result_id]))
@@ -275,7 +257,7 @@ def grant_waiver(request, result_id: str):
 @login_required
 @require_POST
 def decide_shipped_factor(request, result_id: str):
-    result = _result_or_404(request.user, result_id)
+    result = result_or_404(request.user, result_id)
     accept = request.POST.get("decision") == "accept"
     return _act(request, lambda: services.decide_shipped_factor(
         request.user, result, accept, request.POST.get("reason", "")),
@@ -285,7 +267,7 @@ def decide_shipped_factor(request, result_id: str):
 @login_required
 @require_POST
 def withdraw(request, result_id: str):
-    result = _result_or_404(request.user, result_id)
+    result = result_or_404(request.user, result_id)
     return _act(request, lambda: services.withdraw_result(request.user, result, request.POST.get("reason", "")),
                 reverse("review:result", args=[result_id]))
 
@@ -293,7 +275,7 @@ def withdraw(request, result_id: str):
 @login_required
 @require_POST
 def declare_borrowing(request, result_id: str):
-    result = _result_or_404(request.user, result_id)
+    result = result_or_404(request.user, result_id)
     # The lender is named by its citable id: the borrower need not (and before publication may
     # not) read the lender's result; the service checks that it fits.
     lender = Result.objects.current().for_round(result.submission.round).filter(
@@ -345,7 +327,7 @@ def round_control(request, slug: str):
     """Chairs move the round, set its dates, assign reviewers and publish later versions."""
     if not services.is_chair(request.user):
         return _refused(request, services.ReviewRefused("only chairs manage rounds"))
-    round_ = _round_or_404(request.user, slug)
+    round_ = round_or_404(request.user, slug)
     if request.method == "POST":
         action = request.POST.get("action")
         reason = request.POST.get("reason", "")

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from mlperf_check.rules.facts import version_key
+
 SINGLE_STREAM = "SingleStream"
 MULTI_STREAM = "MultiStream"
 SERVER = "Server"
@@ -251,11 +253,6 @@ V20 = replace(
 )
 
 ROUNDS: dict[str, InferenceRound] = {r.version: r for r in (V05, V07, V10, V11, V20)}
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    digits = version.lower().lstrip("v").replace("-", ".").split(".")
-    return tuple(int(part) for part in digits if part.isdigit())
 
 
 def rules_for(version: str) -> tuple[InferenceRound, str]:

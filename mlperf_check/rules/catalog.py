@@ -16,7 +16,8 @@ from pathlib import Path
 
 from mlperf_check.rules.benchmarks import BENCHMARK_INFO
 from mlperf_check.rules.configs import COMPLIANCE_DIR, PACKAGE_DIR, load_config, shipped_configs
-from mlperf_check.rules.legacy import V05_BENCHMARKS
+from mlperf_check.rules.facts import ruleset_facts, version_key
+from mlperf_check.rules.legacy import V05_BENCHMARKS, V05_RULESET
 from mlperf_check.rules.targets import quality_rule_text, quality_target
 
 RCP_DIR = PACKAGE_DIR / "rcp_checker"
@@ -66,12 +67,13 @@ class BenchmarkSpec:
 @dataclass(frozen=True)
 class RulesetSpec:
     """A training ruleset: what its rounds contain and which rules apply. Every fact that varies
-    by ruleset is a field, set in get_ruleset() (one table, RULESET_FACTS): checkers read the
-    field, they do not compare version numbers."""
+    by ruleset is a field, set in get_ruleset() (one table, facts.RULESET_FACTS): checkers read
+    the field, they do not compare version numbers."""
 
     version: str  # "1.0.0"
     round: str  # "1.0"
-    log_format: str  # "mllog" | "mll" | "mlp05"
+    log_format: str  # "mllog" | "mll" | "mlp05": the line format of its logs
+    rule_times_in_seconds: bool  # its configs compare ll.timestamp in seconds (0.6), not ms
     benchmarks: dict[str, BenchmarkSpec]
     published: date | None
     config_dir: Path | None  # official compliance configs, None for 0.5 (rules as data: legacy)
@@ -112,50 +114,6 @@ class RulesetSpec:
         return self.init_limit_open_s if division == "open" else self.init_limit_closed_s
 
 
-# What varies by ruleset, by the first round it applies to: each row holds from its round until
-# the next row's. The only place these facts are written (see RulesetSpec for their sources).
-RULESET_FACTS: tuple[tuple[tuple[int, int], dict], ...] = (
-    (
-        (0, 5),
-        {
-            "init_limit_closed_s": None,
-            "init_limit_open_s": None,
-            "seeds_checked": False,
-            "rcp_normalizes": False,
-            "compliance_advisory": False,
-            "legacy_quality_target": True,
-            "system_schema_current": False,
-            "system_fields_enforced": False,
-            "system_status_checked": False,
-            "rcp_llama31_405b_allowance": False,
-        },
-    ),
-    ((0, 6), {"init_limit_closed_s": 20 * 60.0, "init_limit_open_s": 20 * 60.0, "compliance_advisory": True}),
-    ((0, 7), {"compliance_advisory": False, "legacy_quality_target": False, "system_schema_current": True}),
-    (
-        (1, 0),
-        {
-            "init_limit_closed_s": 30 * 60.0,
-            "init_limit_open_s": 30 * 60.0,
-            "seeds_checked": True,
-            "system_fields_enforced": True,
-        },
-    ),
-    ((2, 0), {"init_limit_open_s": 240 * 60.0}),
-    ((2, 1), {"rcp_normalizes": True}),
-    ((4, 0), {"system_status_checked": True}),
-    ((5, 0), {"rcp_llama31_405b_allowance": True}),
-)
-
-
-def ruleset_facts(major_minor: tuple[int, int]) -> dict:
-    facts: dict = {}
-    for since, changes in RULESET_FACTS:
-        if major_minor >= since:
-            facts.update(changes)
-    return facts
-
-
 def _meta():
     from mlperf_logging import benchmark_meta
 
@@ -192,11 +150,6 @@ def _with_quality_targets(version: str, benchmarks: dict[str, BenchmarkSpec]) ->
     return completed
 
 
-def version_key(version: str) -> tuple[int, ...]:
-    """'1.0' / '1.0.0' as numbers, so that versions sort as versions ('10.0' after '2.0')."""
-    return tuple(int(part) for part in re.findall(r"\d+", version))
-
-
 def normalize_version(text: str) -> str:
     """'1.0', 'v1.0', '1.0.0', 'training-v1.0' -> '1.0.0'."""
     match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
@@ -207,7 +160,7 @@ def normalize_version(text: str) -> str:
 
 @cache
 def known_rulesets() -> tuple[str, ...]:
-    versions = {"0.5.0"}
+    versions = {V05_RULESET}  # ours: the package ships no 0.5 configs
     for path in COMPLIANCE_DIR.glob("training_*"):
         match = re.fullmatch(r"training_(\d+\.\d+\.\d+)", path.name)
         if match:
@@ -224,35 +177,32 @@ def get_ruleset(text: str) -> RulesetSpec:
         )
     round_ = ".".join(version.split(".")[:2])
     published = ROUND_PUBLISHED.get(round_)
-    if version == "0.5.0":
+    if version == V05_RULESET:  # rules as data (mlperf_check.rules.legacy)
         benchmarks = {name: _spec(name, data["runs"], data) for name, data in V05_BENCHMARKS.items()}
         benchmarks = _with_quality_targets(version, benchmarks)
         return RulesetSpec(
             version=version,
             round=round_,
-            log_format="mlp05",
             benchmarks=benchmarks,
             published=published,
             config_dir=None,
             rcp_dir=None,
             sd_eval_step_key="samples_count",
-            **ruleset_facts((0, 5)),
+            **ruleset_facts(version),
         )
     counts, allowed = _meta()
     names = allowed.get(round_, [])
     benchmarks = _with_quality_targets(version, {name: _spec(name, counts[name]) for name in names})
     rcp_dir = RCP_DIR / f"training_{version}"
-    major_minor = version_key(version)[:2]
     return RulesetSpec(
         version=version,
         round=round_,
-        log_format="mll" if round_ == "0.6" else "mllog",
         benchmarks=benchmarks,
         published=published,
         config_dir=COMPLIANCE_DIR / f"training_{version}",
         rcp_dir=rcp_dir if rcp_dir.is_dir() else None,
         sd_eval_step_key=sd_eval_step_key(version),
-        **ruleset_facts(major_minor),
+        **ruleset_facts(version),
     )
 
 
@@ -261,6 +211,13 @@ def sd_eval_step_key(version: str) -> str:
     if name in shipped_configs():
         return load_config(name).aggregate_by or "samples_count"
     return "samples_count"
+
+
+@cache
+def ruleset_of_log_format(log_format: str) -> str | None:
+    """The ruleset whose logs alone use this line format (0.5's, 0.6's), None when several do."""
+    versions = [v for v in known_rulesets() if ruleset_facts(v)["log_format"] == log_format]
+    return versions[0] if len(versions) == 1 else None
 
 
 def ruleset_for_timestamp(time_ms: float) -> str:

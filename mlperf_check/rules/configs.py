@@ -27,6 +27,7 @@ import mlperf_logging
 import yaml
 
 from mlperf_check.rules import overrides
+from mlperf_check.rules.facts import ruleset_facts
 
 PACKAGE_DIR = Path(mlperf_logging.__file__).resolve().parent
 COMPLIANCE_DIR = PACKAGE_DIR / "compliance_checker"
@@ -53,7 +54,6 @@ class Rule:
     code: CodeType
     function: Callable | None  # the same code as a function (ll, v, s, enqueue_config), see as_function()
     pure: bool  # an expression that calls nothing but PURE_CALLS: it cannot change `s` or enqueue
-    reads_ll: bool  # names `ll` (the LogLine); otherwise it reads only `v` and `s`
 
 
 @dataclass(frozen=True)
@@ -73,8 +73,8 @@ class KeyRule:
         """A record of this key is counted, its CHECK expressions and ATLEAST_ONE_CHECK run, and
         nothing else: no PRE or POST code, no first-occurrence check, no distinct values to keep
         (EXACTLY_ONE), not a submission_* key (those run once), and every expression a function
-        without side effects that reads `v` and `s` only. The engine runs such a rule on its fast
-        path (most records), without building a LogLine."""
+        without side effects. The engine runs such a rule on its fast path (most records) when
+        its expressions also read the record only as v['value'] and v['metadata'] (PlainRule)."""
         expressions = (*self.checks, self.atleast_one) if self.atleast_one else self.checks
         return (
             self.pre is None
@@ -82,21 +82,22 @@ class KeyRule:
             and not self.first_checks
             and self.req != "EXACTLY_ONE"
             and "submission_" not in self.name
-            and all(rule.function is not None and rule.pure and not rule.reads_ll for rule in expressions)
+            and all(rule.function is not None and rule.pure for rule in expressions)
         )
 
 
 @dataclass(frozen=True)
 class PlainRule:
-    """What the engine runs for a record of a KeyRule.plain key: its CHECK expressions, its
-    ATLEAST_ONE_CHECK, and `all_pass(ll, v, s, enqueue_config)`, the checks joined with `and`
-    (none of them reads `ll`).
-    When all_pass returns true, every check passed; otherwise the engine evaluates them one by
-    one for the findings, which it may since they have no side effects."""
+    """What the engine runs for a record of a KeyRule.plain key, on the record's value and
+    metadata without building `ll` and `v` (see on_fields): `all_pass(value, metadata, s)`, the
+    CHECK expressions joined with `and`, and `target_met(value, metadata, s)`, the
+    ATLEAST_ONE_CHECK. When all_pass is true every check passed; otherwise the engine evaluates
+    the checks one by one for the findings, which it may since they have no side effects."""
 
     checks: tuple[Rule, ...]
     all_pass: Callable
     atleast_one: Rule | None
+    target_met: Callable | None
 
 
 @dataclass(frozen=True)
@@ -151,8 +152,7 @@ def _compile(text: Any, where: str, mode: str) -> Rule:
     text = text.strip()
     code = compile(text, where, mode)
     tree = ast.parse(text, where, mode)
-    reads_ll = any(isinstance(node, ast.Name) and node.id == "ll" for node in ast.walk(tree))
-    return Rule(text, code, as_function(tree, where), mode == "eval" and is_pure(tree), reads_ll)
+    return Rule(text, code, as_function(tree, where), mode == "eval" and is_pure(tree))
 
 
 # The calls of the shipped CHECK expressions, none of which changes anything.
@@ -196,7 +196,9 @@ FRAME_INSPECTION = frozenset({"locals", "vars", "dir", "eval", "exec", "globals"
 RULE_GLOBALS = {"math": math, "is_integer": is_integer}
 
 
-def as_function(tree: ast.Expression | ast.Module, where: str) -> Callable | None:
+def as_function(
+    tree: ast.Expression | ast.Module, where: str, parameters: str = "ll, v, s, enqueue_config"
+) -> Callable | None:
     """The rule as a function `rule(ll, v, s, enqueue_config)` that behaves exactly as the
     official engine's eval()/exec() of it with the pass namespace as globals and the locals
     {"ll": ll, "v": v}: a call costs a quarter of eval() with a fresh locals dict, and runs once
@@ -209,7 +211,7 @@ def as_function(tree: ast.Expression | ast.Module, where: str) -> Callable | Non
             return None
         if isinstance(node, ast.Name) and (not isinstance(node.ctx, ast.Load) or node.id in FRAME_INSPECTION):
             return None
-    wrapper = ast.parse("def rule(ll, v, s, enqueue_config):\n    pass")
+    wrapper = ast.parse(f"def rule({parameters}):\n    pass")
     if isinstance(tree, ast.Expression):
         wrapper.body[0].body = [ast.copy_location(ast.Return(tree.body), tree.body)]
     else:
@@ -219,14 +221,50 @@ def as_function(tree: ast.Expression | ast.Module, where: str) -> Callable | Non
     return FunctionType(code, RULE_GLOBALS)
 
 
-def all_of(checks: tuple[Rule, ...], where: str) -> Callable:
-    """One function for a tuple of pure CHECK expressions (see PlainRule): a call per record
-    where there would be one per check."""
-    if len(checks) == 1:
-        return checks[0].function
-    expressions = [ast.parse(check.text, where, "eval").body for check in checks] or [ast.Constant(True)]
-    joined = ast.Expression(ast.BoolOp(ast.And(), expressions) if len(expressions) > 1 else expressions[0])
-    return as_function(joined, where)
+class _RecordFields(ast.NodeTransformer):
+    """v['value'] -> value, v['metadata'] -> metadata: what they are, since the official `v` is
+    exactly {"value": <the value>, "metadata": <the metadata>}."""
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        if (
+            isinstance(node.value, ast.Name)
+            and node.value.id == "v"
+            and isinstance(node.slice, ast.Constant)
+            and node.slice.value in ("value", "metadata")
+        ):
+            return ast.copy_location(ast.Name(node.slice.value, ast.Load()), node)
+        return self.generic_visit(node)
+
+
+def on_fields(rules: tuple[Rule, ...], where: str) -> Callable | None:
+    """The expressions as one function `(value, metadata, s)`: joined with `and`, v['value'] and
+    v['metadata'] read as the arguments, so the engine builds no `v` dict nor LogLine per
+    record. None when an expression reads `v` otherwise or names ll, value or metadata."""
+    expressions = [ast.parse(rule.text, where, "eval").body for rule in rules]
+    names = {node.id for expression in expressions for node in ast.walk(expression) if isinstance(node, ast.Name)}
+    if names & {"ll", "value", "metadata", "enqueue_config"}:
+        return None
+    rewritten = [_RecordFields().visit(expression) for expression in expressions]
+    if any(isinstance(node, ast.Name) and node.id == "v" for expression in rewritten for node in ast.walk(expression)):
+        return None
+    if not rewritten:
+        body: ast.expr = ast.Constant(True)
+    elif len(rewritten) == 1:
+        body = rewritten[0]
+    else:
+        body = ast.BoolOp(ast.And(), rewritten)
+    return as_function(ast.Expression(body), where, "value, metadata, s")
+
+
+def plain_rule(config: str, rule: KeyRule) -> PlainRule | None:
+    """The PlainRule of a KeyRule.plain rule, None when its expressions cannot run on fields."""
+    all_pass = on_fields(rule.checks, f"{config}:{rule.name}:CHECK")
+    target_met = None
+    if rule.atleast_one is not None:
+        target_met = on_fields((rule.atleast_one,), f"{config}:{rule.name}:ATLEAST_ONE_CHECK")
+        if target_met is None:
+            return None
+    return None if all_pass is None else PlainRule(rule.checks, all_pass, rule.atleast_one, target_met)
 
 
 def _compile_all(value: Any, where: str) -> tuple[Rule, ...]:
@@ -304,6 +342,12 @@ def compile_config(name: str, records: list[dict]) -> ConfigRules:
             end_checks = _compile_all(body["CHECK"], f"{name}:END:CHECK") if "CHECK" in body else ()
         else:
             raise UnsupportedRule(f"{name}: unknown record type {kind!r}")
+    plain_rules: dict[str, PlainRule] = {}
+    for key, rule in keys.items():
+        if rule.plain and not (aggregate_by and key == "eval_accuracy"):  # the aggregation is not plain
+            plain = plain_rule(name, rule)
+            if plain is not None:
+                plain_rules[key] = plain
     templates = tuple(
         match.group(1) for text in code_texts for match in re.finditer(r"enqueue_config\(\s*'([^']+)'", text)
     )
@@ -322,13 +366,7 @@ def compile_config(name: str, records: list[dict]) -> ConfigRules:
             dict.fromkeys(tuple(sorted({rule.name, *rule.alternatives})) for rule in keys.values() if rule.alternatives)
         ),
         routed_keys=frozenset((*keys, "eval_accuracy") if aggregate_by else keys),
-        plain_rules=MappingProxyType(
-            {
-                key: PlainRule(rule.checks, all_of(rule.checks, f"{name}:{key}:CHECK"), rule.atleast_one)
-                for key, rule in keys.items()
-                if rule.plain and not (aggregate_by and key == "eval_accuracy")
-            }
-        ),
+        plain_rules=MappingProxyType(plain_rules),
         end_pre=end_pre,
         end_checks=end_checks,
         enqueue_templates=templates,
@@ -377,5 +415,5 @@ def get_official_rules(ruleset_version: str) -> OfficialRules:
         version=ruleset_version,
         entry=entry,
         relevant_keys=frozenset(relevant),
-        timestamp_scale=0.001 if ruleset_version == "0.6.0" else 1.0,
+        timestamp_scale=0.001 if ruleset_facts(ruleset_version)["rule_times_in_seconds"] else 1.0,
     )

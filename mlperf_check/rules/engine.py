@@ -277,31 +277,35 @@ class ConfigPass:
             for check in rule.first_checks:
                 self.run_check(check, ll, record)
         if rule.atleast_one is not None:
-            self.check_at_least_one(rule.atleast_one, ll, ll.value, record)
+            self.check_at_least_one(rule.atleast_one, ll, record)
         if "submission_" in key:
             self.executed.add(key)
         self.current = None
 
-    def feed_plain(self, plain: PlainRule, v: dict, record: Record) -> None:
-        """feed() for a record whose key has a plain rule (KeyRule.plain) in this config: `v` is
-        what rule code sees as `v`; the LogLine is built only to report a failure."""
-        key = record[0]
+    def feed_plain(self, plain: PlainRule, record: Record) -> None:
+        """feed() for a record whose key has a plain rule in this config (PlainRule): its
+        expressions run on the record's value and metadata; a LogLine is built only to report."""
+        key, value, metadata = record[0], record[1], record[2]
         counts = self.counts
         counts[key] = counts.get(key, 0) + 1
         try:
-            passed = plain.all_pass(None, v, self.s, None)  # reads neither ll nor enqueue_config
+            passed = plain.all_pass(value, metadata, self.s)
         except Exception:  # noqa: BLE001 - run_check says which check failed and why
             passed = False
         if not passed:
             ll = self.session.log_line(record)
             for check in plain.checks:
                 self.run_check(check, ll, record)
-        if plain.atleast_one is not None:
-            self.check_at_least_one(plain.atleast_one, None, v, record)
+        if plain.target_met is not None:
+            try:
+                met = plain.target_met(value, metadata, self.s)
+            except Exception as exc:  # noqa: BLE001 - the official engine crashes here
+                self.report_rule_error(plain.atleast_one, record, exc)
+                met = False
+            self.count_at_least_one(plain.atleast_one, record, met)
 
-    def run(self, rule: Rule, ll: LogLine | None, v: dict) -> Any:
-        """Evaluate one rule on one record, as the official engine does. `ll` may be None only
-        for a rule that does not read it (Rule.reads_ll), which then is a function."""
+    def run(self, rule: Rule, ll: LogLine, v: dict) -> Any:
+        """Evaluate one rule on one record, as the official engine does."""
         if rule.function is not None:
             return rule.function(ll, v, self.s, self.enqueue)
         return eval(rule.code, self.namespace, {"ll": ll, "v": v})  # noqa: S307 - trusted config code
@@ -362,18 +366,23 @@ class ConfigPass:
                 actual=short_repr(record.value),
             )
 
-    def check_at_least_one(self, rule: Rule, ll: LogLine | None, v: dict, record: Record) -> None:
-        key = record.key
-        state = self.at_least_one.get(key)
-        if state is None:
-            state = self.at_least_one[key] = AtLeastOne(rule)
-        state.seen += 1
-        state.last = record
+    def check_at_least_one(self, rule: Rule, ll: LogLine, record: Record) -> None:
         try:
-            if self.run(rule, ll, v):
-                state.satisfied += 1
+            met = self.run(rule, ll, ll.value)
         except Exception as exc:  # noqa: BLE001 - the official engine crashes here
             self.report_rule_error(rule, record, exc)
+            met = False
+        self.count_at_least_one(rule, record, met)
+
+    def count_at_least_one(self, rule: Rule, record: Record, met: Any) -> None:
+        """One more record of an ATLEAST_ONE_CHECK key; `met`: whether it passed the check."""
+        state = self.at_least_one.get(record.key)
+        if state is None:
+            state = self.at_least_one[record.key] = AtLeastOne(rule)
+        state.seen += 1
+        state.last = record
+        if met:
+            state.satisfied += 1
 
     def rule_context(self, text: str, ll: LogLine) -> str:
         """The state, metadata and time a failed rule looked at, for the message."""
@@ -472,10 +481,14 @@ class ConfigPass:
             )
 
     def check_requirements(self) -> None:
+        counts = self.counts
         for rule in self.config.requirements:
             name = rule.name
+            found = counts.get(name, 0)
+            if found == 1 and rule.at_least <= 1:
+                continue  # the usual case, met whatever the requirement
             problem = requirement_problem(
-                name, rule.req, rule.at_least, self.counts.get(name, 0), self.distinct.get(name), self.config.name
+                name, rule.req, rule.at_least, found, self.distinct.get(name), self.config.name
             )
             if problem is not None:
                 self.report(
@@ -637,12 +650,11 @@ class ReplayStream:
                 self.buffer = None  # free it: a later enqueue re-reads the file
             else:
                 buffer.append(record)
-        v = {"value": record[1], "metadata": record[2]}  # what rule code sees as `v`
         for config_pass, plain in routes:
             if plain is None:
-                config_pass.feed(self.session.log_line(record, v), record)
+                config_pass.feed(self.session.log_line(record), record)
             else:
-                config_pass.feed_plain(plain, v, record)
+                config_pass.feed_plain(plain, record)
         if self.pending:
             self.catch_up()
 
@@ -661,7 +673,7 @@ class ReplayStream:
                     if plain is None:
                         config_pass.feed(log_line(record), record)
                     else:
-                        config_pass.feed_plain(plain, {"value": record[1], "metadata": record[2]}, record)
+                        config_pass.feed_plain(plain, record)
             self.activate(config_pass)
 
 
@@ -741,13 +753,11 @@ class RuleSession:
         listed = f"; expected one of {', '.join(expected)}" if expected else ""
         return f"{record.key} {short_repr(record.value)} on line {record.line} has no rule set in training {version}{listed}"
 
-    def log_line(self, record: Record, v: dict | None = None) -> LogLine:
+    def log_line(self, record: Record) -> LogLine:
         """What rule code sees as `ll` (and `ll.value` as `v`) for one record. No shipped rule
         writes into `v` or `ll`, so a replay may build them again."""
         key, value, metadata, time_ms, _, index = record
-        if v is None:
-            v = {"value": value, "metadata": metadata}
-        return new_log_line(("", time_ms * self.timestamp_scale, key, v, index))
+        return new_log_line(("", time_ms * self.timestamp_scale, key, {"value": value, "metadata": metadata}, index))
 
     def finish(self) -> tuple[bool, list[Finding]]:
         """(compliant, findings). Findings about a key come only from the last config (in the

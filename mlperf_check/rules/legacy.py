@@ -61,8 +61,8 @@ V06_TARGETS: dict[str, dict] = {
     "transformer": {"target": 25.0},
 }
 
-LEGACY_TARGET_RULESETS = frozenset({"0.5.0", "0.6.0"})  # whose quality targets are the data above
 V05_RULES = "v0.5 rules"
+V05_RULESET = "0.5.0"  # the ruleset these rules-as-data are (the package ships none for it)
 BLEU_BENCHMARKS = frozenset({"gnmt", "transformer"})  # targets in BLEU points
 MASK_COMPONENTS = ("BBOX", "SEGM")
 
@@ -121,13 +121,12 @@ def mask_components(value: Any) -> dict[str, Any] | None:
     return None
 
 
+# The quality targets of the rulesets whose targets are ours (facts: legacy_quality_target).
+LEGACY_TARGETS: dict[str, dict[str, dict]] = {V05_RULESET: V05_BENCHMARKS, "0.6.0": V06_TARGETS}
+
+
 def legacy_target(ruleset_version: str, benchmark: str) -> ThresholdTarget | None:
-    if ruleset_version == "0.5.0":
-        data = V05_BENCHMARKS.get(benchmark)
-    elif ruleset_version == "0.6.0":
-        data = V06_TARGETS.get(benchmark)
-    else:
-        data = None
+    data = LEGACY_TARGETS.get(ruleset_version, {}).get(benchmark)
     if not data:
         return None
     if "targets" in data:
@@ -241,7 +240,7 @@ class V05Session(SessionBase):
 
     def start(self, record: Record) -> None:
         self.benchmark = str(record.metadata.get("benchmark", ""))
-        target = legacy_target("0.5.0", self.benchmark)
+        target = legacy_target(V05_RULESET, self.benchmark)
         if self.benchmark not in V05_BENCHMARKS:
             self.problems.append(
                 (

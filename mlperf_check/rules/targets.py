@@ -21,6 +21,7 @@ from mlperf_check.rules import legacy
 from mlperf_check.rules.benchmarks import BENCHMARK_INFO
 from mlperf_check.rules.configs import STATE_NAME, Rule, is_integer, load_config, shipped_configs
 from mlperf_check.rules.engine import LogLine
+from mlperf_check.rules.facts import ruleset_facts
 
 
 class TargetPredicate(Protocol):
@@ -75,7 +76,7 @@ def quality_target(ruleset_version: str, benchmark: str) -> TargetPredicate | No
     eval_accuracy (0.5 and 0.6 from mlperf_check.rules.legacy). None when the ruleset has no target for
     the benchmark, and for Stable Diffusion, whose target is checked on virtual records that merge
     the FID and CLIP lines of an eval point (mlperf_check.runlog evaluates those itself)."""
-    if ruleset_version in legacy.LEGACY_TARGET_RULESETS:
+    if ruleset_facts(ruleset_version)["legacy_quality_target"]:
         return legacy.legacy_target(ruleset_version, benchmark)
     if not isinstance(benchmark, str) or not re.fullmatch(r"[A-Za-z0-9_]+", benchmark):
         return None

@@ -39,6 +39,9 @@ class Chart:
     columns: list[str]
     rows: list[dict]
 
+    def __post_init__(self) -> None:
+        _fit_log_ticks(self.figure)
+
     @property
     def empty(self) -> bool:
         return not self.rows
@@ -70,10 +73,28 @@ def _layout(title: str, **extra) -> dict:
 def _axis(title: str, log: bool = False, **extra) -> dict:
     axis = {"title": {"text": title}, "gridcolor": "#e5e8ee", "zeroline": False, "automargin": True}
     if log:
-        # Label 1, 2 and 5 of each decade only: full minor labels crowd small charts.
+        # Label 1, 2 and 5 of each decade only: full minor labels crowd small charts. Over less
+        # than a decade Chart drops this again (_fit_log_ticks).
         axis.update({"type": "log", "dtick": "D2"})
     axis.update(extra)
     return axis
+
+
+def _fit_log_ticks(figure: dict) -> None:
+    """On a log axis whose data spans less than a decade, Plotly's 1-2-5 ticks would read "2" and
+    "5" with no power of ten beside them: let Plotly label such an axis in full numbers."""
+    layout = figure.get("layout", {})
+    for name, axis in layout.items():
+        if not (name[:5] in ("xaxis", "yaxis") and isinstance(axis, dict) and axis.get("type") == "log"):
+            continue
+        values = [
+            value
+            for trace in figure.get("data", [])
+            for value in trace.get(name[0], [])
+            if isinstance(value, (int, float)) and value > 0
+        ]
+        if values and max(values) < 10 * min(values):
+            axis.pop("dtick", None)
 
 
 def _colour(index: int) -> str:

@@ -65,7 +65,34 @@ class RedisServer:
             self.process.wait(10)
 
 
-class Worker:
+class CeleryProcess:
+    """A Celery process started as its own process group, its output in `log`."""
+
+    log: Path
+    process: subprocess.Popen | None = None
+
+    def _died(self) -> bool:
+        return self.process.poll() is not None
+
+    def kill9(self) -> None:
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process is None or self._died():
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+
+    def text(self) -> str:
+        return self.log.read_text() if self.log.exists() else ""
+
+
+class Worker(CeleryProcess):
     """`celery -A config worker -Q ingest` (optionally with embedded beat) as a process group."""
 
     def __init__(self, tmp: Path, broker_url: str, database_url: str, beat: bool = False, queues: str = "ingest"):
@@ -86,7 +113,6 @@ class Worker:
             "REVIEW_PUBLISH_CHECK_SECONDS": "1",
             "PYTHONPATH": str(REPO),
         }
-        self.process = None
 
     def start(self) -> None:
         args = [
@@ -126,25 +152,6 @@ class Worker:
         )
         assert not self._died(), self.text()
 
-    def _died(self) -> bool:
-        return self.process.poll() is not None
-
-    def kill9(self) -> None:
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(10)
-
-    def stop(self) -> None:
-        if self.process is None or self._died():
-            return
-        os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(10)
-
-    def text(self) -> str:
-        return self.log.read_text() if self.log.exists() else ""
 
 
 def database_url_of_test_db() -> str:

@@ -11,9 +11,8 @@ import pytest
 from rest_framework.authtoken.models import Token
 
 from ingest.models import Upload
-from ingest.tests.processes import RedisServer, Worker, database_url_of_test_db
 from ingest.tests.tarballs import SAMPLE_V1, sample_tarball
-from ingest.tests.upload_fixtures import celery_broker, open_round, unthrottled  # noqa: F401
+from ingest.tests.upload_fixtures import open_round, unthrottled, worker  # noqa: F401
 from mlperf_check import cli
 from results.models import Finding, Result
 
@@ -27,18 +26,6 @@ def isolated_config(tmp_path, monkeypatch):
     monkeypatch.delenv("MLPERF_TOKEN", raising=False)
     monkeypatch.delenv("MLPERF_URL", raising=False)
     return tmp_path / "config" / "mlperf-check" / "config.toml"
-
-
-@pytest.fixture
-def worker(tmp_path):
-    redis = RedisServer(tmp_path)
-    redis.start()
-    with celery_broker(redis.url):
-        process = Worker(tmp_path, redis.url, database_url_of_test_db())
-        process.start()
-        yield process
-        process.stop()
-    redis.stop()
 
 
 def submit(*args: str) -> tuple[int, str, str]:

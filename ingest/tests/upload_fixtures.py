@@ -84,3 +84,18 @@ def dead_broker():
     """A broker URL nothing listens on: every upload stays pending."""
     with celery_broker(f"redis://127.0.0.1:{free_port()}/0"):
         yield
+
+
+@pytest.fixture
+def worker(tmp_path):
+    """A real Celery ingestion worker: a subprocess on the test database, with its own Redis."""
+    from ingest.tests.processes import RedisServer, Worker, database_url_of_test_db
+
+    redis = RedisServer(tmp_path)
+    redis.start()
+    with celery_broker(redis.url):
+        process = Worker(tmp_path, redis.url, database_url_of_test_db())
+        process.start()
+        yield process
+        process.stop()
+    redis.stop()

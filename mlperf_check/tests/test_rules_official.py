@@ -12,6 +12,7 @@ import math
 import pytest
 import yaml
 
+from mlperf_check.parsing import ParseStats
 from mlperf_check.report import ERROR, INFO, WARNING, Record
 from mlperf_check.rules import configs as rule_configs
 from mlperf_check.rules import engine, overrides
@@ -350,6 +351,81 @@ def test_it_rereads_the_log_when_the_replay_buffer_overflowed(configs, monkeypat
         "training_9.9.9/closed_common.yaml was asked for after more than 2 rule records"
         in findings[0].message
     )
+
+
+def test_it_bounds_the_replay_buffer_by_the_bytes_read(configs, monkeypatch):
+    """With the parser's stats, the buffer is dropped once MAX_REPLAY_BYTES of the log were read:
+    a config asked for later reads the log again (or, when it cannot, says it was not applied)."""
+    rules = configs(ORDERED_RULES)
+    monkeypatch.setattr(engine, "MAX_REPLAY_BYTES", 100)
+    records = records_of([ev("init_start"), ev("init_stop"), ev("init_start"), ev("submission_division", "closed")])
+    for reopen, expected in ((True, "COMPLIANCE_CHECK_FAILED"), (False, "COMPLIANCE_CONFIG_NOT_APPLIED")):
+        stats = ParseStats()
+        session = RuleSession(
+            rules, file="result_0.txt", reopen=(lambda: iter(records)) if reopen else None, stats=stats
+        )
+        for record in records:
+            stats.size_bytes += 60  # as the parser counts them, block by block
+            session.feed(record)
+        compliant, findings = session.finish()
+        assert [f.code for f in findings] == [expected]
+
+
+def test_a_later_config_redefining_an_alternative_leaves_its_count(configs):
+    """A pass whose findings about a key a later config erases may skip that key's records,
+    except where the key counts for an AT_LEAST_ONE_OR requirement, whose finding stays."""
+    rules = configs(
+        {
+            COMMON: """
+- KEY:
+    NAME: submission_division
+    POST: "enqueue_config('training_9.9.9/{}_common.yaml'.format(v['value']))"
+- KEY: {NAME: block_start, REQ: AT_LEAST_ONE_OR(epoch_start)}
+- KEY: {NAME: epoch_start, CHECK: "'epoch_num' in v['metadata']"}
+- KEY: {NAME: eval_accuracy, CHECK: "v['value'] > 0"}
+""",
+            CLOSED: """
+- KEY: {NAME: epoch_start, CHECK: "v['metadata']['epoch_num'] >= 0"}
+- KEY: {NAME: eval_accuracy, CHECK: "v['value'] < 1"}
+""",
+        }
+    )
+    lines = [ev("submission_division", "closed"), ev("epoch_start", epoch_num=1), ev("eval_accuracy", -1)]
+    compliant, findings = run(rules, lines)
+    # common's eval_accuracy check fails too, but closed redefines the key: only closed's counts.
+    assert summary(findings) == [] and compliant
+    compliant, findings = run(rules, [ev("submission_division", "closed"), ev("eval_accuracy", 2)])
+    assert summary(findings) == [
+        (ERROR, "COMPLIANCE_REQUIRED_KEY_MISSING", "block_start"),  # common's, in processing order
+        (ERROR, "COMPLIANCE_CHECK_FAILED", "eval_accuracy"),  # closed's
+    ]
+
+
+def test_plain_rules_run_on_the_value_and_metadata(configs):
+    """Pure checks of v['value'] and v['metadata'] compile to one function of the fields; a rule
+    reading `v` otherwise, `ll`, or with POST code is run the general way. Both report alike."""
+    rules = configs(
+        {
+            COMMON: """
+- KEY: {NAME: epoch_start, CHECK: ["'epoch_num' in v['metadata']", "v['metadata']['epoch_num'] >= 0"]}
+- KEY: {NAME: cache_clear, CHECK: "'value' in v"}
+- KEY: {NAME: eval_accuracy, CHECK: "v['value'] > 0", ATLEAST_ONE_CHECK: "v['value'] >= 0.5"}
+"""
+        }
+    )
+    assert set(engine.load_config(COMMON).plain_rules) == {"epoch_start", "eval_accuracy"}
+    compliant, findings = run(
+        rules,
+        [ev("cache_clear", True), ev("epoch_start", epoch_num="x"), ev("epoch_start"), ev("eval_accuracy", 0.2)],
+    )
+    # Each check on its own, as the official engine: "x" >= 0 raises; without epoch_num the
+    # first check fails and the second raises.
+    assert [(f.code, f.key, f.line) for f in findings] == [
+        ("COMPLIANCE_RULE_ERROR", "epoch_start", 2),
+        ("COMPLIANCE_CHECK_FAILED", "epoch_start", 3),
+        ("COMPLIANCE_RULE_ERROR", "epoch_start", 3),
+        ("COMPLIANCE_TARGET_NOT_REACHED", "eval_accuracy", 4),
+    ]
 
 
 def test_it_explains_a_failed_end_check(configs):

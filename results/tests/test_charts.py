@@ -194,3 +194,12 @@ def test_the_pareto_frontier_holds_the_results_nothing_beats_with_as_few_acceler
     names = [t["name"] for t in chart.figure["data"]]
     assert names == ["closed division", "closed division: frontier", "open division", "open division: frontier"]
     assert chart.figure["data"][1]["x"] == [8, 32]
+
+
+def test_a_log_axis_over_less_than_a_decade_is_labelled_in_full_numbers():
+    """1-2-5 ticks label the minor ones "2" and "5": over less than a decade no power of ten is
+    there to say what they mean, so Plotly's own full-number ticks are used instead."""
+    short = charts.pareto([point("1", 20.0, accelerators=8), point("2", 45.0, accelerators=16)], "bert")
+    assert "dtick" not in short.figure["layout"]["yaxis"] and "dtick" not in short.figure["layout"]["xaxis"]
+    wide = charts.pareto([point("1", 5.0, accelerators=8), point("2", 300.0, accelerators=1024)], "bert")
+    assert wide.figure["layout"]["yaxis"]["dtick"] == "D2" and wide.figure["layout"]["xaxis"]["dtick"] == "D2"

@@ -45,5 +45,3 @@ def screenshot(page):
         return path
 
     return take
-
-

@@ -18,9 +18,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from ingest.tests.processes import RedisServer, Worker, database_url_of_test_db
 from ingest.tests.tarballs import SAMPLE_V1
-from ingest.tests.upload_fixtures import celery_broker, open_round, unthrottled  # noqa: F401
+from ingest.tests.upload_fixtures import open_round, unthrottled, worker  # noqa: F401
 from results.models import Organization, Result
 
 pytestmark = [
@@ -31,18 +30,6 @@ pytestmark = [
 ]
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
-
-
-@pytest.fixture
-def worker(tmp_path):
-    redis = RedisServer(tmp_path)
-    redis.start()
-    with celery_broker(redis.url):
-        process = Worker(tmp_path, redis.url, database_url_of_test_db())
-        process.start()
-        yield process
-        process.stop()
-    redis.stop()
 
 
 def package(tmp_path: Path, name: str, weight_decay: str | None = None) -> Path:

@@ -16,9 +16,8 @@ import pytest
 from playwright.sync_api import expect
 
 from ingest.models import Upload
-from ingest.tests.processes import RedisServer, Worker, database_url_of_test_db
 from ingest.tests.tarballs import sample_tarball
-from ingest.tests.upload_fixtures import celery_broker, open_round, unthrottled  # noqa: F401
+from ingest.tests.upload_fixtures import open_round, unthrottled, worker  # noqa: F401
 
 pytestmark = [
     pytest.mark.browser,
@@ -29,18 +28,6 @@ pytestmark = [
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 DONE_WITH_ERRORS = re.compile(r"^done, \d+ errors?$")
-
-
-@pytest.fixture
-def worker(tmp_path):
-    redis = RedisServer(tmp_path)
-    redis.start()
-    with celery_broker(redis.url):
-        process = Worker(tmp_path, redis.url, database_url_of_test_db())
-        process.start()
-        yield process
-        process.stop()
-    redis.stop()
 
 
 def log_in(browser, live_server, username: str):

@@ -4,16 +4,15 @@ WITHOUT database settings (it may only speak HTTP to the internal API), on a thr
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import uuid
 from pathlib import Path
 
-from ingest.tests.processes import REPO, WORKER_MAIN, wait_for
+from ingest.tests.processes import REPO, WORKER_MAIN, CeleryProcess, wait_for
 
 
-class GpuWorker:
+class GpuWorker(CeleryProcess):
     def __init__(self, tmp: Path, broker_url: str, api_url: str, data_dir: Path):
         self.log = tmp / f"gpu-worker-{uuid.uuid4().hex[:6]}.log"
         secrets_free = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE", "PG", "REDIS_URL"))}
@@ -27,7 +26,6 @@ class GpuWorker:
             "VERIFY_SHIP_SECONDS": "0.3",
             "PYTHONPATH": str(REPO),
         }
-        self.process = None
 
     def start(self) -> None:
         args = [sys.executable, "-c", WORKER_MAIN, "-A", "config", "worker", "-Q", "gpu", "-P", "prefork",
@@ -38,15 +36,3 @@ class GpuWorker:
         wait_for(lambda: " ready." in self.text() or self.process.poll() is not None, 40, "the gpu worker to start")
         assert self.process.poll() is None, self.text()
 
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(10)
-
-    def text(self) -> str:
-        return self.log.read_text() if self.log.exists() else ""

@@ -8,7 +8,7 @@ PORT ?= 8000
 # Production (no DJANGO_ENV) refuses to start without a real SECRET_KEY and ALLOWED_HOSTS.
 export DJANGO_ENV ?= development
 
-.PHONY: run test venv dev-venv migrate sample services services-stop lint bench-ingest bench-verify clean
+.PHONY: run test venv dev-venv migrate static sample services services-stop lint bench-ingest bench-verify clean
 
 $(VENV)/bin/activate:
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { \
@@ -38,8 +38,13 @@ sample: migrate
 	$(PY) manage.py import_results sample_data/training-v3.0 --round training-v3.0 --publish
 	$(PY) manage.py import_results sample_data/inference-v0.7 --round inference-v0.7 --publish
 
+# Hashed, gzip-compressed copies under staticfiles/, which WhiteNoise serves with far-future cache
+# headers in every mode (config/storage.py). Rerun after editing static/.
+static: venv
+	$(PY) manage.py collectstatic --noinput -v0
+
 # Embedded default: SQLite and in-process tasks, unless DATABASE_URL / CELERY_BROKER_URL are set.
-run: sample
+run: sample static
 	@echo "Serving on http://$(HOST):$(PORT)/"
 	$(PY) manage.py runserver $(HOST):$(PORT)
 

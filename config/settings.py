@@ -85,6 +85,9 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # Before staticfiles: `runserver` leaves /static/ to WhiteNoise, as gunicorn does, instead of
+    # Django's development handler (uncompressed, no cache headers).
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
@@ -184,19 +187,22 @@ CELERY_RESULT_BACKEND = None
 
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    # Hashed names (collectstatic) let WhiteNoise send them with far-future, immutable cache
-    # headers; their gzip copies are made at collectstatic time.
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    # In every mode, DEBUG included: hashed names (collectstatic) let WhiteNoise send them with
+    # far-future, immutable cache headers; their gzip copies are made at collectstatic time.
+    "staticfiles": {"BACKEND": "config.storage.HashedStaticFilesStorage"},
 }
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
 MEDIA_URL = "/media/"
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-# Without a collectstatic run (benches, DEBUG off locally) fall back to the plain file names.
+# Without a collectstatic run fall back to the plain file names (config.storage).
 WHITENOISE_MANIFEST_STRICT = False
-if DEBUG:
-    STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+# WhiteNoise's DEBUG defaults stay: it looks files up on each request and also in static/ through
+# the finders, which only matters for plain names (a server never collected): the hashed names
+# the pages link to exist only in STATIC_ROOT, beside their .gz copies. After editing static/,
+# collect again: rerun `make run`, or `manage.py collectstatic --noinput` beside the running
+# server, which restarts when the manifest changes (results.apps).
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -10,10 +10,12 @@ for edits no column of the version reflects (e.g. a benchmark's target edited in
 Logged-in users (submitters, reviewers) always get a fresh page: what they see depends on them.
 
 Two halves:
-* `cache_public_page` marks a view's answer to an anonymous visitor as shareable;
+* `cache_public_page` marks a view's answer to an anonymous visitor as shareable
+  (`PublicApiCacheMixin` does the same for the read-only API's viewsets);
 * `FrontCacheMiddleware`, placed before the session, CSRF and authentication middleware, looks
-  a GET without a session cookie up before any of them run, and answers a hit with the stored
-  bytes (gzip-compressed, as stored; decompressed for the rare client that does not accept gzip).
+  a GET without a session cookie or Authorization header up before any of them run, and answers
+  a hit with the stored bytes (gzip-compressed, as stored; decompressed for the rare client that
+  does not accept gzip).
   On the way out it stores a marked answer,
   with the headers the inner middleware added, unless it sets a cookie.
 """
@@ -31,6 +33,7 @@ from django.core.cache import cache
 from django.db import DatabaseError, connection
 from django.db.models.signals import post_delete, post_save
 from django.http import HttpResponse
+from django.utils.cache import patch_vary_headers
 from redis.exceptions import RedisError
 
 from .models import Result, Round, Submission
@@ -44,6 +47,7 @@ _version = {"value": "", "read_at": -1e9}
 # Safe because a key names one data version of one URL.
 LOCAL_PAGES = 64
 _local: OrderedDict[str, tuple[float, dict]] = OrderedDict()
+API_PREFIX = "/api/"
 KEY_PREFIX = "page"  # tests give each test its own prefix instead of clearing a shared cache
 # Headers a stored page must not replay, or that are recomputed for each answer.
 NOT_STORED = {"set-cookie", "content-length", "content-encoding"}
@@ -86,7 +90,13 @@ def _read_data_version() -> str:
 
 
 def page_key(request) -> str:
-    return f"{KEY_PREFIX}:" + hashlib.sha1(f"{data_version()}|{request.get_full_path()}".encode()).hexdigest()
+    address = request.get_full_path()
+    if request.path.startswith(API_PREFIX):
+        # An API answer also depends on the format DRF negotiates from Accept (JSON or the
+        # browsable HTML) and holds absolute links (pagination's `next`) to the host it was asked on.
+        address = "|".join((request.scheme, request.META.get("HTTP_HOST", ""), address,
+                            request.META.get("HTTP_ACCEPT", "")))
+    return f"{KEY_PREFIX}:" + hashlib.sha1(f"{data_version()}|{address}".encode()).hexdigest()
 
 
 def cache_public_page(view):
@@ -100,6 +110,18 @@ def cache_public_page(view):
         return response
 
     return wrapper
+
+
+class PublicApiCacheMixin:
+    """`cache_public_page` for the read-only API's viewsets: an anonymous GET's answer (list or
+    detail) is the same for every anonymous client. A token user's request never reaches the
+    front cache (FrontCacheMiddleware passes every request with an Authorization header)."""
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if request.method == "GET" and not request.user.is_authenticated:
+            response.public_page = True
+        return response
 
 
 def _stored(response) -> dict | None:
@@ -124,7 +146,7 @@ def _replay(stored: dict, request) -> HttpResponse:
         response[name] = value
     if compressed:
         response["Content-Encoding"] = "gzip"
-    response["Vary"] = "Accept-Encoding"
+    patch_vary_headers(response, ["Accept-Encoding"])  # beside the stored Vary (Cookie, Accept, ...)
     return response
 
 
@@ -133,8 +155,11 @@ class FrontCacheMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        # A session cookie may mean a signed-in user: those requests go the whole way.
-        if request.method != "GET" or settings.SESSION_COOKIE_NAME in request.COOKIES:
+        # A session cookie may mean a signed-in user, an Authorization header a token user (who
+        # may see unpublished data): those requests go the whole way, and their answers are
+        # never stored.
+        if (request.method != "GET" or settings.SESSION_COOKIE_NAME in request.COOKIES
+                or "HTTP_AUTHORIZATION" in request.META):
             return self.get_response(request)
         try:
             key = page_key(request)

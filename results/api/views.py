@@ -1,9 +1,11 @@
-"""Read-only API. Every queryset starts from `visible_to(request.user)`; lists use cursor pagination."""
+"""Read-only API. Every queryset starts from `visible_to(request.user)`; lists use cursor pagination.
+Anonymous answers are served from the front cache like the public pages (results.caching)."""
 
 from django.http import Http404
 from rest_framework import viewsets
 from rest_framework.pagination import CursorPagination
 
+from results.caching import PublicApiCacheMixin
 from results.models import Benchmark, Result, Round, Run, System
 from results.querysets import RoundSlugError
 
@@ -16,7 +18,7 @@ class ById(CursorPagination):
     max_page_size = 1000
 
 
-class RoundViewSet(viewsets.ReadOnlyModelViewSet):
+class RoundViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
     """Rounds, looked up by slug (`training-v1.0`)."""
 
     serializer_class = serializers.RoundSerializer
@@ -38,7 +40,7 @@ class RoundViewSet(viewsets.ReadOnlyModelViewSet):
         return round_
 
 
-class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
+class BenchmarkViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
     serializer_class = serializers.BenchmarkSerializer
     filterset_class = filters.BenchmarkFilter
     pagination_class = ById
@@ -47,7 +49,7 @@ class BenchmarkViewSet(viewsets.ReadOnlyModelViewSet):
         return Benchmark.objects.filter(round__in=Round.objects.visible_to(self.request.user)).select_related("round")
 
 
-class SystemViewSet(viewsets.ReadOnlyModelViewSet):
+class SystemViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
     serializer_class = serializers.SystemSerializer
     filterset_class = filters.SystemFilter
     pagination_class = ById
@@ -58,8 +60,13 @@ class SystemViewSet(viewsets.ReadOnlyModelViewSet):
         )
 
 
-class ResultViewSet(viewsets.ReadOnlyModelViewSet):
+class ResultViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
     """Results of current submission versions, looked up by citable id (`1.0-0042`)."""
+
+    # Columns of the joined rows that ResultSerializer does not show: their JSON would be read and
+    # decoded for every row of a page for nothing.
+    unshown = ("system__description", "system__notes", "benchmark__quality_targets", "benchmark__quality_rule",
+               "benchmark__closed_hyperparameter_rules", "submission__organization__aliases")
 
     serializer_class = serializers.ResultSerializer
     filterset_class = filters.ResultFilter
@@ -68,18 +75,19 @@ class ResultViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = r"[^/]+"
 
     def get_queryset(self):
-        return Result.objects.visible_to(self.request.user).current().with_related()
+        return Result.objects.visible_to(self.request.user).current().with_related().defer(*self.unshown)
 
     def get_object(self):
         result = (
-            Result.objects.visible_to(self.request.user).citable(self.kwargs["result_id"]).with_related().first()
+            Result.objects.visible_to(self.request.user).citable(self.kwargs["result_id"]).with_related()
+            .defer(*self.unshown).first()
         )
         if result is None:
             raise Http404("no such result")
         return result
 
 
-class RunViewSet(viewsets.ReadOnlyModelViewSet):
+class RunViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
     serializer_class = serializers.RunSerializer
     filterset_class = filters.RunFilter
     pagination_class = ById

@@ -10,8 +10,9 @@ the last minute), then opens it in a fresh browser context (empty cache, no cook
 --width px wide and 900 px high) and reports per page:
 
 - first visit: navigation start until the page is loaded and every chart in the first screen
-  (the viewport before any scroll) is drawn; charts further down are drawn by static/js/charts.js
-  only when they come near the screen, so they are not waited for here;
+  (the viewport before any scroll) is drawn, on the browser's clock (a mutation observer notes when
+  each chart gets data-drawn); charts further down are drawn by static/js/charts.js only when they
+  come near the screen, so they are not waited for here;
 - TTFB and DOM ready: from the browser's Navigation Timing, within the first visit;
 - charts: charts in the first screen / charts on the page;
 - Plotly: whether plotly.js was loaded by the end of the first visit;
@@ -49,6 +50,16 @@ WIRE = """() => {
 }"""
 
 
+# Before any script of the page: notes on each chart the browser time (ms since navigation start)
+# at which charts.js marked it drawn.
+NOTE_DRAWN_AT = """new MutationObserver(records => {
+  const now = performance.now();
+  for (const record of records) {
+    if (record.target.dataset.drawn && !record.target.dataset.benchDrawnAt) {
+      record.target.dataset.benchDrawnAt = now;
+    }
+  }
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-drawn"] });"""
 # Marks every chart in the first screen (the viewport, unscrolled) and returns how many of them are
 # not drawn yet. Charts above may change height when drawn, so the bench asks again until none is left.
 MARK_FIRST_SCREEN = """() => {
@@ -62,7 +73,12 @@ MARK_FIRST_SCREEN = """() => {
   }
   return undrawn;
 }"""
-FIRST_SCREEN_COUNT = "() => document.querySelectorAll('.plot[data-bench-first-screen]').length"
+# [ms from navigation start until loaded and the charts `selector` matches drawn, how many it matches]
+DRAWN_BY = """(selector) => {
+  const loaded = performance.getEntriesByType("navigation")[0].loadEventEnd;
+  const charts = [...document.querySelectorAll(selector)];
+  return [Math.max(loaded, ...charts.map(div => Number(div.dataset.benchDrawnAt))), charts.length];
+}"""
 PLOTLY_LOADED = "() => typeof window.Plotly !== 'undefined'"
 
 
@@ -139,28 +155,26 @@ def main() -> None:
                 warm(port, path)
                 context = browser.new_context(viewport={"width": options.width, "height": 900})
                 page = context.new_page()
-                started = time.perf_counter()
+                page.add_init_script(NOTE_DRAWN_AT)
                 page.goto(f"http://127.0.0.1:{port}{path}", wait_until="load")
                 # Until no chart of the first screen is left undrawn (not wait_for_function: the CSP forbids eval).
                 while page.evaluate(MARK_FIRST_SCREEN):
                     page.wait_for_selector(".plot[data-bench-first-screen]:not([data-drawn])", state="detached",
                                            timeout=30000)
-                first_visit = time.perf_counter() - started
+                first_visit_ms, first_screen = page.evaluate(DRAWN_BY, ".plot[data-bench-first-screen]")
                 js_bytes, all_bytes, first_byte, dom_ready = page.evaluate(WIRE)
-                first_screen = page.evaluate(FIRST_SCREEN_COUNT)
                 plotly_loaded = page.evaluate(PLOTLY_LOADED)
                 charts = page.locator(".plot[data-figure]")
-                chart_count = charts.count()
-                for index in range(chart_count):
+                for index in range(charts.count()):
                     charts.nth(index).scroll_into_view_if_needed()
                     charts.nth(index).and_(page.locator("[data-drawn]")).wait_for(timeout=30000)
-                all_drawn = time.perf_counter() - started
+                all_drawn_ms, chart_count = page.evaluate(DRAWN_BY, ".plot[data-figure]")
                 context.close()
-                print(f"{label:10} {first_visit * 1000:14.0f} {first_byte:6.0f} {dom_ready:9.0f}"
+                print(f"{label:10} {first_visit_ms:14.0f} {first_byte:6.0f} {dom_ready:9.0f}"
                       f" {f'{first_screen}/{chart_count}':>7}"
-                      f" {'yes' if plotly_loaded else 'no':>6} {all_drawn * 1000:12.0f}"
+                      f" {'yes' if plotly_loaded else 'no':>6} {all_drawn_ms:12.0f}"
                       f" {js_bytes / 1000:7.0f} {all_bytes / 1000:7.0f}  {path}")
-                if first_visit > TARGET_SECONDS or js_bytes > TARGET_JS_BYTES:
+                if first_visit_ms > TARGET_SECONDS * 1000 or js_bytes > TARGET_JS_BYTES:
                     failures.append(label)
             browser.close()
     finally:

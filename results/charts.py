@@ -47,6 +47,12 @@ class Chart:
         return not self.rows
 
     @property
+    def legend_entries(self) -> int:
+        """The traces the legend lists: on a phone the legend goes below the plot and the chart's
+        box is made taller by that many (static/css/site.css)."""
+        return sum(1 for trace in self.figure.get("data", []) if trace.get("showlegend", True))
+
+    @property
     def script_id(self) -> str:
         """The id of the json_script element that holds the figure on a page."""
         return f"figure-{self.name}"

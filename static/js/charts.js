@@ -13,13 +13,15 @@
   var queue = []; // charts waiting to be drawn, the ones on screen first
   var drawing = false;
 
-  // On a narrow screen a legend at the right would eat most of the plot area: put it below.
+  // On a narrow screen a legend at the right would eat most of the plot area: put it below. The
+  // figure then takes its box's height, which on a phone grows with the legend's entries (site.css,
+  // --legend-entries), so a long legend does not squash the plot.
   function fitToWidth(div, layout) {
     if (div.clientWidth >= NARROW) { return layout; }
     var margin = Object.assign({}, layout.margin || {}, { l: 50, r: 10 });
     var title = Object.assign({}, layout.title || {}, { font: { size: 12 } });
     return Object.assign({}, layout, {
-      margin: margin, title: title,
+      margin: margin, title: title, height: layout.height || div.clientHeight,
       // Anchored to the bottom of the whole figure (not the plot area), so it never covers the x-axis title.
       legend: { orientation: "h", x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom" }
     });

@@ -97,6 +97,25 @@ def test_every_page_fits_the_screen(live_server, browser, world, width):
         context.close()
 
 
+def test_on_a_phone_a_long_legend_below_a_chart_leaves_the_plot_its_height(live_server, browser, world):
+    """The legend moves below the plot on a phone; the chart's box grows with its entries (ten
+    benchmarks here) instead of squashing the plot area into a strip."""
+    from tests.browser.conftest import draw_every_chart
+
+    context = browser.new_context(viewport={"width": 390, "height": 900})
+    page = context.new_page()
+    try:
+        for url in ("/", "/progress/training/"):
+            page.goto(live_server.url + url)
+            draw_every_chart(page)
+            heights = page.eval_on_selector_all(
+                ".plot[data-drawn]", "plots => plots.map(p => [p.dataset.figure, p._fullLayout._size.h])"
+            )
+            assert heights and all(height >= 150 for _, height in heights), (url, heights)
+    finally:
+        context.close()
+
+
 def test_the_round_table_shows_every_benchmark_on_a_laptop(live_server, browser, world):
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()

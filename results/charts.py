@@ -41,6 +41,7 @@ class Chart:
 
     def __post_init__(self) -> None:
         _fit_log_ticks(self.figure)
+        _reserve_legend_room(self.figure)
 
     @property
     def empty(self) -> bool:
@@ -84,6 +85,25 @@ def _axis(title: str, log: bool = False, **extra) -> dict:
         axis.update({"type": "log", "dtick": "D2"})
     axis.update(extra)
     return axis
+
+
+# Width of the legend beside a chart, per character of its longest entry and for the symbol and
+# padding: about what Plotly measures for the 12 px font, a little more rather than less.
+LEGEND_PX_PER_CHAR = 7.2
+LEGEND_PX_EXTRA = 60
+
+
+def _reserve_legend_room(figure: dict) -> None:
+    """Start the right margin at the width the legend will take. Plotly first draws the figure with
+    the margin it is given, then, finding the legend wider, draws it all again with a wider one:
+    the second drawing is most of a chart's cost on a first visit (bench/browser.py)."""
+    layout = figure.get("layout", {})
+    names = [str(trace.get("name", "")) for trace in figure.get("data", []) if trace.get("showlegend", True)]
+    if not layout.get("showlegend") or not names:
+        return
+    margin = layout.setdefault("margin", {})
+    needed = round(max(len(name) for name in names) * LEGEND_PX_PER_CHAR + LEGEND_PX_EXTRA)
+    margin["r"] = max(margin.get("r", 0), needed)
 
 
 def _fit_log_ticks(figure: dict) -> None:
@@ -168,12 +188,26 @@ def time_to_train(points: list[dict], benchmark: str, category_order: list[str] 
         "layout": _layout(
             f"{benchmark}: time to train by division and category",
             scattermode="group",
-            xaxis=_axis("", categoryorder="array", categoryarray=categories),
+            # Category names on two or three short lines, never rotated: rotated, the longest
+            # ("Research, development, or internal") took most of a phone-width chart.
+            xaxis=_axis("", categoryorder="array", categoryarray=categories, tickangle=0,
+                        tickvals=categories, ticktext=[_wrapped(c) for c in categories]),
             yaxis=_axis(MINUTES_AXIS, log=True),
         ),
     }
     columns = ["result_id", "division", "category", "submitter", "system", "accelerator", "accelerators", "minutes"]
     return Chart("time-to-train", "Time to train", figure, columns, [{k: p.get(k) for k in columns} for p in rows])
+
+
+def _wrapped(label: str, width: int = 12) -> str:
+    """A tick label broken into lines of about `width` characters (Plotly's <br>), escaped."""
+    lines: list[str] = []
+    for word in str(label).split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(_text(line) for line in lines)
 
 
 def _system_hover(point: dict) -> str:

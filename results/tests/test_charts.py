@@ -203,3 +203,14 @@ def test_a_log_axis_over_less_than_a_decade_is_labelled_in_full_numbers():
     assert "dtick" not in short.figure["layout"]["yaxis"] and "dtick" not in short.figure["layout"]["xaxis"]
     wide = charts.pareto([point("1", 5.0, accelerators=8), point("2", 300.0, accelerators=1024)], "bert")
     assert wide.figure["layout"]["yaxis"]["dtick"] == "D2" and wide.figure["layout"]["xaxis"]["dtick"] == "D2"
+
+
+def test_a_chart_starts_with_room_for_its_legend_and_short_category_lines():
+    """Plotly draws a figure twice when the legend needs a wider margin than it was given: the
+    margin starts at the legend's width. Category names are wrapped, never rotated."""
+    chart = charts.scaling([point("1", 10.0, accelerator="Intel Xeon Platinum 8380"), point("2", 5.0, 16)], "resnet")
+    longest = max(len(t["name"]) for t in chart.figure["data"])
+    assert chart.figure["layout"]["margin"]["r"] >= longest * charts.LEGEND_PX_PER_CHAR
+    ttt = charts.time_to_train([point("1", 10.0, category="Research, development, or internal")], "resnet")
+    assert ttt.figure["layout"]["xaxis"]["ticktext"] == ["Research,<br>development,<br>or internal"]
+    assert ttt.figure["layout"]["xaxis"]["tickangle"] == 0

@@ -13,11 +13,9 @@ import shutil
 import pytest
 from playwright.sync_api import expect
 
-from ingest.tests.processes import RedisServer
-from ingest.tests.upload_fixtures import celery_broker
 from results.models import Round, Submission
 from verify.models import VerificationJob
-from verify.tests.processes import GpuWorker
+from verify.tests.processes import running_gpu_worker
 from verify.tests.world import verifiable_result
 
 pytestmark = [
@@ -33,17 +31,8 @@ def gpu_worker(tmp_path, live_server, settings):
     # A 1-second CPU run on a machine shared with other test runs (load average 5 to 9 seen) takes
     # up to 5 times as long: the tests prove the mechanics, verify/tests/test_reproduce.py the thresholds.
     settings.VERIFY_TOLERANCES = {"tiny_mlp": 10.0}
-    data = tmp_path / "data"
-    data.mkdir()
-    data.chmod(0o755)
-    redis = RedisServer(tmp_path)
-    redis.start()
-    with celery_broker(redis.url):
-        worker = GpuWorker(tmp_path, redis.url, live_server.url, data)
-        worker.start()
+    with running_gpu_worker(tmp_path, live_server.url) as worker:
         yield worker
-        worker.stop()
-    redis.stop()
 
 
 def test_a_reviewer_requests_a_verification_and_the_public_sees_the_badge(

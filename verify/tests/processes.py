@@ -7,9 +7,12 @@ import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from ingest.tests.processes import REPO, WORKER_MAIN, CeleryProcess, wait_for
+from ingest.tests.processes import REPO, WORKER_MAIN, CeleryProcess, RedisServer, wait_for
+from ingest.tests.upload_fixtures import celery_broker
 
 
 class GpuWorker(CeleryProcess):
@@ -36,3 +39,19 @@ class GpuWorker(CeleryProcess):
         wait_for(lambda: " ready." in self.text() or self.process.poll() is not None, 40, "the gpu worker to start")
         assert self.process.poll() is None, self.text()
 
+
+
+@contextmanager
+def running_gpu_worker(tmp: Path, api_url: str) -> Iterator[GpuWorker]:
+    """A GpuWorker on its own Redis, reporting to `api_url`, its data folder under `tmp`."""
+    data = tmp / "data"
+    data.mkdir()
+    data.chmod(0o755)
+    redis = RedisServer(tmp)
+    redis.start()
+    with celery_broker(redis.url):
+        worker = GpuWorker(tmp, redis.url, api_url, data)
+        worker.start()
+        yield worker
+        worker.stop()
+    redis.stop()

@@ -11,13 +11,12 @@ import shutil
 
 import pytest
 
-from ingest.tests.processes import RedisServer, wait_for
-from ingest.tests.upload_fixtures import celery_broker
+from ingest.tests.processes import wait_for
 from review.models import AuditEvent
 from verify import services
 from verify.constants import JobState, Outcome
 from verify.models import VerificationJob
-from verify.tests.processes import GpuWorker
+from verify.tests.processes import running_gpu_worker
 from verify.tests.world import ENDLESS, FAILING, MEMORY, NETWORK, verifiable_result
 
 pytestmark = [
@@ -30,18 +29,8 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def gpu_queue(tmp_path_factory, live_server):
-    tmp = tmp_path_factory.mktemp("gpu")
-    data = tmp / "data"
-    data.mkdir()
-    data.chmod(0o755)
-    redis = RedisServer(tmp)
-    redis.start()
-    with celery_broker(redis.url):
-        worker = GpuWorker(tmp, redis.url, live_server.url, data)
-        worker.start()
+    with running_gpu_worker(tmp_path_factory.mktemp("gpu"), live_server.url) as worker:
         yield worker
-        worker.stop()
-    redis.stop()
 
 
 @pytest.fixture(autouse=True)

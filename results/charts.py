@@ -51,7 +51,7 @@ class Chart:
     def legend_entries(self) -> int:
         """The traces the legend lists: on a phone the legend goes below the plot and the chart's
         box is made taller by that many (static/css/site.css)."""
-        return sum(1 for trace in self.figure.get("data", []) if trace.get("showlegend", True))
+        return len(_legend_names(self.figure))
 
     @property
     def script_id(self) -> str:
@@ -93,12 +93,17 @@ LEGEND_PX_PER_CHAR = 7.2
 LEGEND_PX_EXTRA = 60
 
 
+def _legend_names(figure: dict) -> list[str]:
+    """The names the legend lists: every trace not marked showlegend false."""
+    return [str(trace.get("name", "")) for trace in figure.get("data", []) if trace.get("showlegend", True)]
+
+
 def _reserve_legend_room(figure: dict) -> None:
     """Start the right margin at the width the legend will take. Plotly first draws the figure with
     the margin it is given, then, finding the legend wider, draws it all again with a wider one:
     the second drawing is most of a chart's cost on a first visit (bench/browser.py)."""
     layout = figure.get("layout", {})
-    names = [str(trace.get("name", "")) for trace in figure.get("data", []) if trace.get("showlegend", True)]
+    names = _legend_names(figure)
     if not layout.get("showlegend") or not names:
         return
     margin = layout.setdefault("margin", {})

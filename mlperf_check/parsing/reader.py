@@ -153,8 +153,7 @@ class LogReader:
         plain = b"\r" not in data and len(data) <= MAX_LINE  # then no line needs segments()
         mllog = stats.log_format == MLLOG
         index = stats.event_count
-        number = self.newlines
-        for number, line in enumerate(data.split(b"\n"), self.newlines + 1):  # noqa: B007 - read after the loop
+        for number, line in enumerate(data.split(b"\n"), self.newlines + 1):  # split gives at least one line
             if EVENT_PREFIX not in line:
                 continue
             if not plain and (b"\r" in line or len(line) > MAX_LINE):

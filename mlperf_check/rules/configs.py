@@ -348,6 +348,9 @@ def compile_config(name: str, records: list[dict]) -> ConfigRules:
             plain = plain_rule(name, rule)
             if plain is not None:
                 plain_rules[key] = plain
+    alternative_groups = tuple(
+        dict.fromkeys(tuple(sorted({rule.name, *rule.alternatives})) for rule in keys.values() if rule.alternatives)
+    )
     templates = tuple(
         match.group(1) for text in code_texts for match in re.finditer(r"enqueue_config\(\s*'([^']+)'", text)
     )
@@ -356,15 +359,13 @@ def compile_config(name: str, records: list[dict]) -> ConfigRules:
         begin=begin,
         aggregate_by=aggregate_by,
         keys=MappingProxyType(keys),
-        alternative_keys=frozenset(
-            name for rule in keys.values() if rule.alternatives for name in (rule.name, *rule.alternatives)
-        ),
+        alternative_keys=frozenset(key for group in alternative_groups for key in group),
         requirements=tuple(
-            rule for rule in keys.values() if rule.req == "EXACTLY_ONE" or rule.req.startswith("AT_LEAST") and not rule.alternatives
+            rule
+            for rule in keys.values()
+            if rule.req == "EXACTLY_ONE" or (rule.req.startswith("AT_LEAST") and not rule.alternatives)
         ),
-        alternative_groups=tuple(
-            dict.fromkeys(tuple(sorted({rule.name, *rule.alternatives})) for rule in keys.values() if rule.alternatives)
-        ),
+        alternative_groups=alternative_groups,
         routed_keys=frozenset((*keys, "eval_accuracy") if aggregate_by else keys),
         plain_rules=MappingProxyType(plain_rules),
         end_pre=end_pre,

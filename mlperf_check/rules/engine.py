@@ -438,10 +438,7 @@ class ConfigPass:
         self.ended = True
         for point in self.aggregated.values():
             record = Record("aggregated_eval_accuracy", point.value, {}, point.time_ms, point.line, -1)
-            value = {"value": point.value, "metadata": {}}
-            self.feed(
-                LogLine("", point.time_ms * self.session.rules.timestamp_scale, record.key, value, -1), record
-            )
+            self.feed(self.session.log_line(record), record)
         self.aggregated.clear()
         for key, state in self.at_least_one.items():
             if state.satisfied == 0:
@@ -598,7 +595,6 @@ class ReplayStream:
         self, session: RuleSession, passes: list[ConfigPass], stats: ParseStats | None = None
     ) -> None:
         self.session = session
-        self.timestamp_scale = session.timestamp_scale
         self.stats = stats
         self.events = 0
         # Per rule-relevant key: (config pass, its PlainRule for the key or None) for each active

@@ -28,15 +28,13 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import socket
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from web import REPO, create_database, free_port, manage, service_env  # noqa: E402
+from web import REPO, create_database, manage, service_env, start_gunicorn  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 TARGET_SECONDS = 1.0
@@ -154,20 +152,9 @@ def main() -> None:
         manage(env, "seed_synthetic", "--clear", "--results", "20000", "--runs", "200000")
     manage(env, "collectstatic", "--noinput", "-v0")
     urls = pick_urls(env)
-    port = free_port()
-    server = subprocess.Popen(
-        [str(REPO / ".venv" / "bin" / "gunicorn"), "config.wsgi:application", "-b", f"127.0.0.1:{port}",
-         "-w", str(options.workers), "--log-level", "warning"],
-        cwd=REPO, env=env,
-    )
+    server, port = start_gunicorn(env, options.workers)
     failures = []
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(
                 executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]

@@ -72,6 +72,23 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def start_gunicorn(env: dict[str, str], workers: int) -> tuple[subprocess.Popen, int]:
+    """gunicorn on a free port of 127.0.0.1, once it accepts connections (up to 10 s)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [str(REPO / ".venv" / "bin" / "gunicorn"), "config.wsgi:application", "-b", f"127.0.0.1:{port}",
+         "-w", str(workers), "--log-level", "warning"],
+        cwd=REPO, env=env,
+    )
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    return server, port
+
+
 def pick_urls(env) -> list[tuple[str, str]]:
     code = (
         "import django; django.setup()\n"
@@ -199,19 +216,8 @@ def main() -> None:
     urls = pick_urls(env)
     measured = count_queries(env, urls)
     floors = write_floor_files({url: size for url, (_, size) in measured.items()})
-    port = free_port()
-    server = subprocess.Popen(
-        [str(REPO / ".venv" / "bin" / "gunicorn"), "config.wsgi:application", "-b", f"127.0.0.1:{port}",
-         "-w", str(options.workers), "--log-level", "warning"],
-        cwd=REPO, env=env,
-    )
+    server, port = start_gunicorn(env, options.workers)
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
         use_wrk = shutil.which("wrk") and not options.python_client
         client = "wrk" if use_wrk else "python threads"
         print(f"gunicorn -w {options.workers}, {options.clients} concurrent clients ({client}), "

@@ -7,9 +7,10 @@
 Reads every result_*.txt of the round into memory first (no disk in the figures), then, per file:
 
 * floor: split into lines and orjson-decode the JSON of every ':::MLLOG ' line, nothing else;
-* ours, parse: mlperf_check.parsing.iter_records over the bytes, records discarded;
-* ours, parse + rules: the same stream fed record by record to a RuleSession of the official
-  rules (as mlperf_check.runlog does); rules = (parse + rules) - parse;
+* ours, parse: mlperf_check.parsing.iter_record_blocks over the bytes, the lists of records
+  (one per block read) discarded;
+* ours, parse + rules: the same blocks fed to a RuleSession of the official rules (as
+  mlperf_check.runlog does); rules = (parse + rules) - parse;
 * official: mlp_parser.parse_file, then mlp_compliance's check_file (parse + rules), once.
 
 With `--lists`, ours are measured as the first version of this script did: every file parsed into
@@ -34,7 +35,7 @@ import orjson
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # the project, ahead of bench/ (whose ingest.py would shadow the package)
 
-from mlperf_check.parsing import ParseStats, iter_records  # noqa: E402
+from mlperf_check.parsing import ParseStats, iter_record_blocks, iter_records  # noqa: E402
 from mlperf_check.rules.configs import get_official_rules  # noqa: E402
 from mlperf_check.rules.engine import RuleSession  # noqa: E402
 
@@ -49,7 +50,7 @@ def floor(logs: dict[Path, bytes]) -> None:
 
 def parse_only(logs: dict[Path, bytes]) -> None:
     for path, data in logs.items():
-        for _ in iter_records(io.BytesIO(data), file=path.name, findings=[]):
+        for _ in iter_record_blocks(io.BytesIO(data), file=path.name, findings=[]):
             pass
 
 
@@ -58,9 +59,8 @@ def parse_and_rules(logs: dict[Path, bytes], ruleset: str) -> None:
     for path, data in logs.items():
         stats = ParseStats()
         session = RuleSession(rules, file=path.name, reopen=None, stats=stats)
-        feed = session.feed
-        for record in iter_records(io.BytesIO(data), file=path.name, findings=[], stats=stats):
-            feed(record)
+        for records in iter_record_blocks(io.BytesIO(data), file=path.name, findings=[], stats=stats):
+            session.feed_records(records)
         session.finish()
 
 
@@ -68,8 +68,7 @@ def rules_over_lists(records: dict[Path, list], ruleset: str) -> None:
     rules = get_official_rules(ruleset)
     for path, file_records in records.items():
         session = RuleSession(rules, file=path.name, reopen=None)
-        for record in file_records:
-            session.feed(record)
+        session.feed_records(file_records)
         session.finish()
 
 

@@ -21,7 +21,7 @@ import orjson
 
 from mlperf_check.checkers import checker_version, checkers_of_scope
 from mlperf_check.checkers.base import RunChecker, RunContext
-from mlperf_check.parsing import ParseStats, iter_records
+from mlperf_check.parsing import ParseStats, iter_record_blocks
 from mlperf_check.parsing.formats import short_repr
 from mlperf_check.report import ERROR, EvalPoint, Finding, Record, RunLog, Seed
 from mlperf_check.rules.targets import quality_target
@@ -78,7 +78,7 @@ def analyze_run(
 ) -> RunLog:
     """Read the result file once: fill a RunLog and run every applicable RunChecker over it.
     Findings land on run.findings: the parser's first, then each checker's in registry order."""
-    context.reopen = lambda: reread_records(open_stream, context.file)
+    context.reopen = lambda: reread_record_blocks(open_stream, context.file)
     stats = context.parse_stats = ParseStats()
     if checkers is None:
         checkers = checkers_of_scope("run")
@@ -87,10 +87,10 @@ def analyze_run(
     summary = RunSummary(context)
     parser_findings: list[Finding] = []
     with open_stream() as stream:
-        for record in iter_records(stream, file=context.file, findings=parser_findings, stats=stats):
-            summary.feed(record)
+        for records in iter_record_blocks(stream, file=context.file, findings=parser_findings, stats=stats):
+            summary.feed_records(records)
             for checker in active:
-                checker.feed(record)
+                checker.feed_records(records)
 
     run = summary.run_log(stats)
     run.findings.extend(parser_findings)
@@ -110,10 +110,10 @@ def analyze_run(
     return run
 
 
-def reread_records(open_stream: Callable[[], BinaryIO], file: str) -> Iterator[Record]:
+def reread_record_blocks(open_stream: Callable[[], BinaryIO], file: str) -> Iterator[list[Record]]:
     """The file's records again from the start; parser findings were reported on the first pass."""
     with open_stream() as stream:
-        yield from iter_records(stream, file=file, findings=[])
+        yield from iter_record_blocks(stream, file=file, findings=[])
 
 
 class RunSummary:
@@ -129,36 +129,37 @@ class RunSummary:
         self.last_eval_epoch: float | None = None
         self.sd_points: dict[float, EvalPoint] = {}  # Stable Diffusion: eval step -> merged point
 
-    def feed(self, record: Record) -> None:
-        key = record.key
+    def feed_records(self, records: list[Record]) -> None:
         run = self.run
-        if key in FIRST_VALUE_KEYS:
-            if key not in self.first_seen:
-                self.first_seen.add(key)
-                self.note_first_value(record)
-        elif key == "run_start":
-            if not self.timed_region_closed():
-                run.run_start_ms = record.time_ms
-                run.run_start_line = record.line
-        elif key == "run_stop":
-            if not self.timed_region_closed():
-                self.stop_run(record)
-        elif key == "init_start":
-            if run.init_start_ms is None or record.time_ms < run.init_start_ms:
-                run.init_start_ms = record.time_ms
-        elif key == "init_stop":
-            if run.init_stop_ms is None:
-                run.init_stop_ms = record.time_ms
-        elif key == "seed":
-            if len(run.seeds) < MAX_SEEDS:
-                run.seeds.append(Seed(bounded(record.value), seed_source(record.metadata), record.line))
+        for record in records:
+            key = record.key
+            if key in FIRST_VALUE_KEYS:
+                if key not in self.first_seen:
+                    self.first_seen.add(key)
+                    self.note_first_value(record)
+            elif key == "run_start":
+                if not self.timed_region_closed():
+                    run.run_start_ms = record.time_ms
+                    run.run_start_line = record.line
+            elif key == "run_stop":
+                if not self.timed_region_closed():
+                    self.stop_run(record)
+            elif key == "init_start":
+                if run.init_start_ms is None or record.time_ms < run.init_start_ms:
+                    run.init_start_ms = record.time_ms
+            elif key == "init_stop":
+                if run.init_stop_ms is None:
+                    run.init_stop_ms = record.time_ms
+            elif key == "seed":
+                if len(run.seeds) < MAX_SEEDS:
+                    run.seeds.append(Seed(bounded(record.value), seed_source(record.metadata), record.line))
 
-        if key in EVAL_KEYS:
-            self.note_eval(record)
-        if is_hyperparameter(key):
-            if key not in run.hyperparameters and len(run.hyperparameters) < MAX_HYPERPARAMETERS:
-                # Interned: thousands of runs of a package share the same few dozen key names.
-                run.hyperparameters[sys.intern(key)] = bounded(record.value)
+            if key in EVAL_KEYS:
+                self.note_eval(record)
+            if is_hyperparameter(key):
+                if key not in run.hyperparameters and len(run.hyperparameters) < MAX_HYPERPARAMETERS:
+                    # Interned: thousands of runs of a package share the same few dozen key names.
+                    run.hyperparameters[sys.intern(key)] = bounded(record.value)
 
     def note_first_value(self, record: Record) -> None:
         if record.key == "global_batch_size":

@@ -50,9 +50,10 @@ class RunContext:
     system: SystemReport | None  # None when systems/<id>.json is missing
     submitter: str  # submitter folder name
     division: str  # from the system JSON ("" when unknown)
-    # Streams the file's records again from the start. Only for the rare case where a checker
-    # learns late that it must look at earlier records it did not keep (bounded memory).
-    reopen: Callable[[], Iterator[Record]] | None = None
+    # Streams the file's records again from the start, a list per block read (like feed_records).
+    # Only for the rare case where a checker learns late that it must look at earlier records it
+    # did not keep (bounded memory).
+    reopen: Callable[[], Iterator[list[Record]]] | None = None
     # The parser's counters for the stream being fed (bytes read so far): lets a checker that
     # keeps records bound them by the bytes they came from.
     parse_stats: ParseStats | None = None
@@ -92,8 +93,9 @@ class RunChecker(_Checker):
     def applies_to(cls, context: RunContext) -> bool:
         return True
 
-    def feed(self, record: Record) -> None:  # pragma: no cover - default does nothing
-        pass
+    def feed_records(self, records: list[Record]) -> None:
+        """The next records of the log in file order, one parser block at a time. The default
+        wants none."""
 
     def finish(self, run: RunLog) -> list[Finding]:
         raise NotImplementedError

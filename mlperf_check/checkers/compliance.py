@@ -24,7 +24,7 @@ PARSER = "parser"
 
 
 class Session(Protocol):
-    def feed(self, record: Record) -> None: ...
+    def feed_records(self, records: list[Record]) -> None: ...
 
     def finish(self) -> tuple[bool, list[Finding]]: ...
 
@@ -54,9 +54,9 @@ class ComplianceChecker(RunChecker):
         super().__init__(context)
         self.sessions = sessions_for(context)
 
-    def feed(self, record: Record) -> None:
+    def feed_records(self, records: list[Record]) -> None:
         for session in self.sessions:
-            session.feed(record)
+            session.feed_records(records)
 
     def finish(self, run: RunLog) -> list[Finding]:
         compliant = True

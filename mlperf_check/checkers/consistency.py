@@ -32,9 +32,11 @@ class ConsistencyChecker(RunChecker):
         super().__init__(context)
         self.first: dict[str, Record] = {}  # only the first value counts, as in the official rules
 
-    def feed(self, record: Record) -> None:
-        if record.key in CHECKED_KEYS and record.key not in self.first:
-            self.first[record.key] = record
+    def feed_records(self, records: list[Record]) -> None:
+        first = self.first
+        for record in records:
+            if record.key in CHECKED_KEYS and record.key not in first:
+                first[record.key] = record
 
     def finish(self, run: RunLog) -> list[Finding]:
         findings = []

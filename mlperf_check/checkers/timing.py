@@ -86,16 +86,19 @@ class TimingChecker(RunChecker):
         self.decrease_count = 0
         self.implausible: dict[str, Record] = {}  # first record of each key with an implausible time
 
-    def feed(self, record: Record) -> None:
-        key = record.key
-        if key in DUPLICATE_CODES:
-            self.note_occurrence(record)
-        if key == "run_stop" and self.first_run_stop is None:
-            self.first_run_stop = record
-        if key in PLAUSIBLE_KEYS and key not in self.implausible and not plausible_time(record.time_ms):
-            self.implausible[key] = record
-        if key in TIMELINE_KEYS:
-            self.check_order(record)
+    def feed_records(self, records: list[Record]) -> None:
+        for record in records:
+            key = record.key
+            if key not in TIMELINE_KEYS:  # every key this checker looks at is one
+                continue
+            if key in DUPLICATE_CODES:
+                self.note_occurrence(record)
+            if key == "run_stop" and self.first_run_stop is None:
+                self.first_run_stop = record
+            if key in PLAUSIBLE_KEYS and key not in self.implausible and not plausible_time(record.time_ms):
+                self.implausible[key] = record
+            if key in TIMELINE_KEYS:
+                self.check_order(record)
 
     def note_occurrence(self, record: Record) -> None:
         key = record.key

@@ -120,7 +120,6 @@ class ConfigRules:
     plain_rules: Mapping[str, PlainRule]
     end_pre: Rule | None
     end_checks: tuple[Rule, ...]
-    enqueue_templates: tuple[str, ...]  # 'training_x/closed_{}.yaml' strings in the rule code
 
     @property
     def ruleset(self) -> str:
@@ -131,7 +130,6 @@ class ConfigRules:
 class OfficialRules:
     version: str
     entry: str  # the config every log starts with
-    relevant_keys: frozenset[str]  # keys some config of the ruleset has a KEY rule for
     timestamp_scale: float  # ll.timestamp = time_ms * scale (the 0.6 configs count in seconds)
 
 
@@ -320,13 +318,11 @@ def compile_config(name: str, records: list[dict]) -> ConfigRules:
     keys: dict[str, KeyRule] = {}  # a name defined twice keeps the last, as in the official engine
     end_pre = None
     end_checks: tuple[Rule, ...] = ()
-    code_texts: list[str] = []
     for record in records:
         kind = next(iter(record))
         body = record[kind]
         if kind == "BEGIN":
             code = body["CODE"]
-            code_texts.append(code)
             if "loglines" in code:
                 aggregate_by = _aggregation_field(name, code)
             else:
@@ -336,7 +332,6 @@ def compile_config(name: str, records: list[dict]) -> ConfigRules:
         elif kind == "KEY":
             rule = _key_rule(name, body)
             keys[rule.name] = rule
-            code_texts.extend(str(body.get(part, "")) for part in ("PRE", "POST"))
         elif kind == "END":
             end_pre = _compile(body["PRE"], f"{name}:END:PRE", "exec") if "PRE" in body else None
             end_checks = _compile_all(body["CHECK"], f"{name}:END:CHECK") if "CHECK" in body else ()
@@ -350,9 +345,6 @@ def compile_config(name: str, records: list[dict]) -> ConfigRules:
                 plain_rules[key] = plain
     alternative_groups = tuple(
         dict.fromkeys(tuple(sorted({rule.name, *rule.alternatives})) for rule in keys.values() if rule.alternatives)
-    )
-    templates = tuple(
-        match.group(1) for text in code_texts for match in re.finditer(r"enqueue_config\(\s*'([^']+)'", text)
     )
     return ConfigRules(
         name=name,
@@ -370,7 +362,6 @@ def compile_config(name: str, records: list[dict]) -> ConfigRules:
         plain_rules=MappingProxyType(plain_rules),
         end_pre=end_pre,
         end_checks=end_checks,
-        enqueue_templates=templates,
     )
 
 
@@ -391,30 +382,8 @@ def get_official_rules(ruleset_version: str) -> OfficialRules:
     entry = f"training_{ruleset_version}/common.yaml"
     if entry not in shipped_configs():
         raise KeyError(f"the installed mlperf-logging ships no training {ruleset_version} rules")
-    relevant: set[str] = set()
-    pending = [ruleset_version]
-    seen_rulesets: set[str] = set()
-    while pending:  # the configs of this ruleset and of rulesets they enqueue (4.0.0 -> 3.1.0)
-        version = pending.pop()
-        if version in seen_rulesets:
-            continue
-        seen_rulesets.add(version)
-        for name in sorted(shipped_configs()):
-            if not name.startswith(f"training_{version}/"):
-                continue
-            config = load_config(name)
-            for rule in config.keys.values():
-                relevant.add(rule.name)
-                relevant.update(rule.alternatives)
-            if config.aggregate_by:
-                relevant.add("eval_accuracy")
-            for template in config.enqueue_templates:
-                match = re.match(r"training_(\d+\.\d+\.\d+)/", template)
-                if match:
-                    pending.append(match.group(1))
     return OfficialRules(
         version=ruleset_version,
         entry=entry,
-        relevant_keys=frozenset(relevant),
         timestamp_scale=0.001 if ruleset_facts(ruleset_version)["rule_times_in_seconds"] else 1.0,
     )

@@ -14,9 +14,9 @@ log, record by record, with the semantics of the official engine `mlp_compliance
 * A later config that defines a key erases what earlier configs reported about that key.
 
 Where the official tool needs the whole file in memory, a RuleSession streams it: every active
-config pass sees each record as it arrives. A config enqueued at record i must first see records
-0..i, so records whose key any config of the ruleset has a rule for are kept in a bounded replay
-buffer; past its bounds, a late config re-reads the file through `reopen` instead.
+config pass sees each record as it arrives (the parser's blocks, a list of records each). A config
+enqueued at record i must first see records 0..i, so the blocks read so far are kept in a bounded
+replay buffer; past its bounds, a late config re-reads the file through `reopen` instead.
 
 Where the official engine crashes (a config name with no file, an ATLEAST_ONE_CHECK, BEGIN or END
 code that raises) there is a finding instead. Findings cite the physical line and keep up to
@@ -62,8 +62,8 @@ COMPLIANCE_CONFIG_NOT_APPLIED = "COMPLIANCE_CONFIG_NOT_APPLIED"
 COMPLIANCE_MORE_FINDINGS = "COMPLIANCE_MORE_FINDINGS"
 
 # Replay buffer bounds: enqueues happen within the first few dozen records of real logs, and the
-# rule-relevant records of a whole real log take a few hundred KB. Past either bound the buffer is
-# dropped and a late config re-reads the file.
+# records of a whole real log take a few MB at most. Past either bound the buffer is dropped and a
+# late config re-reads the file.
 MAX_REPLAY_RECORDS = 20_000
 MAX_REPLAY_BYTES = 4 << 20  # of the log read (RuleSession's stats): bounds the buffer's memory
 MAX_PASSES = 32  # real chains are 3-4 configs long; guards against a config enqueuing itself
@@ -597,17 +597,16 @@ class ReplayStream:
         self.session = session
         self.stats = stats
         self.events = 0
-        # Per rule-relevant key: (config pass, its PlainRule for the key or None) for each active
-        # pass that needs the record. Irrelevant keys are absent.
-        self.routes: dict[str, tuple[tuple[ConfigPass, PlainRule | None], ...]] = dict.fromkeys(
-            session.relevant_keys, ()
-        )
+        # Per key: (config pass, its PlainRule for the key or None) for each active pass that
+        # needs the record. Keys no active pass needs are absent.
+        self.routes: dict[str, tuple[tuple[ConfigPass, PlainRule | None], ...]] = {}
         self.definers: dict[str, list[tuple[ConfigPass, PlainRule | None]]] = {}  # unpruned routes
         self.pending: list[ConfigPass] = []
         self.deferred: list[ConfigPass] = []
-        # The records only: a replay rebuilds their LogLines (session.log_line), so that the
-        # buffer holds one object per record where it would hold four (a cost per record).
-        self.buffer: list[Record] | None = []
+        # The blocks of records fed so far, as the parser made them: keeping a block costs one
+        # append. A replay rebuilds the LogLines it needs (session.log_line).
+        self.buffer: list[list[Record]] | None = []
+        self.kept = 0  # records in the buffer
         for config_pass in passes:
             self.activate(config_pass)
 
@@ -634,49 +633,63 @@ class ReplayStream:
                 or position[id(p)] == last
             )
 
-    def feed(self, record: Record) -> None:
-        """One record, in file order: the hot loop of checking (bench/parse.py)."""
-        self.events += 1
-        routes = self.routes.get(record[0])
-        if routes is None:
-            return  # no config of the ruleset has a rule for it: it changes nothing
-        buffer = self.buffer
-        if buffer is not None:
-            if len(buffer) >= MAX_REPLAY_RECORDS or (self.stats is not None and self.stats.size_bytes > MAX_REPLAY_BYTES):
-                self.buffer = None  # free it: a later enqueue re-reads the file
-            else:
-                buffer.append(record)
-        for config_pass, plain in routes:
-            if plain is None:
-                config_pass.feed(self.session.log_line(record), record)
-            else:
-                config_pass.feed_plain(plain, record)
-        if self.pending:
-            self.catch_up()
+    def feed_records(self, records: list[Record]) -> None:
+        """The next records in file order: the hot loop of checking (bench/parse.py)."""
+        self.events += len(records)
+        self.keep(records)
+        routes_get = self.routes.get  # activate() updates the same dict
+        for record in records:
+            routes = routes_get(record[0])
+            if routes is None:
+                continue  # no active config has a rule for it
+            for config_pass, plain in routes:
+                if plain is None:
+                    config_pass.feed(self.session.log_line(record), record)
+                else:
+                    config_pass.feed_plain(plain, record)
+            if self.pending:
+                self.catch_up(until=record)
 
-    def catch_up(self) -> None:
+    def keep(self, records: list[Record]) -> None:
+        if self.buffer is None:
+            return
+        self.kept += len(records)
+        if self.kept > MAX_REPLAY_RECORDS or (self.stats is not None and self.stats.size_bytes > MAX_REPLAY_BYTES):
+            self.buffer = None  # free it: a later enqueue re-reads the file
+        else:
+            self.buffer.append(records)
+
+    def catch_up(self, until: Record | None = None) -> None:
+        """Each pending pass replays the kept records, up to `until` (the record being fed when
+        it was enqueued; None: all of them), and becomes active."""
         while self.pending:
             config_pass = self.pending.pop(0)
             if self.buffer is None:
                 self.deferred.append(config_pass)
                 continue
-            log_line = self.session.log_line
-            routed = config_pass.config.routed_keys
-            plain_rules = config_pass.config.plain_rules
-            for record in self.buffer:
+            self.replay(config_pass, until)
+            self.activate(config_pass)
+
+    def replay(self, config_pass: ConfigPass, until: Record | None) -> None:
+        log_line = self.session.log_line
+        routed = config_pass.config.routed_keys
+        plain_rules = config_pass.config.plain_rules
+        for records in self.buffer:
+            for record in records:
                 if record[0] in routed:
                     plain = plain_rules.get(record[0])
                     if plain is None:
                         config_pass.feed(log_line(record), record)
                     else:
                         config_pass.feed_plain(plain, record)
-            self.activate(config_pass)
+                if record is until:
+                    return
 
 
 class RuleSession:
     """The official rules of one ruleset applied to one log, record by record.
 
-    feed() every record in file order, then finish() once. Memory stays bounded: per config pass
+    feed_records() the records in file order, then finish() once. Memory stays bounded: per config pass
     the rule state and counts, plus the bounded replay buffer."""
 
     def __init__(
@@ -684,22 +697,21 @@ class RuleSession:
         rules: OfficialRules,
         *,
         file: str,
-        reopen: Callable[[], Iterator[Record]] | None,
+        reopen: Callable[[], Iterator[list[Record]]] | None,
         stats: ParseStats | None = None,
     ) -> None:
         """`reopen` reads the records again for a config asked for after the replay buffer was
         dropped; `stats` are the parser's of the stream being fed, whose bytes read so far bound
         the buffer (without them, only the record count does)."""
         self.rules = rules
-        self.relevant_keys = rules.relevant_keys
         self.timestamp_scale = rules.timestamp_scale
         self.file = file
         self.reopen = reopen
         self.passes: list[ConfigPass] = []  # in creation order
         self.root = self.new_pass(load_config(rules.entry), parent=None)
         self.stream = ReplayStream(self, [self.root], stats)
-        # feed() is the stream's own: one call per record where a method passing it on would be two.
-        self.feed: Callable[[Record], None] = self.stream.feed
+        # The stream's own method: feed_records(records) with the next records in file order.
+        self.feed_records: Callable[[list[Record]], None] = self.stream.feed_records
 
     def finding(self, severity: str, code: str, message: str, **where: Any) -> Finding:
         return Finding(
@@ -790,7 +802,7 @@ class RuleSession:
             config_pass.enqueue = None
         self.passes = []
         self.stream = None
-        self.feed = None
+        self.feed_records = None
         self.root = None
 
     def replay_deferred(self, not_applied: list[Finding]) -> None:
@@ -813,8 +825,8 @@ class RuleSession:
         live = self.stream
         self.stream = ReplayStream(self, deferred)
         self.stream.buffer = None  # a config asked for during the re-read waits for the next one
-        for record in self.reopen():
-            self.stream.feed(record)
+        for records in self.reopen():
+            self.stream.feed_records(records)
         leftover = self.stream.deferred
         self.stream = live
         self.stream.deferred = leftover  # enqueued late during the re-read: read again

@@ -179,6 +179,13 @@ class SessionBase:
         self.file = file
         self.events = 0
 
+    def feed_records(self, records: list[Record]) -> None:
+        for record in records:
+            self.feed(record)
+
+    def feed(self, record: Record) -> None:
+        raise NotImplementedError
+
     def finding(self, problem: Problem, key: str = "") -> Finding:
         return Finding(
             problem.severity,
@@ -201,7 +208,7 @@ class SessionBase:
 
 
 class V05Session(SessionBase):
-    """The round 0.5 rules, with the RuleSession interface (feed, finish)."""
+    """The round 0.5 rules, with the RuleSession interface (feed_records, finish)."""
 
     def __init__(self, *, file: str) -> None:
         super().__init__(file)

@@ -18,7 +18,7 @@ from mlperf_logging.compliance_checker import mlp_compliance
 
 from mlperf_check.checkers.base import RunContext
 from mlperf_check.checkers.compliance import ComplianceChecker
-from mlperf_check.parsing import iter_records
+from mlperf_check.parsing import iter_record_blocks, iter_records
 from mlperf_check.report import ERROR, WARNING, Finding, RunLog
 from mlperf_check.rules import overrides
 from mlperf_check.rules.catalog import get_ruleset
@@ -85,11 +85,11 @@ def context(ruleset: str = "1.0.0", benchmark: str = "resnet") -> RunContext:
 def check_bytes(data: bytes, ruleset: str = "1.0.0", benchmark: str = "resnet") -> RunLog:
     """Parse and check like mlperf_check.runlog.analyze_run does: parser findings first."""
     ctx = context(ruleset, benchmark)
-    ctx.reopen = lambda: iter_records(io.BytesIO(data), file=ctx.file, findings=[])
+    ctx.reopen = lambda: iter_record_blocks(io.BytesIO(data), file=ctx.file, findings=[])
     checker = ComplianceChecker(ctx)
     parser_findings: list[Finding] = []
-    for record in iter_records(io.BytesIO(data), file=ctx.file, findings=parser_findings):
-        checker.feed(record)
+    for records in iter_record_blocks(io.BytesIO(data), file=ctx.file, findings=parser_findings):
+        checker.feed_records(records)
     run = RunLog(file=ctx.file, ruleset=ruleset)
     run.findings.extend(parser_findings)
     run.findings.extend(checker.finish(run))

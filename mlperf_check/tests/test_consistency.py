@@ -9,7 +9,7 @@ import pytest
 
 from mlperf_check.checkers.base import RunContext
 from mlperf_check.checkers.consistency import ConsistencyChecker, same_org
-from mlperf_check.parsing import iter_records
+from mlperf_check.parsing import iter_record_blocks
 from mlperf_check.report import ERROR, Finding, RunLog, SystemReport
 from mlperf_check.rules.catalog import get_ruleset
 
@@ -45,8 +45,8 @@ def check(
         division=division,
     )
     checker = ConsistencyChecker(context)
-    for record in iter_records(io.BytesIO(data), file=context.file, findings=[]):
-        checker.feed(record)
+    for records in iter_record_blocks(io.BytesIO(data), file=context.file, findings=[]):
+        checker.feed_records(records)
     return checker.finish(RunLog(file=context.file))
 
 
@@ -152,8 +152,8 @@ def test_it_finds_the_division_mismatch_of_intel_v10(corpus):
         )
         checker = ConsistencyChecker(context)
         with path.open("rb") as stream:
-            for record in iter_records(stream, file=context.file, findings=[]):
-                checker.feed(record)
+            for records in iter_record_blocks(stream, file=context.file, findings=[]):
+                checker.feed_records(records)
         found = {(f.code, f.actual) for f in checker.finish(RunLog(file=context.file))}
         # Intel's DLRM logs also name the reference implementation as their organisation.
         assert found == {

@@ -303,11 +303,11 @@ class Recorder(RunChecker):
         super().__init__(context)
         self.keys: list[str] = []
 
-    def feed(self, record) -> None:
-        self.keys.append(record.key)
+    def feed_records(self, records) -> None:
+        self.keys.extend(record.key for record in records)
 
     def finish(self, run: RunLog) -> list[Finding]:
-        again = [record.key for record in self.context.reopen()]
+        again = [record.key for records in self.context.reopen() for record in records]
         return [
             self.finding(
                 "info", "FED", f"{len(self.keys)} fed, {len(again)} again, run_stop {run.run_stop_line}"

@@ -47,7 +47,6 @@ PARSE_LINE_TOO_LONG = "PARSE_LINE_TOO_LONG"
 PARSE_MIXED_FORMATS = "PARSE_MIXED_FORMATS"
 PARSE_TOO_MANY_FINDINGS = "PARSE_TOO_MANY_FINDINGS"
 
-MLLOG_TOKEN_LENGTH = len(MLLOG_TOKEN)
 # Records built without the Python-level __new__ of a NamedTuple (once per event).
 new_record = partial(tuple.__new__, Record)
 EVENT_PREFIX = b":::ML"  # common to the three tokens: the only test most lines get
@@ -171,10 +170,10 @@ class LogReader:
                 mllog = stats.log_format == MLLOG
                 continue
             if mllog:
-                at = line.rfind(MLLOG_TOKEN)
-                if at >= 0:
+                _, token, payload = line.rpartition(MLLOG_TOKEN)  # the text after the last token
+                if token:
                     try:
-                        event = loads_json(line[at + MLLOG_TOKEN_LENGTH :])
+                        event = loads_json(payload)
                         key = event["key"]
                         metadata = event["metadata"]
                         raw_time = event["time_ms"]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from itertools import chain
 from typing import Any, BinaryIO
 
@@ -47,8 +46,8 @@ PARSE_LINE_TOO_LONG = "PARSE_LINE_TOO_LONG"
 PARSE_MIXED_FORMATS = "PARSE_MIXED_FORMATS"
 PARSE_TOO_MANY_FINDINGS = "PARSE_TOO_MANY_FINDINGS"
 
-# Records built without the Python-level __new__ of a NamedTuple (once per event).
-new_record = partial(tuple.__new__, Record)
+# Records are built without the Python-level __new__ of a NamedTuple (once per event).
+new_tuple = tuple.__new__
 EVENT_PREFIX = b":::ML"  # common to the three tokens: the only test most lines get
 TOKEN_OVERLAP = len(MLL_TOKEN) - 1  # bytes kept between blocks to see a token cut in two
 
@@ -182,7 +181,7 @@ class LogReader:
                         pass
                     else:
                         if type(key) is str and type(metadata) is dict and type(raw_time) in (int, float):
-                            append(new_record((key, value, metadata, float(raw_time), number, index)))
+                            append(new_tuple(Record, (key, value, metadata, float(raw_time), number, index)))
                             index += 1
                             continue
             stats.event_count = index

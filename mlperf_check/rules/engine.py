@@ -833,20 +833,14 @@ class RuleSession:
 
     def ordered_findings(self) -> list[Finding]:
         order = self.processing_order()
-        position = {id(p): i for i, p in enumerate(order)}
-        last_definer: dict[str, int] = {}
-        for i, config_pass in enumerate(order):
-            for key in config_pass.config.keys:
-                last_definer[key] = i
         findings: list[Finding] = []
         warnings: dict[str, Finding] = {}  # the official engine keeps one warning per key
-        for config_pass in order:
-            i = position[id(config_pass)]
+        for i, config_pass in enumerate(order):
             for about, finding in config_pass.findings + config_pass.overflow_notes():
                 if finding.severity == WARNING and finding.code == COMPLIANCE_DUPLICATE_KEY:
                     warnings.pop(finding.key, None)  # kept even when a later config redefines the key
                     warnings[finding.key] = finding
-                elif about is None or last_definer.get(about, i) <= i:
+                elif about is None or not any(about in later.config.keys for later in order[i + 1 :]):
                     findings.append(finding)  # else a later config redefines this key
         return findings + list(warnings.values())
 

@@ -2,9 +2,11 @@
 
 Two scopes, both fed from one streaming pass per log file:
 
-* `RunChecker`: one instance per result file. `feed(record)` is called for every log event in
-  file order, then `finish(run)` once, with the RunLog the parser summary filled in. It returns
-  findings for that file. It must keep O(1)-ish state (a 1 GB log must not blow memory).
+* `RunChecker`: one instance per result file. `feed_records(records)` is called with the log
+  events in file order, a list per block the parser read (a checker loops over them itself, so
+  that one wanting few records costs nothing per record), then `finish(run)` once, with the
+  RunLog the parser summary filled in. It returns findings for that file. It must keep
+  O(1)-ish state (a 1 GB log must not blow memory).
 * `PackageChecker`: runs once after every file is parsed, over the whole PackageContext, and
   returns findings (package level, per result folder, or per file).
 

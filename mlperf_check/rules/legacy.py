@@ -183,7 +183,7 @@ class SessionBase:
         for record in records:
             self.feed(record)
 
-    def feed(self, record: Record) -> None:
+    def feed(self, record: Record) -> None:  # one record: the session's own rules
         raise NotImplementedError
 
     def finding(self, problem: Problem, key: str = "") -> Finding:

@@ -816,7 +816,7 @@ class RuleSession:
                     self.finding(
                         ERROR,
                         COMPLIANCE_CONFIG_NOT_APPLIED,
-                        f"{config_pass.config.name} was asked for after more than {MAX_REPLAY_RECORDS} rule records "
+                        f"{config_pass.config.name} was asked for after more than {MAX_REPLAY_RECORDS} log events "
                         f"or {MAX_REPLAY_BYTES >> 20} MiB of log and the log cannot be read again: its rules were not applied",
                     )
                 )

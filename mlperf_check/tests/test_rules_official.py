@@ -336,6 +336,45 @@ def test_it_replays_earlier_records_to_a_config_enqueued_late(configs):
     assert summary(findings) == [(ERROR, "COMPLIANCE_CHECK_FAILED", "init_stop")] and findings[0].line == 2
 
 
+def test_the_findings_do_not_depend_on_how_the_records_come_in_blocks(configs):
+    """A config enqueued in the middle of a block replays the kept blocks up to the record that
+    asked for it, then sees the rest of that block live: every split of the records into blocks
+    gives the same findings as one record per call."""
+    rules = configs(ORDERED_RULES)
+    lines = [
+        ev("init_start"),
+        ev("init_start"),
+        ev("submission_division", "closed"),
+        ev("init_stop"),
+        ev("init_start"),
+        ev("init_stop"),
+    ]
+    records = records_of(lines)
+    _, expected = run(rules, lines)
+    # The second init_stop sees three init_starts and repeats an EXACTLY_ONE key.
+    assert summary(expected) == [
+        (ERROR, "COMPLIANCE_CHECK_FAILED", "init_stop"),
+        (WARNING, "COMPLIANCE_DUPLICATE_KEY", "init_stop"),
+    ]
+    assert expected[0].line == 6
+
+    def described(findings):
+        return [(f.severity, f.code, f.key, f.line, f.message) for f in findings]
+
+    for cuts in range(2 ** (len(records) - 1)):  # bit i set: a block ends after record i
+        blocks, block = [], []
+        for i, record in enumerate(records):
+            block.append(record)
+            if cuts >> i & 1 or i == len(records) - 1:
+                blocks.append(block)
+                block = []
+        session = RuleSession(rules, file="result_0.txt", reopen=None)
+        for block in blocks:
+            session.feed_records(block)
+        _, findings = session.finish()
+        assert described(findings) == described(expected), [len(b) for b in blocks]
+
+
 def test_it_rereads_the_log_when_the_replay_buffer_overflowed(configs, monkeypatch):
     rules = configs(ORDERED_RULES)
     monkeypatch.setattr(engine, "MAX_REPLAY_RECORDS", 2)
@@ -347,7 +386,7 @@ def test_it_rereads_the_log_when_the_replay_buffer_overflowed(configs, monkeypat
     compliant, findings = run(rules, lines, reopen=False)
     assert summary(findings) == [(ERROR, "COMPLIANCE_CONFIG_NOT_APPLIED", "")]
     assert (
-        "training_9.9.9/closed_common.yaml was asked for after more than 2 rule records"
+        "training_9.9.9/closed_common.yaml was asked for after more than 2 log events"
         in findings[0].message
     )
 

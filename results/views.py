@@ -28,7 +28,7 @@ from .caching import cache_public_page
 from .constants import FactorSource, RoundState, Severity, Suite, WaiverKind
 from .exports import summary_rows
 from .inference_tables import inference_export_rows
-from .models import Benchmark, Finding, Result, Round, Run, System, Waiver, version_order
+from .models import Benchmark, Finding, Result, Round, Run, System, version_order
 from .querysets import RoundSlugError, is_privileged
 from .tables import (
     CATEGORIES,
@@ -440,6 +440,7 @@ def result_detail(request, result_id: str):
         Result.objects.visible_to(request.user).filter(result_id=result.result_id)
         .values_list("submission__version", flat=True).order_by("submission__version")
     )
+    review = review_summary(result, request.user)
     context = {
         "result": result,
         "system": result.system,
@@ -455,31 +456,16 @@ def result_detail(request, result_id: str):
         "draws_charts": _draws(result_charts),
         "versions": versions,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
-        "factor_decision": _factor_decision(result),
+        # The published_factor decision on the result's system and benchmark (accepted or rejected).
+        "factor_decision": next((w for w in review["waivers"] if w.kind == WaiverKind.PUBLISHED_FACTOR), None),
         "shipped_factor_differs": result.shipped_scaling_factor is not None
         and abs(result.shipped_scaling_factor - result.computed_scaling_factor) > FACTOR_TOLERANCE,
         "show_decider": is_privileged(request.user),
         "unit": unit,
         "official": official_links(result.submission, result.system.system_id),
-        "review": review_summary(result, request.user),
+        "review": review,
     }
     return render(request, "results/result.html", context)
-
-
-def _factor_decision(result: Result) -> Waiver | None:
-    """The published_factor decision recorded on the result's system and benchmark (accepted or
-    rejected), or None."""
-    return (
-        Waiver.objects.filter(
-            round=result.submission.round_id,
-            organization=result.submission.organization_id,
-            system_id=result.system.system_id,
-            benchmark=result.benchmark.name,
-            kind=WaiverKind.PUBLISHED_FACTOR,
-        )
-        .select_related("granted_by")
-        .first()
-    )
 
 
 @cache_public_page

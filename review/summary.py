@@ -18,6 +18,7 @@ def review_summary(result, user) -> dict:
         "waivers": list(
             Waiver.objects.filter(round=round_, organization=result.submission.organization_id,
                                   system_id=result.system.system_id, benchmark=result.benchmark.name)
+            .select_related("granted_by")
         ),
         "events": list(
             AuditEvent.objects.visible_to(user).filter(round=round_, result_id=result.result_id).order_by("created_at")

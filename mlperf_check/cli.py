@@ -134,20 +134,25 @@ def run_round(
 ) -> int:
     """Every submitter folder of a round; a progress bar on stderr when both streams are a
     terminal (a pipe or a file gets only the reports)."""
-    from tqdm import tqdm
+    bar = None
+    if _is_terminal(stdout) and _is_terminal(stderr):
+        from tqdm import tqdm  # only here: importing it costs ~60 ms
 
-    interactive = _is_terminal(stdout) and _is_terminal(stderr)
-    bar = tqdm(total=len(folders), unit="submitter", file=stderr, disable=not interactive)
+        bar = tqdm(total=len(folders), unit="submitter", file=stderr)
     with_errors = 0
     for folder, report in check_round(folders, ruleset=ruleset, jobs=jobs):
         text = render(report, output_format, shown_as=str(folder), one_line=True)
         if output_format == "text":
             text += "\n"
-        tqdm.write(text, file=stdout)  # above the bar, which is redrawn below it
         with_errors += report.has_errors
-        bar.set_description(folder.name)
-        bar.update()
-    bar.close()
+        if bar is None:
+            stdout.write(text + "\n")
+        else:
+            bar.write(text, file=stdout)  # above the bar, which is redrawn below it
+            bar.set_description(folder.name)
+            bar.update()
+    if bar is not None:
+        bar.close()
     if output_format == "text":
         stdout.write(f"{len(folders)} submitters checked, {with_errors} with errors\n")
     return 1 if with_errors else 0

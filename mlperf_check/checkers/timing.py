@@ -81,6 +81,7 @@ class TimingChecker(RunChecker):
         self.earliest_init_start: Record | None = None
         self.latest_init_stop: Record | None = None
         self.latest_run_start: Record | None = None
+        self.boundary: Record | None = None  # the latest in time of the three above
         self.first_decrease: tuple[Record, Record] | None = None  # (event, the boundary it precedes)
         self.first_timed_decrease: tuple[Record, Record] | None = None  # behind run_start
         self.decrease_count = 0
@@ -110,15 +111,7 @@ class TimingChecker(RunChecker):
             self.second_of[key] = record
 
     def check_order(self, record: Record) -> None:
-        boundary = max(
-            (
-                b
-                for b in (self.earliest_init_start, self.latest_init_stop, self.latest_run_start)
-                if b is not None
-            ),
-            key=lambda b: b.time_ms,
-            default=None,
-        )
+        boundary = self.boundary
         if boundary is not None and record.time_ms < boundary.time_ms - TIMELINE_TOLERANCE_MS:
             self.decrease_count += 1
             if self.first_decrease is None:
@@ -133,6 +126,12 @@ class TimingChecker(RunChecker):
             self.latest_init_stop = record
         elif key == "run_start":
             self.latest_run_start = record
+        else:
+            return
+        self.boundary = max(
+            (b for b in (self.earliest_init_start, self.latest_init_stop, self.latest_run_start) if b is not None),
+            key=lambda b: b.time_ms,
+        )
 
     def finish(self, run: RunLog) -> list[Finding]:
         findings = [self.duplicate_finding(key) for key in DUPLICATE_CODES if self.count_of.get(key, 0) > 1]

@@ -57,10 +57,12 @@ class OfficialTarget:
         for name in self.state_names:
             if hyperparameters is not None and name in hyperparameters:
                 state[name] = hyperparameters[name]
-        namespace = {"s": state, "is_integer": is_integer, "math": math, "enqueue_config": ignore_enqueue}
         value = {"value": record.value, "metadata": record.metadata}
         ll = LogLine("", record.time_ms, record.key, value, record.index)
         try:
+            if self.rule.function is not None:  # the same code as a function (configs.as_function)
+                return bool(self.rule.function(ll, value, state, ignore_enqueue))
+            namespace = {"s": state, "is_integer": is_integer, "math": math, "enqueue_config": ignore_enqueue}
             return bool(eval(self.rule.code, namespace, {"ll": ll, "v": value}))  # noqa: S307 - trusted config code
         except Exception:  # noqa: BLE001 - a value of the wrong type does not meet the target
             return False

@@ -98,8 +98,7 @@ class TimingChecker(RunChecker):
                 self.first_run_stop = record
             if key in PLAUSIBLE_KEYS and key not in self.implausible and not plausible_time(record.time_ms):
                 self.implausible[key] = record
-            if key in TIMELINE_KEYS:
-                self.check_order(record)
+            self.check_order(record)
 
     def note_occurrence(self, record: Record) -> None:
         key = record.key

@@ -55,6 +55,14 @@ class Rule:
     function: Callable | None  # the same code as a function (ll, v, s, enqueue_config), see as_function()
     pure: bool  # an expression that calls nothing but PURE_CALLS: it cannot change `s` or enqueue
 
+    def run(self, ll: Any, v: dict, namespace: dict[str, Any]) -> Any:
+        """The official engine's eval() of the code with `namespace` (rule_namespace) as globals
+        and the locals {"ll": ll, "v": v}; through `function` where there is one, which behaves
+        the same at a quarter of the cost."""
+        if self.function is not None:
+            return self.function(ll, v, namespace["s"], namespace["enqueue_config"])
+        return eval(self.code, namespace, {"ll": ll, "v": v})  # noqa: S307 - trusted config code
+
 
 @dataclass(frozen=True)
 class KeyRule:
@@ -192,6 +200,12 @@ NOT_AS_FUNCTION = (
 FRAME_INSPECTION = frozenset({"locals", "vars", "dir", "eval", "exec", "globals"})
 # What rule code sees besides ll, v, s and enqueue_config (the official engine's namespace).
 RULE_GLOBALS = {"math": math, "is_integer": is_integer}
+
+
+def rule_namespace(s: dict[str, Any], enqueue_config: Callable[[Any], None]) -> dict[str, Any]:
+    """The globals the official engine runs rule code in: RULE_GLOBALS, the state `s` and
+    enqueue_config."""
+    return {**RULE_GLOBALS, "s": s, "enqueue_config": enqueue_config}
 
 
 def as_function(

@@ -27,7 +27,6 @@ per key. The verdict is the same: compliant when no error remains.
 from __future__ import annotations
 
 import ast
-import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -43,8 +42,8 @@ from mlperf_check.rules.configs import (
     OfficialRules,
     PlainRule,
     Rule,
-    is_integer,
     load_config,
+    rule_namespace,
     shipped_configs,
 )
 from mlperf_check.rules.display import readable_rule
@@ -215,13 +214,7 @@ class ConfigPass:
         self.aggregate_by = config.aggregate_by
         self.children: list[ConfigPass] = []
         self.s: dict[str, Any] = {}
-        self.enqueue = self.enqueue_config  # bound once: rule functions take it as an argument
-        self.namespace: dict[str, Any] = {
-            "enqueue_config": self.enqueue_config,
-            "s": self.s,
-            "is_integer": is_integer,
-            "math": math,
-        }
+        self.namespace = rule_namespace(self.s, self.enqueue_config)
         self.counts: dict[str, int] = {}  # occurrences per key
         self.distinct: dict[str, KeyCount] = {}  # first lines and values of EXACTLY_ONE keys
         self.executed: set[str] = set()  # submission_* keys whose PRE/CHECK/POST ran
@@ -304,15 +297,9 @@ class ConfigPass:
                 met = False
             self.count_at_least_one(plain.atleast_one, record, met)
 
-    def run(self, rule: Rule, ll: LogLine, v: dict) -> Any:
-        """Evaluate one rule on one record, as the official engine does."""
-        if rule.function is not None:
-            return rule.function(ll, v, self.s, self.enqueue)
-        return eval(rule.code, self.namespace, {"ll": ll, "v": v})  # noqa: S307 - trusted config code
-
     def run_check(self, rule: Rule, ll: LogLine, record: Record) -> None:
         try:
-            passed = self.run(rule, ll, ll.value)
+            passed = rule.run(ll, ll.value, self.namespace)
         except Exception as exc:  # noqa: BLE001 - rule code failing on a value is a finding
             self.report_rule_error(rule, record, exc)
             return
@@ -351,7 +338,7 @@ class ConfigPass:
 
     def run_exec(self, rule: Rule, part: str, ll: LogLine, record: Record) -> None:
         try:
-            self.run(rule, ll, ll.value)
+            rule.run(ll, ll.value, self.namespace)
         except Exception as exc:  # noqa: BLE001
             if not self.keeps(ll.key, COMPLIANCE_RULE_ERROR):
                 return
@@ -368,7 +355,7 @@ class ConfigPass:
 
     def check_at_least_one(self, rule: Rule, ll: LogLine, record: Record) -> None:
         try:
-            met = self.run(rule, ll, ll.value)
+            met = rule.run(ll, ll.value, self.namespace)
         except Exception as exc:  # noqa: BLE001 - the official engine crashes here
             self.report_rule_error(rule, record, exc)
             met = False
@@ -799,7 +786,6 @@ class RuleSession:
         for config_pass in self.passes:
             config_pass.namespace.clear()
             config_pass.children.clear()
-            config_pass.enqueue = None
         self.passes = []
         self.stream = None
         self.feed_records = None

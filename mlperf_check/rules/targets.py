@@ -8,7 +8,6 @@ From 0.7 on the target is the ATLEAST_ONE_CHECK of the closed config's eval_accu
 from __future__ import annotations
 
 import ast
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,7 +18,13 @@ from typing import Any, Protocol
 from mlperf_check.report import Record
 from mlperf_check.rules import legacy
 from mlperf_check.rules.benchmarks import BENCHMARK_INFO
-from mlperf_check.rules.configs import STATE_NAME, Rule, is_integer, load_config, shipped_configs
+from mlperf_check.rules.configs import (
+    STATE_NAME,
+    Rule,
+    load_config,
+    rule_namespace,
+    shipped_configs,
+)
 from mlperf_check.rules.engine import LogLine
 from mlperf_check.rules.facts import ruleset_facts
 
@@ -60,10 +65,7 @@ class OfficialTarget:
         value = {"value": record.value, "metadata": record.metadata}
         ll = LogLine("", record.time_ms, record.key, value, record.index)
         try:
-            if self.rule.function is not None:  # the same code as a function (configs.as_function)
-                return bool(self.rule.function(ll, value, state, ignore_enqueue))
-            namespace = {"s": state, "is_integer": is_integer, "math": math, "enqueue_config": ignore_enqueue}
-            return bool(eval(self.rule.code, namespace, {"ll": ll, "v": value}))  # noqa: S307 - trusted config code
+            return bool(self.rule.run(ll, value, rule_namespace(state, ignore_enqueue)))
         except Exception:  # noqa: BLE001 - a value of the wrong type does not meet the target
             return False
 
@@ -91,16 +93,7 @@ def quality_target(ruleset_version: str, benchmark: str) -> TargetPredicate | No
         return None
     initial_state: dict[str, Any] = {}
     if config.begin is not None:
-        exec(
-            config.begin.code,
-            {
-                "s": initial_state,
-                "math": math,
-                "is_integer": is_integer,  # noqa: S102
-                "enqueue_config": ignore_enqueue,
-            },
-            {},
-        )
+        exec(config.begin.code, rule_namespace(initial_state, ignore_enqueue), {})  # noqa: S102 - trusted config code
     text = rule.atleast_one.text
     state_names = tuple(
         name for name in dict.fromkeys(STATE_NAME.findall(text)) if initial_state.get(name) is None

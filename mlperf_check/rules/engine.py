@@ -610,7 +610,10 @@ class ReplayStream:
             definers.append(route)
             if position is None:
                 position = {id(p): i for i, p in enumerate(self.session.processing_order())}
-            last = max(position[id(p)] for p, _ in definers)
+            # The last pass in processing order whose config defines the key: the official engine
+            # erases the findings of earlier passes about it. A config that only routes the key
+            # (the Stable Diffusion aggregation of eval_accuracy) defines nothing and erases nothing.
+            last = max((position[id(p)] for p, _ in definers if key in p.config.keys), default=-1)
             self.routes[key] = tuple(
                 (p, plain)
                 for p, plain in definers

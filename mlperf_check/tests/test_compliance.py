@@ -460,3 +460,37 @@ def test_it_passes_the_converged_v05_corpus_logs(corpus):
         assert run.compliant == success, (str(path), codes(run))
         checked += 1
     assert checked >= 40
+
+
+# ---------------------------------------------------------------------------------------------
+# Stable Diffusion: a real v4.0 log (GigaComputing G593-SD1, result_0.txt; data/…/README.md)
+
+STABLE_DIFFUSION_LOG = Path(__file__).parent / "data" / "training-v4.0-stable_diffusion" / "result_0.txt"
+
+
+def as_ruleset_3_1(data: bytes) -> bytes:
+    """Ruleset 3.1.0 counts Stable Diffusion in steps (4.0.0 on in samples): every line that
+    carries samples_count in its metadata also gets it as step_num."""
+    lines = []
+    for line in data.splitlines(keepends=True):
+        prefix, marker, body = line.partition(b":::MLLOG ")
+        event = json.loads(body) if marker else None
+        if event is not None and "samples_count" in event["metadata"]:
+            event["metadata"]["step_num"] = event["metadata"]["samples_count"]
+            line = prefix + marker + json.dumps(event).encode() + b"\n"
+        lines.append(line)
+    return b"".join(lines)
+
+
+@pytest.mark.parametrize("ruleset", ["3.1.0", "4.0.0", "4.1.0"])
+def test_it_counts_eval_accuracy_of_stable_diffusion_like_the_official_checker(ruleset, tmp_path):
+    # The Stable Diffusion config routes eval_accuracy to its aggregation without defining a rule
+    # for it, so common.yaml's AT_LEAST_ONE eval_accuracy must still count every line (a1fe669
+    # pruned common's route as if the later config redefined the key: "found 0").
+    data = STABLE_DIFFUSION_LOG.read_bytes()
+    if ruleset == "3.1.0":
+        data = as_ruleset_3_1(data)
+    run = check_bytes(data, ruleset, "stable_diffusion")
+    assert official_verdict(data, ruleset, tmp_path) is True
+    assert codes(run) == []
+    assert run.compliant

@@ -35,6 +35,9 @@ V07_CONTEMPORARY_BENCHMARKS = ["bert", "dlrm", "gnmt", "maskrcnn", "minigo", "re
 EXPECTED_DIFFERENCES: dict[tuple[str, str, str], tuple[float | None, str]] = {
     ("v3.0", "G593-SD0_hugectr", "dlrm_dcnv2"): (4.236853113229754, "SHIPPED_FACTOR_LARGER"),
     ("v3.0", "nf5468m6_hugectr", "dlrm_dcnv2"): (41.247515376984126, "SHIPPED_FACTOR_LARGER"),
+    # Google's 3072-chip gpt3 ships the factor the checker of May 2024 interpolated; the BS 3072 RCP
+    # record gives 1.0 (the corpus MANIFEST's v4.0 notes). The summarizer reads the shipped one.
+    ("v4.0", "cloud-tpu-v5p-3072-maxtext", "gpt3"): (39.335550000000005, "SHIPPED_FACTOR_LARGER"),
 }
 
 

@@ -52,7 +52,8 @@ import sys
 from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from results.models import Organization, Round, Run
-from results.services import ensure_round, store_log_copy
+from results.services.rounds import ensure_round
+from results.services.training_import import store_log_copy
 
 log = b"run_start\\n" + b"\\n" * (20 * 1024 * 1024)
 run = Run.objects.filter(result__submission__is_published=True).order_by("pk").first()

@@ -215,7 +215,7 @@ SETUP = """
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from results.models import Organization
-from results.services import ensure_round
+from results.services.rounds import ensure_round
 ensure_round({round!r})
 org = Organization.objects.create(name="NVIDIA", slug="nvidia")
 user = get_user_model().objects.create_user("bench-submitter")

@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "audit",
     "results",
     "ingest",
     "review",

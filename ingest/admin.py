@@ -1,30 +1,7 @@
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
 
-from .models import IngestJob, ResubmissionWindow, Upload
+from .models import IngestJob, Upload
 from .services import enqueue_job
-
-
-@admin.register(ResubmissionWindow)
-class ResubmissionWindowAdmin(admin.ModelAdmin):
-    """Chairs grant an organization a late upload window here (and a fix-required decision does);
-    granting goes through review.services, so it is checked for conflicts and audited."""
-
-    list_display = ["round", "organization", "closes_at", "granted_by", "created_at"]
-    list_filter = ["round"]
-    readonly_fields = ["granted_by", "created_at"]
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False  # a window is a decision on record: grant a new one instead
-
-    def save_model(self, request, obj, form, change):
-        from review.services import ReviewRefused, grant_resubmission_window
-
-        try:
-            granted = grant_resubmission_window(request.user, obj.round, obj.organization, obj.closes_at, obj.reason)
-        except ReviewRefused as exc:
-            raise PermissionDenied(str(exc)) from exc
-        obj.pk = granted.pk
 
 
 class IngestJobInline(admin.StackedInline):

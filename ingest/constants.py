@@ -21,3 +21,6 @@ FINAL_STATES = (JobState.DONE, JobState.FAILED)
 ACTIVE_STATES = (JobState.UNPACKING, JobState.PARSING, JobState.CHECKING)
 
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".zip")
+
+# The Celery task that ingests one upload (ingest/tasks.py); the services send it by this name.
+PROCESS_UPLOAD_TASK = "ingest.process_upload"

@@ -11,46 +11,16 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.utils import timezone
 
+from audit.roles import is_privileged
 from results.models import Organization, Round, Submission
 
 from .constants import ACTIVE_STATES, FINAL_STATES, ErrorKind, JobState
 
 
-class ResubmissionWindowQuerySet(models.QuerySet):
-    def open_for(self, round_: Round, organization: Organization, now=None):
-        return self.filter(round=round_, organization=organization, closes_at__gt=now or timezone.now())
-
-
-class ResubmissionWindow(models.Model):
-    """Lets one organization upload to a round after its deadline, until `closes_at`."""
-
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="resubmission_windows")
-    organization = models.ForeignKey(
-        Organization, on_delete=models.CASCADE, related_name="resubmission_windows"
-    )
-    closes_at = models.DateTimeField()
-    reason = models.TextField(blank=True)
-    granted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    objects = ResubmissionWindowQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["-closes_at"]
-
-    def __str__(self) -> str:
-        return f"{self.organization} {self.round.slug} until {self.closes_at:%Y-%m-%d %H:%M}"
-
-
 class UploadQuerySet(models.QuerySet):
     def visible_to(self, user):
         """Members see their organizations' uploads; reviewers and chairs see all; nobody else any."""
-        from results.querysets import is_privileged
-
         if user is None or not user.is_authenticated:
             return self.none()
         if is_privileged(user):

@@ -24,27 +24,25 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path, PurePosixPath
 
+from celery import current_app
 from django.conf import settings
 from django.core.files.storage import storages
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from audit import events
+from config.celery import PUBLISH_RETRY_POLICY
 from results.constants import Suite
 from results.models import Organization, Round
-from results.services import (
-    InferenceFolder,
-    make_current,
-    new_version,
-    waivers_for,
-    write_inference_report,
-    write_report,
-)
-from review.audit import record_event
-from review.services import check_borrowings
+from results.querysets import RoundSlugError
+from results.services.inference_import import InferenceFolder, write_inference_report
+from results.services.training_import import waivers_for, write_report
+from results.services.versions import make_current, new_version
+from review.services import check_borrowings, upload_refusal
 
-from .constants import ACTIVE_STATES, ARCHIVE_SUFFIXES, FINAL_STATES, ErrorKind, JobState
-from .models import IngestJob, ResubmissionWindow, Upload
+from .constants import ACTIVE_STATES, ARCHIVE_SUFFIXES, FINAL_STATES, PROCESS_UPLOAD_TASK, ErrorKind, JobState
+from .models import IngestJob, Upload
 
 log = logging.getLogger(__name__)
 
@@ -90,28 +88,9 @@ def submissions_storage():
     return storages["submissions"]
 
 
-def upload_refusal(*, round_: Round, organization: Organization, now=None) -> str:
-    """Why `organization` may not upload to `round_` now, or "" when it may."""
-    now = now or timezone.now()
-    if round_.state == "final":
-        return f"{round_.slug} is final: its results are frozen until publication"
-    if ResubmissionWindow.objects.open_for(round_, organization, now).exists():
-        return ""
-    if round_.state != "open":
-        return f"{round_.slug} is not open for submissions (it is {round_.get_state_display().lower()})"
-    if round_.submission_deadline and now > round_.submission_deadline:
-        return (
-            f"the submission deadline of {round_.slug} passed on "
-            f"{round_.submission_deadline:%Y-%m-%d %H:%M} UTC and {organization} has no resubmission window"
-        )
-    return ""
-
-
 def upload_target(user, round_slug: str, organization_slug: str = "") -> tuple[Round, Organization]:
     """The round and organization an upload by `user` goes to, or UploadRefused saying why not:
     unknown round, not a member (of any organization, or of the one named), several to choose from."""
-    from results.querysets import RoundSlugError
-
     try:
         round_ = Round.objects.with_slug(round_slug).first()
     except RoundSlugError as exc:
@@ -234,25 +213,18 @@ def accept_upload(
             sha256=sha256,
         )
         job = IngestJob.objects.create(upload=upload, stage="waiting for a worker")
-        record_event(
-            "upload",
-            actor=actor,
-            submission=submission,
-            reason=f"{original_name} ({uploaded_file.size} bytes, sha256 {sha256})",
-        )
+        events.upload(submission, actor=actor, reason=f"{original_name} ({uploaded_file.size} bytes, sha256 {sha256})")
         transaction.on_commit(lambda: enqueue_job(job.pk))
     return upload
 
 
 def enqueue_job(job_id: int) -> bool:
     """Send the job to the `ingest` queue; False (and the job stays pending) if the broker is down."""
-    from .tasks import process_upload_task
-
     try:
-        sent = process_upload_task.apply_async(
-            args=[job_id],
-            retry=True,
-            retry_policy={"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5},
+        # By name: the task module (ingest/tasks.py) imports this one, not the other way round.
+        # A signature runs the registered task (eagerly, with no broker) or sends it by name.
+        sent = current_app.signature(PROCESS_UPLOAD_TASK, args=[job_id]).apply_async(
+            retry=True, retry_policy=PUBLISH_RETRY_POLICY
         )
     except Exception as exc:  # kombu raises OperationalError, or the socket's own errors
         log.warning("job %s stays pending: the broker refused it (%s)", job_id, exc)
@@ -353,7 +325,7 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
     from mlperf_check.safety import ArchiveLimits, UnsafeArchive, extract_archive
 
     upload = Upload.objects.select_related("round", "organization").get(job__pk=job_id)
-    archive = _local_copy(upload, workdir)
+    archive = local_copy(upload, workdir)
     try:
         root = extract_archive(archive, workdir / "package", ArchiveLimits(**settings.ARCHIVE_LIMITS))
     except UnsafeArchive as exc:
@@ -407,7 +379,7 @@ def _check_inference(root: Path, version: str):
     return InferenceFolder("", report, read_system_descriptions(root))
 
 
-def _local_copy(upload: Upload, workdir: Path) -> Path:
+def local_copy(upload: Upload, workdir: Path) -> Path:
     """A local path to the stored archive: the file itself on the filesystem storage, a chunked
     download into the job's directory on object storage."""
     storage = submissions_storage()

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from . import services
-from .constants import ErrorKind
+from .constants import PROCESS_UPLOAD_TASK, ErrorKind
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ TRANSIENT_ERRORS = (OperationalError, InterfaceError)
 
 @shared_task(
     bind=True,
-    name="ingest.process_upload",
+    name=PROCESS_UPLOAD_TASK,
     acks_late=True,
     soft_time_limit=settings.INGEST_SOFT_TIME_LIMIT_SECONDS,
     time_limit=settings.INGEST_HARD_TIME_LIMIT_SECONDS,

@@ -10,8 +10,9 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
 from results.models import Round, version_order
+from review.models import ResubmissionWindow
 
-from .models import ResubmissionWindow, Upload
+from .models import Upload
 
 
 def round_states(organizations, now) -> list[dict]:

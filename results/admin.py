@@ -1,55 +1,9 @@
-from django.contrib import admin, messages
+"""The results database in the admin, read-mostly. Rounds and submissions are registered by the
+review app (review/admin.py): their state changes are the round lifecycle's admin actions."""
 
-from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System, Waiver
+from django.contrib import admin
 
-
-class BenchmarkInline(admin.TabularInline):
-    model = Benchmark
-    extra = 0
-    fields = ("name", "model", "quality_metric", "quality_target", "required_runs", "olympic_drop")
-
-
-def _run_service(modeladmin, request, queryset, act) -> None:
-    """Run `act(obj)` for each selected row through a service; report refusals row by row."""
-    from review.services import ReviewRefused
-
-    done = 0
-    for obj in queryset:
-        try:
-            act(obj)
-            done += 1
-        except ReviewRefused as exc:
-            modeladmin.message_user(request, f"{obj}: {exc}", messages.ERROR)
-    if done:
-        modeladmin.message_user(request, f"{done} done", messages.SUCCESS)
-
-
-def _round_action(to_state: str, label: str):
-    def action(modeladmin, request, queryset):
-        from review.services import move_round
-
-        _run_service(modeladmin, request, queryset,
-                     lambda round_: move_round(request.user, round_, to_state, f"admin action: {label}"))
-
-    action.__name__ = f"move_to_{to_state}"
-    return admin.action(description=label)(action)
-
-
-@admin.register(Round)
-class RoundAdmin(admin.ModelAdmin):
-    """State and dates change through review.services (admin actions and the review pages), so
-    every change is an audited event."""
-
-    list_display = ("__str__", "ruleset_version", "state", "submission_deadline", "borrowing_deadline", "publish_at")
-    list_filter = ("suite", "state")
-    readonly_fields = ("state", "submission_deadline", "borrowing_deadline", "publish_at")
-    inlines = [BenchmarkInline]
-    actions = [
-        _round_action("open", "Open for submissions"),
-        _round_action("review", "Start the review"),
-        _round_action("final", "Make final (frozen)"),
-        _round_action("published", "Publish now"),
-    ]
+from .models import Finding, Organization, Result, Run, System, Waiver
 
 
 @admin.register(Organization)
@@ -57,28 +11,6 @@ class OrganizationAdmin(admin.ModelAdmin):
     list_display = ("name", "slug")
     search_fields = ("name", "slug")
     filter_horizontal = ("members",)
-
-
-@admin.register(Submission)
-class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ("organization", "round", "version", "is_current", "is_published", "updated_at")
-    list_filter = ("round", "is_published", "is_current")
-    search_fields = ("organization__name",)
-    readonly_fields = (
-        "round", "organization", "version", "sha256", "size_bytes", "source", "ruleset_version", "uploaded_by",
-        "is_current", "is_published", "written_at", "created_at", "updated_at",
-    )
-    actions = ["publish_fix"]
-
-    def has_add_permission(self, request) -> bool:
-        return False  # versions come from uploads and imports (results.services.new_version)
-
-    @admin.action(description="Publish this version (a fix accepted after the round's publication)")
-    def publish_fix(self, request, queryset):
-        from review.services import publish_fix
-
-        _run_service(self, request, queryset,
-                     lambda submission: publish_fix(request.user, submission, "admin action: publish this version"))
 
 
 @admin.register(System)

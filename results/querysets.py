@@ -12,7 +12,10 @@ import re
 from django.db import models
 from django.db.models import Q
 
-PRIVILEGED_GROUPS = ("reviewers", "chairs")
+from audit.roles import is_privileged
+
+from .constants import ResultStatus, RoundState
+
 ROUND_SLUG = re.compile(r"^(training|inference)-v?(\d+\.\d+)$")
 
 
@@ -28,23 +31,15 @@ def parse_round_slug(slug: str) -> tuple[str, str]:
     return match.group(1), match.group(2)
 
 
-def is_privileged(user) -> bool:
-    if user is None or not user.is_authenticated:
-        return False
-    if user.is_staff or user.is_superuser:
-        return True
-    return user.groups.filter(name__in=PRIVILEGED_GROUPS).exists()
-
-
 def submission_visibility(user, prefix: str = "", result_status: str = "") -> Q | None:
     """A Q over Submission fields (reached through `prefix`), or None when the user sees everything.
     `result_status` names a Result.status field to check too: withdrawn and removed results are
     never public (their organization still sees them)."""
     if is_privileged(user):
         return None
-    public = Q(**{f"{prefix}is_published": True, f"{prefix}round__state": "published"})
+    public = Q(**{f"{prefix}is_published": True, f"{prefix}round__state": RoundState.PUBLISHED})
     if result_status:
-        public &= Q(**{result_status: "active"})
+        public &= Q(**{result_status: ResultStatus.ACTIVE})
     if user is not None and user.is_authenticated:
         return public | Q(**{f"{prefix}organization__members": user})
     return public
@@ -56,13 +51,10 @@ class RoundQuerySet(models.QuerySet):
         suite, version = parse_round_slug(slug)
         return self.filter(suite=suite, version=version)
 
-    def published(self):
-        return self.filter(state="published")
-
     def visible_to(self, user):
         if is_privileged(user):
             return self
-        rule = Q(state="published")
+        rule = Q(state=RoundState.PUBLISHED)
         if user is not None and user.is_authenticated:
             rule |= Q(submissions__organization__members=user)
         return self.filter(rule).distinct()

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from audit.roles import is_privileged
 from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from mlperf_check.rules.rcp import SAMPLE_UNIT_BENCHMARKS, SAMPLES_BENCHMARKS
 from review.summary import review_summary
@@ -29,7 +30,7 @@ from .constants import FactorSource, RoundState, Severity, Suite, WaiverKind
 from .exports import summary_rows
 from .inference_tables import inference_export_rows
 from .models import Benchmark, Finding, Result, Round, Run, System, version_order
-from .querysets import RoundSlugError, is_privileged
+from .querysets import RoundSlugError
 from .tables import (
     CATEGORIES,
     CATEGORY_LABELS,

@@ -1,9 +1,14 @@
 """Chairs read the review records here; every change goes through review.services (the review
-pages, the API, or the Round and Submission admin actions)."""
+pages, the API, or the admin actions below). Rounds and submissions are registered here, not in
+results/admin.py: their state changes are the round lifecycle's admin actions."""
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 
-from .models import AuditEvent, BorrowingDeclaration, Notification, Objection, ReviewerAssignment
+from results.models import Benchmark, Round, Submission
+
+from .models import BorrowingDeclaration, Notification, Objection, ResubmissionWindow, ReviewerAssignment
+from .services import ReviewRefused, grant_resubmission_window, move_round, publish_fix
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -15,14 +20,6 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
-
-
-@admin.register(AuditEvent)
-class AuditEventAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "kind", "actor_name", "round", "organization", "result_id", "subject", "reason")
-    list_filter = ("kind", "round", "organization")
-    search_fields = ("reason", "result_id", "subject", "actor_name")
-    date_hierarchy = "created_at"
 
 
 @admin.register(Objection)
@@ -49,3 +46,88 @@ class ReviewerAssignmentAdmin(ReadOnlyAdmin):
 class NotificationAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "user", "kind", "message", "read_at")
     list_filter = ("kind",)
+
+
+class BenchmarkInline(admin.TabularInline):
+    model = Benchmark
+    extra = 0
+    fields = ("name", "model", "quality_metric", "quality_target", "required_runs", "olympic_drop")
+
+
+def _run_service(modeladmin, request, queryset, act) -> None:
+    """Run `act(obj)` for each selected row through a service; report refusals row by row."""
+    done = 0
+    for obj in queryset:
+        try:
+            act(obj)
+            done += 1
+        except ReviewRefused as exc:
+            modeladmin.message_user(request, f"{obj}: {exc}", messages.ERROR)
+    if done:
+        modeladmin.message_user(request, f"{done} done", messages.SUCCESS)
+
+
+def _round_action(to_state: str, label: str):
+    def action(modeladmin, request, queryset):
+        _run_service(modeladmin, request, queryset,
+                     lambda round_: move_round(request.user, round_, to_state, f"admin action: {label}"))
+
+    action.__name__ = f"move_to_{to_state}"
+    return admin.action(description=label)(action)
+
+
+@admin.register(Round)
+class RoundAdmin(admin.ModelAdmin):
+    """State and dates change through review.services (admin actions and the review pages), so
+    every change is an audited event."""
+
+    list_display = ("__str__", "ruleset_version", "state", "submission_deadline", "borrowing_deadline", "publish_at")
+    list_filter = ("suite", "state")
+    readonly_fields = ("state", "submission_deadline", "borrowing_deadline", "publish_at")
+    inlines = [BenchmarkInline]
+    actions = [
+        _round_action("open", "Open for submissions"),
+        _round_action("review", "Start the review"),
+        _round_action("final", "Make final (frozen)"),
+        _round_action("published", "Publish now"),
+    ]
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ("organization", "round", "version", "is_current", "is_published", "updated_at")
+    list_filter = ("round", "is_published", "is_current")
+    search_fields = ("organization__name",)
+    readonly_fields = (
+        "round", "organization", "version", "sha256", "size_bytes", "source", "ruleset_version", "uploaded_by",
+        "is_current", "is_published", "written_at", "created_at", "updated_at",
+    )
+    actions = ["publish_fix"]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # versions come from uploads and imports (results.services.versions.new_version)
+
+    @admin.action(description="Publish this version (a fix accepted after the round's publication)")
+    def publish_fix(self, request, queryset):
+        _run_service(self, request, queryset,
+                     lambda submission: publish_fix(request.user, submission, "admin action: publish this version"))
+
+
+@admin.register(ResubmissionWindow)
+class ResubmissionWindowAdmin(admin.ModelAdmin):
+    """Chairs grant an organization a late upload window here (and a fix-required decision does);
+    granting goes through review.services, so it is checked for conflicts and audited."""
+
+    list_display = ["round", "organization", "closes_at", "granted_by", "created_at"]
+    list_filter = ["round"]
+    readonly_fields = ["granted_by", "created_at"]
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False  # a window is a decision on record: grant a new one instead
+
+    def save_model(self, request, obj, form, change):
+        try:
+            granted = grant_resubmission_window(request.user, obj.round, obj.organization, obj.closes_at, obj.reason)
+        except ReviewRefused as exc:
+            raise PermissionDenied(str(exc)) from exc
+        obj.pk = granted.pk

@@ -12,13 +12,14 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from audit.models import AuditEvent
 from results.constants import Severity
 from results.models import Result, Round, Run
 from results.querysets import RoundSlugError
 
 from . import services
 from .constants import ObjectionOutcome
-from .models import AuditEvent, BorrowingDeclaration, Objection
+from .models import BorrowingDeclaration, Objection
 
 REFUSALS = {
     400: OpenApiResponse(description="Missing or invalid fields"),

@@ -1,5 +1,5 @@
-"""Review records. Every state change also writes an AuditEvent in the same transaction
-(review/audit.py); the rows here hold the current state, the events hold the history."""
+"""Review records. Every state change also writes an audit event in the same transaction
+(audit/events.py); the rows here hold the current state, the events hold the history."""
 
 from __future__ import annotations
 
@@ -7,89 +7,49 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from results.constants import Severity
+from audit.roles import is_privileged
+from results.constants import RoundState, Severity
 from results.models import Benchmark, Organization, Result, Round, Run, Submission, System
 
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
 
 
-class AppendOnly(Exception):
-    """Audit events are never edited or deleted."""
+class ResubmissionWindowQuerySet(models.QuerySet):
+    def open_for(self, round_: Round, organization: Organization, now=None):
+        return self.filter(round=round_, organization=organization, closes_at__gt=now or timezone.now())
 
 
-class AuditEventQuerySet(models.QuerySet):
-    def update(self, **kwargs):
-        raise AppendOnly("audit events cannot be edited")
+class ResubmissionWindow(models.Model):
+    """Lets one organization upload to a round after its deadline, until `closes_at`."""
 
-    def delete(self):
-        raise AppendOnly("audit events cannot be deleted")
-
-    def visible_to(self, user):
-        """Reviewers and chairs see every event; members see their organizations' events; once a
-        round is published everyone sees its round-wide events, the events of its published
-        versions, and the whole history of each public result (earlier versions included)."""
-        from results.models import Result
-        from results.querysets import is_privileged
-
-        if is_privileged(user):
-            return self
-        public_results = Result.objects.visible_to(None).values("result_id")
-        public = models.Q(round__state="published") & (
-            models.Q(organization__isnull=True)
-            | models.Q(submission__is_published=True)
-            | models.Q(result_id__gt="", result_id__in=public_results)
-        )
-        if user is not None and user.is_authenticated:
-            public |= models.Q(organization__members=user)
-        return self.filter(public).distinct()
-
-
-class AuditEvent(models.Model):
-    """One dated, attributed state change. Append-only: the model, its queryset and a database
-    trigger (migration 0001) refuse updates and deletes."""
-
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
-    kind = models.CharField(max_length=48, db_index=True, help_text="e.g. objection.filed, round.published")
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    actor_name = models.CharField(max_length=150, blank=True, help_text="'system' when no person acted")
-    round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="resubmission_windows")
     organization = models.ForeignKey(
-        Organization, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        Organization, on_delete=models.CASCADE, related_name="resubmission_windows"
     )
-    submission = models.ForeignKey(Submission, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    result_id = models.CharField(max_length=32, blank=True, db_index=True, help_text="Citable result id")
-    subject = models.CharField(max_length=64, blank=True, help_text="e.g. objection 12")
+    closes_at = models.DateTimeField()
     reason = models.TextField(blank=True)
-    data = models.JSONField(default=dict, blank=True)
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = AuditEventQuerySet.as_manager()
+    objects = ResubmissionWindowQuerySet.as_manager()
 
     class Meta:
-        ordering = ["created_at", "pk"]
+        db_table = "ingest_resubmissionwindow"  # created by the ingest app, moved here without a copy
+        ordering = ["-closes_at"]
 
     def __str__(self) -> str:
-        return f"{self.created_at:%Y-%m-%d %H:%M} {self.kind} by {self.actor_name}"
-
-    def save(self, *args, **kwargs):
-        if self.pk is not None:
-            raise AppendOnly("audit events cannot be edited")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise AppendOnly("audit events cannot be deleted")
+        return f"{self.organization} {self.round.slug} until {self.closes_at:%Y-%m-%d %H:%M}"
 
 
 class ObjectionQuerySet(models.QuerySet):
     def visible_to(self, user):
         """Reviewers and chairs see all; the accused and the filing organization see theirs; the
         public sees objections against published versions after publication."""
-        from results.querysets import is_privileged
-
         if is_privileged(user):
             return self
-        rule = models.Q(round__state="published", result__submission__is_published=True)
+        rule = models.Q(round__state=RoundState.PUBLISHED, result__submission__is_published=True)
         if user is not None and user.is_authenticated:
             rule |= (
                 models.Q(organization__members=user) | models.Q(filed_for__members=user) | models.Q(filed_by=user)
@@ -101,11 +61,9 @@ class BorrowingQuerySet(models.QuerySet):
     def visible_to(self, user):
         """Reviewers and chairs see all; the borrower sees its own; the public sees approved
         borrowings of published versions after publication."""
-        from results.querysets import is_privileged
-
         if is_privileged(user):
             return self
-        rule = models.Q(round__state="published", checked_submission__is_published=True, state="approved")
+        rule = models.Q(round__state=RoundState.PUBLISHED, checked_submission__is_published=True, state=BorrowingState.APPROVED)
         if user is not None and user.is_authenticated:
             rule |= models.Q(organization__members=user)
         return self.filter(rule).distinct()

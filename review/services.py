@@ -2,7 +2,7 @@
 fixes, waivers, hyperparameter borrowing, notifications.
 
 Every action checks who acts (ReviewRefused otherwise, with the HTTP status that says why), moves
-its row only along the transition tables below, and records an AuditEvent in the same transaction.
+its row only along the transition tables below, and records an audit event (audit/events.py) in the same transaction.
 Conflict of interest: nobody decides on an organization they belong to.
 """
 
@@ -15,22 +15,17 @@ from django.core.mail import send_mass_mail
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ingest.models import ResubmissionWindow
+from audit import events
+from audit.roles import PRIVILEGED_GROUPS, is_chair, is_privileged
 from mlperf_check.rules.borrowing import Mismatch, batch_dependent, compare_hyperparameters, compare_systems
 from results.constants import Division, ResultStatus, RoundState, WaiverKind
 from results.models import Organization, Result, Round, Submission, System, Waiver
-from results.querysets import is_privileged
-from results.services import (
-    DecisionRefused,
-    accept_shipped_factor,
-    publish_round,
-    publish_version,
-    reject_shipped_factor,
-)
+from results.services.factors import DecisionRefused, accept_shipped_factor, reject_shipped_factor
+from results.services.rounds import publish_round
+from results.services.versions import publish_version
 
-from .audit import record_event  # the audit API is also reachable as review.services.record_event
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
-from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment
+from .models import BorrowingDeclaration, Notification, Objection, ResubmissionWindow, ReviewerAssignment
 
 ROUND_TRANSITIONS = {
     RoundState.DRAFT: {RoundState.OPEN},
@@ -63,12 +58,6 @@ class ReviewRefused(Exception):
 
 
 # --- Who may act ---------------------------------------------------------------------------------
-
-
-def is_chair(user) -> bool:
-    if user is None or not user.is_authenticated:
-        return False
-    return user.is_staff or user.is_superuser or user.groups.filter(name="chairs").exists()
 
 
 def is_reviewer(user) -> bool:
@@ -121,7 +110,7 @@ def move_round(actor, round_: Round, to_state: str, reason: str) -> Round:
             locked = Round.objects.select_for_update().get(pk=round_.pk)
             _move(locked.state, to_state, ROUND_TRANSITIONS, f"round {locked}")
             publish_round(locked, actor=actor, reason=reason)
-            _notify_round(locked, "round.published", f"{locked} is published.")
+            _notify_round(locked, events.ROUND_PUBLISHED, f"{locked} is published.")
         round_.refresh_from_db()
         return round_
     with transaction.atomic():
@@ -130,9 +119,8 @@ def move_round(actor, round_: Round, to_state: str, reason: str) -> Round:
         previous = locked.state
         locked.state = to_state
         locked.save(update_fields=["state"])
-        record_event("round.state_changed", actor=actor, round_=locked, reason=reason,
-                     data={"from": previous, "to": to_state})
-        _notify_round(locked, "round.state_changed", f"{locked} is now {locked.get_state_display().lower()}.")
+        events.round_state_changed(locked, actor=actor, reason=reason, previous=previous)
+        _notify_round(locked, events.ROUND_STATE_CHANGED, f"{locked} is now {locked.get_state_display().lower()}.")
     round_.refresh_from_db()
     return round_
 
@@ -152,10 +140,27 @@ def set_round_dates(actor, round_: Round, reason: str, **dates) -> Round:
         for name, value in dates.items():
             setattr(locked, name, value)
         locked.save(update_fields=list(dates))
-        record_event("round.dates_changed", actor=actor, round_=locked, reason=reason,
-                     data={name: value.isoformat() if value else None for name, value in dates.items()})
+        events.round_dates_changed(locked, actor=actor, reason=reason, dates=dates)
     round_.refresh_from_db()
     return round_
+
+
+def upload_refusal(*, round_: Round, organization: Organization, now=None) -> str:
+    """Why `organization` may not upload to `round_` now, or "" when it may: the one rule the upload
+    service and the /submit/ page both apply. A final round takes nothing, not even through a window."""
+    now = now or timezone.now()
+    if round_.state == RoundState.FINAL:
+        return f"{round_.slug} is final: its results are frozen until publication"
+    if ResubmissionWindow.objects.open_for(round_, organization, now).exists():
+        return ""
+    if round_.state != RoundState.OPEN:
+        return f"{round_.slug} is not open for submissions (it is {round_.get_state_display().lower()})"
+    if round_.submission_deadline and now > round_.submission_deadline:
+        return (
+            f"the submission deadline of {round_.slug} passed on "
+            f"{round_.submission_deadline:%Y-%m-%d %H:%M} UTC and {organization} has no resubmission window"
+        )
+    return ""
 
 
 def publish_due_rounds(now=None) -> list[str]:
@@ -166,7 +171,7 @@ def publish_due_rounds(now=None) -> list[str]:
     for round_ in Round.objects.filter(state=RoundState.FINAL, publish_at__lte=now):
         with transaction.atomic():
             if publish_round(round_, reason=f"publish_at {round_.publish_at:%Y-%m-%d %H:%M} UTC"):
-                _notify_round(round_, "round.published", f"{round_} is published.")
+                _notify_round(round_, events.ROUND_PUBLISHED, f"{round_} is published.")
                 published.append(round_.slug)
     return published
 
@@ -187,7 +192,7 @@ def publish_fix(actor, submission: Submission, reason: str) -> Submission:
         if locked.is_published and locked.is_current:
             raise ReviewRefused(f"{locked} is already the published version", status=409)
         publish_version(locked, actor=actor, reason=reason)
-        _notify_members(locked.organization, "version.published",
+        _notify_members(locked.organization, events.VERSION_PUBLISHED,
                         f"Version {locked.version} of {locked.organization} in {locked.round} is published.")
     submission.refresh_from_db()
     return submission
@@ -202,9 +207,8 @@ def grant_resubmission_window(actor, round_: Round, organization: Organization, 
         window = ResubmissionWindow.objects.create(
             round=round_, organization=organization, closes_at=closes_at, reason=reason, granted_by=actor
         )
-        record_event("resubmission_window.granted", actor=actor, round_=round_, organization=organization,
-                     reason=reason, data={"closes_at": closes_at.isoformat()})
-        _notify_members(organization, "resubmission_window.granted",
+        events.resubmission_window_granted(window, actor=actor)
+        _notify_members(organization, events.RESUBMISSION_WINDOW_GRANTED,
                         f"{organization} may upload to {round_} until {closes_at:%Y-%m-%d %H:%M} UTC: {reason}",
                         link="/submit/")
     return window
@@ -222,8 +226,7 @@ def assign_reviewer(actor, round_: Round, reviewer, organization: Organization) 
             round=round_, reviewer=reviewer, organization=organization, defaults={"assigned_by": actor}
         )
         if created:
-            record_event("reviewer.assigned", actor=actor, round_=round_, organization=organization,
-                         reason=f"{reviewer.get_username()} reviews {organization}")
+            events.reviewer_assigned(assignment, actor=actor)
     return assignment
 
 
@@ -278,9 +281,8 @@ def file_objection(
             filed_by=actor,
             filed_for=filer_orgs.first(),
         )
-        record_event("objection.filed", actor=actor, submission=submission, subject=objection.subject,
-                     result_id=result.result_id if result else "", reason=f"{objection.rule}: {objection.evidence}")
-        _notify_members(accused, "objection.filed",
+        events.objection_filed(objection, actor=actor)
+        _notify_members(accused, events.OBJECTION_FILED,
                         f"An objection was filed against {_target_name(objection)}: {objection.rule}",
                         link=f"/review/objections/{objection.pk}/")
     return objection
@@ -297,8 +299,8 @@ def answer_objection(actor, objection: Objection, answer: str) -> Objection:
         locked.state = ObjectionState.ANSWERED
         locked.answer, locked.answered_by, locked.answered_at = answer, actor, timezone.now()
         locked.save()
-        _objection_event("objection.answered", actor, locked, answer)
-        _notify_users(_deciders_of(locked), "objection.answered",
+        events.objection_answered(locked, actor=actor)
+        _notify_users(_deciders_of(locked), events.OBJECTION_ANSWERED,
                       f"{locked.organization} answered {locked.subject}.", link=f"/review/objections/{locked.pk}/")
     return locked
 
@@ -341,20 +343,11 @@ def resolve_objection(actor, objection: Objection, outcome: str, reason: str, *,
                 every_version.update(division=Division.OPEN)
             else:
                 every_version.update(status=ResultStatus.REMOVED)
-        _objection_event("objection.resolved", actor, locked, reason, data)
-        _notify_members(locked.organization, "objection.resolved",
+        events.objection_resolved(locked, actor=actor, data=data)
+        _notify_members(locked.organization, events.OBJECTION_RESOLVED,
                         f"{locked.subject} against {_target_name(locked)}: {locked.get_outcome_display()}. {reason}",
                         link=f"/review/objections/{locked.pk}/")
     return locked
-
-
-def _objection_event(kind, actor, objection: Objection, reason: str, data=None) -> None:
-    record_event(
-        kind, actor=actor, round_=objection.round, organization=objection.organization,
-        submission=objection.result.submission if objection.result else objection.system.submission,
-        result_id=objection.result.result_id if objection.result else "",
-        subject=objection.subject, reason=reason, data=data,
-    )
 
 
 def _target_name(objection: Objection) -> str:
@@ -384,8 +377,7 @@ def withdraw_result(actor, result: Result, reason: str) -> None:
             submission__round=result.submission.round_id, submission__organization=result.submission.organization_id,
             result_id=result.result_id,
         ).update(status=ResultStatus.WITHDRAWN)
-        record_event("result.withdrawn", actor=actor, submission=result.submission, result_id=result.result_id,
-                     reason=reason)
+        events.result_withdrawn(result, actor=actor, reason=reason)
 
 
 # A shipped scaling factor is decided with decide_shipped_factor, which records the factor itself.
@@ -410,9 +402,8 @@ def grant_waiver(actor, result: Result, kind: str, reason: str) -> Waiver:
                 )
         except IntegrityError as exc:
             raise ReviewRefused(f"{result.result_id} already has a {kind} waiver", status=409) from exc
-        record_event("finding.waived", actor=actor, submission=result.submission, result_id=result.result_id,
-                     subject=f"waiver {waiver.pk}", reason=reason, data={"kind": kind})
-        _notify_members(organization, "finding.waived",
+        events.finding_waived(result, waiver, actor=actor)
+        _notify_members(organization, events.FINDING_WAIVED,
                         f"{result.result_id}: {waiver.get_kind_display()} ({reason}). Upload again for it to apply.")
     return waiver
 
@@ -427,10 +418,7 @@ def decide_shipped_factor(actor, result: Result, accept: bool, reason: str) -> W
         except DecisionRefused as exc:
             raise ReviewRefused(str(exc)) from exc
         verb = "accepted" if accept else "rejected"
-        record_event(f"factor.{verb}", actor=actor, submission=result.submission, result_id=result.result_id,
-                     subject=f"decision {decision.pk}", reason=decision.reason,
-                     data={"factor": decision.factor, "computed": result.computed_scaling_factor})
-        _notify_members(result.submission.organization, f"factor.{verb}",
+        _notify_members(result.submission.organization, events.FACTOR_ACCEPTED if accept else events.FACTOR_REJECTED,
                         f"{result.result_id}: the shipped scaling factor {decision.factor} was {verb} "
                         f"({decision.reason}).")
     return decision
@@ -468,9 +456,7 @@ def declare_borrowing(actor, result: Result, lender_result: Result, now=None) ->
                 )
         except IntegrityError as exc:
             raise ReviewRefused(f"{result.result_id} already declared its borrowing", status=409) from exc
-        record_event("borrowing.declared", actor=actor, submission=result.submission, result_id=result.result_id,
-                     subject=declaration.subject, reason=f"borrows from {lender_result.result_id}",
-                     data={"lender": lender_result.result_id})
+        events.borrowing_declared(declaration, actor=actor)
     return declaration
 
 
@@ -493,11 +479,8 @@ def check_borrowings(submission: Submission) -> list[BorrowingDeclaration]:
             declaration.checked_submission = submission
             declaration.mismatches = [m.to_dict() for m in mismatches]
             declaration.save(update_fields=["state", "checked_submission", "mismatches"])
-            record_event("borrowing.checked", submission=submission, result_id=declaration.result_id,
-                         subject=declaration.subject,
-                         reason=f"{len(mismatches)} mismatch(es)" if mismatches else "passed",
-                         data={"mismatches": declaration.mismatches})
-            _notify_users(_reviewers_of(declaration.round, declaration.organization), "borrowing.checked",
+            events.borrowing_checked(declaration)
+            _notify_users(_reviewers_of(declaration.round, declaration.organization), events.BORROWING_CHECKED,
                           f"{declaration} was checked: {len(mismatches)} mismatch(es).",
                           link=f"/review/results/{declaration.round.slug}/{declaration.result_id}/")
         checked.append(declaration)
@@ -542,9 +525,8 @@ def decide_borrowing(actor, declaration: BorrowingDeclaration, approve: bool, re
             to_state, actor, timezone.now(), reason,
         )
         locked.save()
-        record_event(f"borrowing.{to_state}", actor=actor, submission=locked.checked_submission,
-                     result_id=locked.result_id, subject=locked.subject, reason=reason)
-        _notify_members(locked.organization, f"borrowing.{to_state}",
+        (events.borrowing_approved if approve else events.borrowing_rejected)(locked, actor=actor)
+        _notify_members(locked.organization, events.BORROWING_APPROVED if approve else events.BORROWING_REJECTED,
                         f"Borrowing for {locked.result_id} was {to_state}: {reason}")
     return locked
 
@@ -590,7 +572,7 @@ def _notify_round(round_: Round, kind: str, message: str, link: str = "", key: s
 
     users = get_user_model().objects.filter(
         organizations__submissions__round=round_
-    ) | get_user_model().objects.filter(groups__name__in=["reviewers", "chairs"])
+    ) | get_user_model().objects.filter(groups__name__in=PRIVILEGED_GROUPS)
     return _notify_users(users.distinct(), kind, message, link, key)
 
 

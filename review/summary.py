@@ -3,9 +3,10 @@ waivers of its checks, and the result's history (the audit events the visitor ma
 
 from __future__ import annotations
 
+from audit.models import AuditEvent
 from results.models import Waiver
 
-from .models import AuditEvent, BorrowingDeclaration
+from .models import BorrowingDeclaration
 
 
 def review_summary(result, user) -> dict:

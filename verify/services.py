@@ -26,8 +26,11 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Concat, Length
 from django.utils import timezone
 
+from audit import events
+from audit.roles import is_privileged
+from config.celery import PUBLISH_RETRY_POLICY
+from ingest.services import local_copy
 from results.models import Result, Submission
-from results.querysets import is_privileged
 
 from .constants import WORKER_OUTCOMES, JobState, Outcome
 from .models import VerificationJob
@@ -94,7 +97,8 @@ def request_verification(*, actor, result: Result, runs: int | None = None, rule
         token = secrets.token_urlsafe(32)
         VerificationJob.objects.filter(pk=job.pk).update(token_sha256=_digest(token))
         requester = f"by rule: {rule}; " if actor is None else ""
-        _record_event(job.pk, "requested", f"{requester}{runs} run(s), tolerance {job.tolerance:.0%}", actor=actor)
+        _record_event(job.pk, events.verification_requested, f"{requester}{runs} run(s), tolerance {job.tolerance:.0%}",
+                      actor=actor)
         transaction.on_commit(lambda: enqueue(job.pk, token))
     job.refresh_from_db()
     return job
@@ -134,7 +138,7 @@ def enqueue(job_id: int, token: str) -> bool:
             args=[job_id, token],
             queue="gpu",
             retry=True,
-            retry_policy={"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5},
+            retry_policy=PUBLISH_RETRY_POLICY,
         )
     except Exception as exc:  # the broker refused it: the job stays queued and the sweep fails it
         log.warning("verification %s stays queued: the broker refused it (%s)", job_id, exc)
@@ -164,7 +168,7 @@ def start_job(job: VerificationJob) -> dict:
         state=JobState.RUNNING, started_at=now, heartbeat_at=now, stage="starting"
     )
     if moved:
-        _record_event(job.pk, "started", "a GPU worker took the job")
+        _record_event(job.pk, events.verification_started, "a GPU worker took the job")
     result = Result.objects.with_related().get(pk=job.result_id)
     benchmark = result.benchmark
     return {
@@ -197,7 +201,6 @@ def implementation_archive(job: VerificationJob, dest: Path) -> Path:
     """Pack `benchmarks/<benchmark>/implementations/<impl>/` of the job's uploaded package into
     `dest` (a tar.gz with one top folder). The package is unpacked with the ingestion's archive
     safety checks. Finishes the job as failed, and raises JobClosed, when there is no such folder."""
-    from ingest.services import _local_copy
     from mlperf_check.safety import ArchiveLimits, UnsafeArchive, extract_archive
 
     result = Result.objects.select_related("benchmark", "submission__upload").get(pk=job.result_id)
@@ -205,7 +208,7 @@ def implementation_archive(job: VerificationJob, dest: Path) -> Path:
     workdir = Path(tempfile.mkdtemp(prefix=f"verify-code-{job.pk}-", dir=settings.INGEST_WORK_DIR or None))
     try:
         try:
-            root = extract_archive(_local_copy(upload, workdir), workdir / "package", ArchiveLimits(**settings.ARCHIVE_LIMITS))
+            root = extract_archive(local_copy(upload, workdir), workdir / "package", ArchiveLimits(**settings.ARCHIVE_LIMITS))
         except UnsafeArchive as exc:
             _fail_and_close(job, f"the stored package could not be unpacked: {exc}")
         implementations = root / "benchmarks" / result.benchmark.name / "implementations"
@@ -221,7 +224,7 @@ def implementation_archive(job: VerificationJob, dest: Path) -> Path:
             )
         with tarfile.open(dest, "w:gz") as archive:
             archive.add(candidates[0], arcname="implementation")
-        _record_event(job.pk, "code_sent", f"implementation {candidates[0].name}")
+        _record_event(job.pk, events.verification_code_sent, f"implementation {candidates[0].name}")
         return dest
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -327,7 +330,7 @@ def _finish(
             heartbeat_at=now,
             **fields,
         )
-        _record_event(job_id, "finished", f"{Outcome(outcome).label} ({by}): {message}")
+        _record_event(job_id, events.verification_finished, f"{Outcome(outcome).label} ({by}): {message}")
         # The result page shows the verification: touching its submission changes the data version
         # that keys the anonymous page cache (results/caching.py), so no cached page hides the badge.
         Submission.objects.filter(results__pk=job.result_id).update(updated_at=now)
@@ -340,19 +343,11 @@ def _fail_and_close(job: VerificationJob, message: str):
     raise JobClosed(message)
 
 
-def _record_event(job_id: int, event: str, detail: str, actor=None) -> None:
-    """An audit event (review.audit) `verification.<event>` about the job's result, in the caller's transaction."""
-    from review.audit import record_event
-
+def _record_event(job_id: int, record, detail: str, **actor) -> None:
+    """An audit event about the job's result (`record`: one of audit.events' verification_*), in
+    the caller's transaction."""
     result = Result.objects.select_related("submission__round", "submission__organization").get(verification_jobs__pk=job_id)
-    record_event(
-        f"verification.{event}",
-        actor=actor,
-        submission=result.submission,
-        result_id=result.result_id,
-        subject=job_subject(job_id),
-        reason=detail[:1000],
-    )
+    record(result, subject=job_subject(job_id), detail=detail, **actor)
 
 
 def job_subject(job_id: int) -> str:

@@ -8,9 +8,9 @@ from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from audit.models import AuditEvent
 from results.models import Result
 from results.views import _chart_response
-from review.models import AuditEvent
 
 from . import charts, services
 from .models import VerificationJob

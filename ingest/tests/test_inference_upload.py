@@ -17,7 +17,7 @@ from ingest.constants import JobState
 from ingest.models import IngestJob, Upload
 from ingest.tests.upload_fixtures import client_for, dead_broker, post_upload, unthrottled  # noqa: F401
 from results.models import Finding, Result, Round
-from results.services import ensure_round
+from results.services.rounds import ensure_round
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unthrottled", "dead_broker")]
 

@@ -142,7 +142,7 @@ def test_it_keeps_the_published_version_current_in_a_published_round(personas, o
     assert services.run_ingest(first.job.pk, token="t1").status == "done"
     (tmp_path / "again").mkdir()
     second = upload(personas, sample_tarball(tmp_path / "again"), confirm_identical="true")  # may be the same bytes
-    from results.services import publish_round
+    from results.services.rounds import publish_round
 
     publish_round(open_round)
     # A version still being checked when the round is published does not replace the published

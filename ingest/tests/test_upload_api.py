@@ -14,10 +14,11 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from ingest.constants import JobState
-from ingest.models import IngestJob, ResubmissionWindow, Upload
+from ingest.models import IngestJob, Upload
 from ingest.tests.tarballs import sample_tarball
 from ingest.tests.upload_fixtures import client_for, open_round, post_upload, unthrottled  # noqa: F401
 from results.models import Organization, Submission
+from review.models import ResubmissionWindow
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("unthrottled")]
 

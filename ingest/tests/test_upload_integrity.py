@@ -98,7 +98,7 @@ def test_a_published_result_with_errors_carries_a_marker_on_the_round_row_and_re
     personas, open_round, tmp_path, client
 ):
     item = ingest(personas, impersonating_tarball(tmp_path, "NVIDIA"))
-    from results.services import publish_round
+    from results.services.rounds import publish_round
 
     publish_round(open_round)
     result = Result.objects.filter(submission=item.submission).first()

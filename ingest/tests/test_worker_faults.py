@@ -181,7 +181,7 @@ django.setup()
 from django.core.files import File
 from django.contrib.auth.models import User
 from results.models import Organization, Round
-from results.services import ensure_round
+from results.services.rounds import ensure_round
 from ingest.services import accept_upload
 round_ = ensure_round("training-v1.0")
 Round.objects.filter(pk=round_.pk).update(state="open")

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 @pytest.fixture
 def open_round(db):
     from results.models import Round
-    from results.services import ensure_round
+    from results.services.rounds import ensure_round
 
     round_ = ensure_round("training-v1.0")
     Round.objects.filter(pk=round_.pk).update(state="open", submission_deadline=None)

@@ -115,7 +115,7 @@ def test_it_applies_recorded_waivers(sample_data, tmp_path):
     # Graphcore's closed POD64 BERT fails the RCP check of the current tables; a chair's recorded
     # rcp_bypass decision (never a file in the upload) turns that into an accepted result.
     from results.models import Waiver
-    from results.services import ensure_round
+    from results.services.rounds import ensure_round
 
     folder = sample_data / "training-v1.0/Graphcore"
     import_round(folder)

@@ -18,14 +18,14 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from results.models import Finding, Organization, Result, Round, Submission, Waiver
-from results.services import (
+from results.services.factors import (
     NO_SHIPPED_FACTOR_REASON,
     SHIPPED_FACTOR_REASON,
     DecisionRefused,
     accept_shipped_factor,
     reject_shipped_factor,
-    waivers_for,
 )
+from results.services.training_import import waivers_for
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from ingest.models import ResubmissionWindow
 from results.constants import RoundState
+from review.models import ResubmissionWindow
 
 from .factories import make_round
 

@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from audit.models import AuditEvent
 from results.models import Round, Submission
-from review.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +53,7 @@ def test_audit_events_cannot_be_changed_in_the_admin(world, admin_client):
 
 
 def test_resubmission_windows_from_the_admin_go_through_the_service(world, admin_client):
-    from ingest.models import ResubmissionWindow
+    from review.models import ResubmissionWindow
 
     response = admin_client.post("/admin/ingest/resubmissionwindow/add/", {
         "round": world["round"].pk, "organization": world["alpha"].pk,

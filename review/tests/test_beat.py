@@ -8,10 +8,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from audit.models import AuditEvent
 from ingest.tests.processes import RedisServer, Worker, database_url_of_test_db, wait_for
 from ingest.tests.upload_fixtures import celery_broker
 from results.models import Round
-from review.models import AuditEvent
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

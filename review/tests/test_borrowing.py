@@ -100,7 +100,7 @@ def test_the_published_result_shows_whence_its_hyperparameters_came(world, lende
     new = resubmit(world, {**lender_logged, "global_batch_size": 1632})
     (checked,) = services.check_borrowings(new.submission)
     services.decide_borrowing(world["reviewer"], checked, True, "matches the lender")
-    from results.services import make_current
+    from results.services.versions import make_current
 
     make_current(new.submission)
     url = f"/results/{new.result_id}/"

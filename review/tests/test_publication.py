@@ -9,10 +9,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from audit.models import AuditEvent
 from results.models import Result, Round, Submission
 from results.tests.factories import make_result, make_submission, make_system
 from review import services
-from review.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -81,8 +81,8 @@ def test_a_chair_publishes_a_later_version_of_one_organization(world):
 
 
 def test_a_final_round_takes_no_uploads_even_with_a_window(world):
-    from ingest.models import ResubmissionWindow
     from ingest.services import upload_refusal
+    from review.models import ResubmissionWindow
 
     ResubmissionWindow.objects.create(round=world["round"], organization=world["alpha"],
                                       closes_at=timezone.now() + timedelta(days=1))

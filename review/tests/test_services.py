@@ -8,10 +8,10 @@ from django.core import mail
 from django.db import connection, transaction
 from django.db.utils import InternalError
 
-from ingest.models import ResubmissionWindow
+from audit.models import AppendOnly, AuditEvent
 from results.models import Result, Waiver
 from review import services
-from review.models import AppendOnly, AuditEvent, Notification, Objection
+from review.models import Notification, Objection, ResubmissionWindow
 from review.services import ReviewRefused
 
 pytestmark = pytest.mark.django_db
@@ -183,7 +183,7 @@ def test_removed_and_moved_results(world):
 
 
 def test_waivers_are_read_by_the_checks(world):
-    from results.services import waivers_for
+    from results.services.training_import import waivers_for
 
     services.grant_waiver(world["reviewer"], world["alpha_result"], "seed_bypass", "known false positive")
     assert waivers_for(world["round"], "alpha") == {("alpha-sys", "resnet", "seed_bypass")}

@@ -13,13 +13,14 @@ import shutil
 import pytest
 from django.core.management import call_command
 
+from audit.models import AuditEvent
 from ingest import services as ingest_services
 from ingest.models import IngestJob
 from ingest.tests.tarballs import SAMPLE_V1, sample_tarball
 from ingest.tests.upload_fixtures import client_for, dead_broker, open_round, post_upload, unthrottled  # noqa: F401
 from results.models import Finding, Result, Run, Submission
-from results.services import VersionAlreadyWritten, write_report
-from review.models import AuditEvent
+from results.services.training_import import write_report
+from results.services.versions import VersionAlreadyWritten
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unthrottled", "dead_broker")]
 

@@ -11,8 +11,8 @@ import shutil
 
 import pytest
 
+from audit.models import AuditEvent
 from ingest.tests.processes import wait_for
-from review.models import AuditEvent
 from verify import services
 from verify.constants import JobState, Outcome
 from verify.models import VerificationJob

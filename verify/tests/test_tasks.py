@@ -77,7 +77,7 @@ def test_the_new_record_rule_queues_each_record_once(personas, tmp_path, monkeyp
     out = StringIO()
     call_command("verify_new_records", "--round", "training-v6.1", "--runs", "2", stdout=out)
     job = VerificationJob.objects.get()
-    from review.models import AuditEvent
+    from audit.models import AuditEvent
 
     requested = AuditEvent.objects.get(kind="verification.requested")
     assert (job.result, job.runs_requested, requested.actor_name) == (record, 2, "system")

@@ -28,15 +28,10 @@ from mlperf_check.pipeline import PackageError, check_package
 from mlperf_check.rules.catalog import ROUND_PUBLISHED
 from results.constants import Suite
 from results.querysets import RoundSlugError
-from results.services import (
-    DecisionRefused,
-    InferenceFolder,
-    ensure_round,
-    import_inference_report,
-    import_report,
-    publish_round,
-    waivers_for,
-)
+from results.services.factors import DecisionRefused
+from results.services.inference_import import InferenceFolder, import_inference_report
+from results.services.rounds import ensure_round, publish_round
+from results.services.training_import import import_report, waivers_for
 
 
 def _check(folder: str, ruleset: str, waivers: frozenset):

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from results.constants import Availability, Deployment, RcpStatus, RoundState, RunStatus
 from results.models import Organization, Result, Round, Run, Submission, System
-from results.services import ensure_round
+from results.services.rounds import ensure_round
 
 ROUNDS = ["0.5", "0.6", "0.7", "1.0", "1.1", "2.0", "2.1", "3.0", "3.1", "4.0", "4.1"]
 ACCELERATORS = [

@@ -1,0 +1,86 @@
+"""The audit log: one append-only row per dated, attributed state change.
+
+The audit app sits below every other app (the import contract in pyproject.toml): it names the
+rounds, organizations, submissions and results it points at by app label only, never by import.
+Rows are written only through audit/events.py.
+"""
+
+from __future__ import annotations
+
+from django.apps import apps
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from .roles import is_privileged
+
+# results.constants.RoundState.PUBLISHED: audit sits below results and cannot import it.
+PUBLISHED_ROUND = "published"
+
+
+class AppendOnly(Exception):
+    """Audit events are never edited or deleted."""
+
+
+class AuditEventQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise AppendOnly("audit events cannot be edited")
+
+    def delete(self):
+        raise AppendOnly("audit events cannot be deleted")
+
+    def visible_to(self, user):
+        """Reviewers and chairs see every event; members see their organizations' events; once a
+        round is published everyone sees its round-wide events, the events of its published
+        versions, and the whole history of each public result (earlier versions included)."""
+        if is_privileged(user):
+            return self
+        public_results = apps.get_model("results", "Result").objects.visible_to(None).values("result_id")
+        public = models.Q(round__state=PUBLISHED_ROUND) & (
+            models.Q(organization__isnull=True)
+            | models.Q(submission__is_published=True)
+            | models.Q(result_id__gt="", result_id__in=public_results)
+        )
+        if user is not None and user.is_authenticated:
+            public |= models.Q(organization__members=user)
+        return self.filter(public).distinct()
+
+
+class AuditEvent(models.Model):
+    """One dated, attributed state change. Append-only: the model, its queryset and a database
+    trigger (review migration 0001, where the table was created) refuse updates and deletes."""
+
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    kind = models.CharField(max_length=48, db_index=True, help_text="e.g. objection.filed, round.published")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150, blank=True, help_text="'system' when no person acted")
+    round = models.ForeignKey("results.Round", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    organization = models.ForeignKey(
+        "results.Organization", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    submission = models.ForeignKey(
+        "results.Submission", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    result_id = models.CharField(max_length=32, blank=True, db_index=True, help_text="Citable result id")
+    subject = models.CharField(max_length=64, blank=True, help_text="e.g. objection 12")
+    reason = models.TextField(blank=True)
+    data = models.JSONField(default=dict, blank=True)
+
+    objects = AuditEventQuerySet.as_manager()
+
+    class Meta:
+        db_table = "review_auditevent"  # created by the review app, moved here without a copy
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.kind} by {self.actor_name}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise AppendOnly("audit events cannot be edited")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnly("audit events cannot be deleted")

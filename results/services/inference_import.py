@@ -1,0 +1,205 @@
+"""Inference import: the folders of one inference submitter (mlperf_check.inference) as one
+version of its submission."""
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from mlperf_check.inference.report import InferenceReport
+
+from ..constants import MetricDirection
+from ..models import Benchmark, Finding, Organization, Result, Round, Submission, System
+from .versions import (
+    ImportOutcome,
+    VersionAlreadyWritten,
+    finding_rows,
+    jsonable,
+    make_current,
+    new_version,
+    next_result_id,
+    publish_version,
+)
+
+# Inference (issue 12) ------------------------------------------------------------------------
+
+INFERENCE_IMPORT_FORMAT = 1
+# System-description `status` spellings -> category (inference calls research "RDI"/"RDO").
+INFERENCE_AVAILABILITY = {"available": "available", "preview": "preview", "rdi": "research", "rdo": "research"}
+
+
+@dataclass
+class InferenceFolder:
+    """One checked `<division>/<submitter>` folder, ready to store."""
+
+    division: str
+    report: InferenceReport
+    systems: dict[str, dict]  # system id -> systems/<id>.json
+
+
+def inference_digest(folders: list[InferenceFolder]) -> str:
+    digest = hashlib.sha256(f"inference\0{INFERENCE_IMPORT_FORMAT}".encode())
+    for folder in folders:
+        digest.update(f"\0{folder.division}\0".encode())
+        digest.update(json.dumps(folder.systems, sort_keys=True, default=str).encode())
+        digest.update(json.dumps(folder.report.to_json(), sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def import_inference_report(
+    folders: list[InferenceFolder], *, round_: Round, submitter: str, source: str, publish: bool = False
+) -> ImportOutcome:
+    """Store one submitter's inference folders (its closed and open divisions) as a new version of
+    its submission to `round_`, unless its newest version holds exactly this content. Idempotent
+    like import_report; result ids are kept per (system, model, scenario)."""
+    digest = inference_digest(folders)
+    all_systems = {k: v for folder in folders for k, v in folder.systems.items()}
+    with transaction.atomic():
+        org = _inference_organization(submitter, all_systems)
+        latest = Submission.objects.filter(round=round_, organization=org).order_by("-version").first()
+        if latest is not None and latest.sha256 == digest:
+            if publish and not latest.is_published:
+                publish_version(latest)
+            return ImportOutcome(latest, "unchanged")
+        submission = new_version(round_=round_, organization=org, sha256=digest, source=source)
+        outcome = write_inference_report(folders, submission=submission)
+        outcome.status = "updated" if latest else "created"
+        if publish:
+            publish_version(submission)
+        else:
+            make_current(submission)
+    return outcome
+
+
+def write_inference_report(folders: list[InferenceFolder], *, submission: Submission) -> ImportOutcome:
+    """Write the systems, results and findings of one new submission version from checked
+    inference folders (import_results and upload ingestion alike). A version is written once.
+    Result ids already given to the organization's (system, model, scenario) in this round, in
+    any version, are reused."""
+    with transaction.atomic():
+        locked = Submission.objects.select_for_update().get(pk=submission.pk)
+        if locked.written_at is not None:
+            raise VersionAlreadyWritten(f"{submission} was written at {locked.written_at:%Y-%m-%d %H:%M:%S}")
+        known_ids = {
+            (system_id, bench, scenario): result_id
+            for system_id, bench, scenario, result_id in Result.objects.filter(
+                submission__round=submission.round, submission__organization=submission.organization
+            )
+            .order_by("submission__version")
+            .values_list("system__system_id", "benchmark__name", "scenario", "result_id")
+        }
+        submission.ruleset_version = folders[0].report.round if folders else ""
+        submission.written_at = timezone.now()
+        submission.save(update_fields=["ruleset_version", "written_at", "updated_at"])
+        outcome = ImportOutcome(submission, "created")
+        divisions_of = Counter(system for folder in folders for system in {r.system for r in folder.report.results})
+        for folder in folders:
+            _write_inference_rows(folder, submission, known_ids, outcome, shared=divisions_of)
+    return outcome
+
+
+def _inference_organization(submitter: str, systems: dict[str, dict]) -> Organization:
+    spelled = Counter(str(d.get("submitter") or "").strip() for d in systems.values() if d.get("submitter"))
+    name = spelled.most_common(1)[0][0] if spelled else submitter
+    slug = slugify(submitter) or "unknown"
+    org = Organization.objects.filter(slug=slug).first()
+    if org is None:
+        if Organization.objects.filter(name=name).exists():
+            name = f"{name} ({submitter})"
+        org = Organization.objects.create(name=name, slug=slug, aliases=sorted({submitter, *spelled}))
+    return org
+
+
+def _inference_system(submission: Submission, system_id: str, description: dict | None, division: str) -> System:
+    description = description or {}
+    status = str(description.get("status") or "").strip()
+    lowered = status.lower()
+    availability = INFERENCE_AVAILABILITY.get(lowered, "research" if lowered.startswith("research") else "unknown")
+    return System.objects.create(
+        submission=submission,
+        system_id=system_id,
+        file=f"systems/{system_id}.json" if description else "",
+        name=str(description.get("system_name") or system_id)[:255],
+        submitter=str(description.get("submitter") or "")[:255],
+        division=division,
+        status_raw=status[:128],
+        availability=availability,
+        host_processor_model_name=str(description.get("host_processor_model_name") or "")[:255],
+        accelerator_model_name=str(description.get("accelerator_model_name") or "")[:255],
+        framework=str(description.get("framework") or "")[:255],
+        description=jsonable(description),
+    )
+
+
+def _write_inference_rows(folder: InferenceFolder, submission, known_ids, outcome: ImportOutcome, shared) -> None:
+    """`shared` counts the divisions each system id has results in: a system in both divisions
+    gets one row per division (`<id>.open` for the open one)."""
+    report, systems = folder.report, folder.systems
+    benchmarks = {b.name: b for b in submission.round.benchmarks.all()}
+    system_rows: dict[str, System] = {}
+    findings = finding_rows(report.findings, submission)
+    for result in report.results:
+        result.division = result.division or folder.division
+        benchmark = benchmarks.get(result.model)
+        if benchmark is None and result.model_folder:
+            # An open-division model outside the round's list: it still gets a leaderboard.
+            benchmark, _ = Benchmark.objects.get_or_create(
+                round=submission.round, name=result.model_folder.lower()[:64], defaults={"area": "inference"}
+            )
+            benchmarks[benchmark.name] = benchmark
+        system_id = result.system
+        if shared[result.system] > 1 and result.division == "open":
+            system_id = f"{result.system}.open"
+        if result.system not in system_rows:
+            system_rows[result.system] = _inference_system(
+                submission, system_id, systems.get(result.system), result.division
+            )
+        key = (system_id, benchmark.name, result.scenario)
+        result_id = known_ids.get(key) or next_result_id(submission.round)
+        known_ids[key] = result_id
+        row = Result.objects.create(
+            submission=submission,
+            system=system_rows[result.system],
+            benchmark=benchmark,
+            result_id=result_id,
+            folder=result.folder[:512],
+            division=result.division,
+            scenario=result.scenario,
+            metric_value=result.metric_value,
+            metric_unit=result.metric_unit,
+            metric_direction=result.metric_direction or MetricDirection.HIGHER,
+            valid=result.valid,
+            score_note="" if result.valid else "invalid: see the findings",
+            inference=jsonable(_inference_details(result)),
+        )
+        outcome.results += 1
+        outcome.runs += len(result.runs)
+        findings.extend(finding_rows(result.all_findings(), submission, result=row))
+    Finding.objects.bulk_create(findings, batch_size=1000)
+
+
+def _inference_details(result) -> dict:
+    run = result.first_run
+    summary = run.summary if run else None
+    return {
+        "model_folder": result.model_folder,
+        "scenario_folder": result.scenario_folder,
+        "metric_name": result.metric_name,
+        "inferred_from": result.inferred_from,
+        "latency_ms": result.latencies_ms,
+        "latency_bound_ms": result.latency_bound_ms,
+        "latency_percentile": result.latency_percentile,
+        "query_count": result.query_count,
+        "min_query_count": result.min_query_count,
+        "duration_ms": result.duration_ms,
+        "min_duration_ms": result.min_duration_ms,
+        "accuracy": {"kind": result.accuracy_kind, "value": result.accuracy_value, "target": result.accuracy_target},
+        "loadgen_verdict": summary.get("Result is") if summary else None,
+        "sut_name": summary.sut_name if summary else "",
+        "settings": {k: str(v) for k, v in result.settings.items()},
+        "runs": [r.folder for r in result.runs],
+    }

@@ -1,0 +1,281 @@
+"""Training import: `import_report` turns a PackageReport (mlperf_check/report.py) into rows for
+one organization's submission, in one transaction. It is idempotent: the same content imported
+twice changes nothing, changed content becomes a new version, and citable result ids (`1.0-0042`)
+are kept for every (system, benchmark) seen before."""
+
+import hashlib
+from collections import Counter
+
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from mlperf_check.report import PackageReport, RunLog
+
+from ..constants import FactorSource, MetricDirection
+from ..models import Finding, Organization, Result, Round, Run, Submission, System, Waiver
+from .factors import apply_factor_decisions, record_published_factors
+from .versions import (
+    ImportOutcome,
+    VersionAlreadyWritten,
+    finding_rows,
+    jsonable,
+    make_current,
+    new_version,
+    next_result_id,
+    publish_version,
+)
+
+# Log copies are stored content-addressed, so identical logs are stored once.
+LOG_STORAGE_PREFIX = "logs"
+# Part of every submission digest: bump it when what the import derives from a report changes
+# (a new stored field, another eval-curve layout), so that re-importing unchanged files rewrites them.
+IMPORT_FORMAT = 3
+
+def report_digest(report: PackageReport) -> str:
+    """A digest of what the import stores: the ruleset, every system file and every result file."""
+    digest = hashlib.sha256(f"{IMPORT_FORMAT}\0{report.ruleset}".encode())
+    for system in sorted(report.systems, key=lambda s: s.system_id):
+        digest.update(f"\0system\0{system.system_id}\0".encode())
+        digest.update(repr(sorted(system.description.items(), key=lambda kv: kv[0])).encode())
+    for result in sorted(report.results, key=lambda r: r.folder):
+        for run in result.runs:
+            digest.update(f"\0run\0{run.file}\0{run.sha256}".encode())
+    findings = sorted((f.code, f.file, f.line or 0, f.message) for f in report.all_findings())
+    digest.update(repr(findings).encode())
+    return digest.hexdigest()
+
+
+def organization_for(report: PackageReport) -> Organization:
+    """The organization of a submitter folder, named as its system descriptions spell it."""
+    spelled = Counter(
+        str(s.normalized.get("submitter") or "").strip() for s in report.systems if s.normalized.get("submitter")
+    )
+    name = spelled.most_common(1)[0][0] if spelled else report.submitter
+    slug = slugify(report.submitter) or slugify(name) or "unknown"
+    org = Organization.objects.filter(slug=slug).first()
+    if org is None:
+        if Organization.objects.filter(name=name).exists():
+            name = f"{name} ({report.submitter})"
+        org = Organization.objects.create(name=name, slug=slug, aliases=sorted({report.submitter, *spelled}))
+    return org
+
+
+def import_report(
+    report: PackageReport,
+    *,
+    round_: Round,
+    source: str,
+    publish: bool = False,
+    store_logs=None,
+    published_factors_by=None,
+) -> ImportOutcome:
+    """Store one submitter's report as a new version of its submission to `round_`, unless its
+    newest version already holds exactly this content ("unchanged"). Earlier versions, uploaded
+    or imported, are never rewritten.
+
+    `publish` publishes the version (and makes it current, even in a published round).
+    `store_logs(run) -> bytes | None` returns a result file's content for the content-addressed
+    log copy (None skips it). `published_factors_by`: the chair recording the package's shipped
+    factors as decisions (import_results --published-factors). One transaction; re-running with
+    unchanged content is a no-op.
+    """
+    digest = report_digest(report)
+    with transaction.atomic():
+        org = organization_for(report)
+        decisions = 0
+        if published_factors_by is not None:
+            decisions = record_published_factors(report, round_=round_, organization=org, chair=published_factors_by)
+        latest = Submission.objects.filter(round=round_, organization=org).order_by("-version").first()
+        if latest is not None and latest.sha256 == digest:
+            if publish and not latest.is_published:
+                publish_version(latest)
+            apply_factor_decisions(round_, org)
+            return ImportOutcome(latest, "unchanged", decisions=decisions)
+        submission = new_version(
+            round_=round_,
+            organization=org,
+            sha256=digest,
+            source=source,
+            size_bytes=sum(run.size_bytes for r in report.results for run in r.runs),
+        )
+        outcome = write_report(report, submission=submission, store_logs=store_logs)
+        outcome.status = "updated" if latest else "created"
+        outcome.decisions = decisions
+        if publish:
+            publish_version(submission)
+        else:
+            make_current(submission)
+    return outcome
+
+
+def write_report(report: PackageReport, *, submission: Submission, store_logs=None) -> ImportOutcome:
+    """Write the systems, results, runs and findings of one new submission version from a report.
+
+    A version is written once (VersionAlreadyWritten otherwise). Result ids already given to the
+    same organization's (system, benchmark) in this round, in any version, are reused. Runs
+    inside the caller's transaction, or opens one.
+    """
+    with transaction.atomic():
+        locked = Submission.objects.select_for_update().get(pk=submission.pk)
+        if locked.written_at is not None:
+            raise VersionAlreadyWritten(f"{submission} was written at {locked.written_at:%Y-%m-%d %H:%M:%S}")
+        known_ids = {
+            (system_id, bench): result_id
+            for system_id, bench, result_id in Result.objects.filter(
+                submission__round=submission.round, submission__organization=submission.organization
+            )
+            .order_by("submission__version")
+            .values_list("system__system_id", "benchmark__name", "result_id")
+        }
+        submission.ruleset_version = report.ruleset
+        if not submission.size_bytes:
+            submission.size_bytes = sum(run.size_bytes for r in report.results for run in r.runs)
+        submission.written_at = timezone.now()
+        submission.save(update_fields=["ruleset_version", "size_bytes", "written_at", "updated_at"])
+        outcome = ImportOutcome(submission, "created")
+        _write_rows(report, submission, known_ids, store_logs, outcome)
+        apply_factor_decisions(submission.round, submission.organization)
+    return outcome
+
+
+def _write_rows(report, submission, known_ids, store_logs, outcome: ImportOutcome) -> None:
+    round_ = submission.round
+    benchmarks = {b.name: b for b in round_.benchmarks.all()}
+    systems = {}
+    for system_report in report.systems:
+        n = system_report.normalized
+        systems[system_report.system_id] = System.objects.create(
+            submission=submission,
+            system_id=system_report.system_id,
+            file=system_report.file,
+            name=n.get("name") or system_report.system_id,
+            submitter=n.get("submitter") or "",
+            division=n.get("division") or "",
+            status_raw=n.get("status_raw") or "",
+            availability=n.get("availability") or "unknown",
+            deployment=n.get("deployment") or "unknown",
+            number_of_nodes=n.get("number_of_nodes"),
+            host_processor_model_name=n.get("host_processor_model_name") or "",
+            host_processors_per_node=n.get("host_processors_per_node"),
+            host_processors_count=n.get("host_processors_count"),
+            accelerator_model_name=n.get("accelerator_model_name") or "",
+            accelerators_per_node=n.get("accelerators_per_node"),
+            accelerators_count=n.get("accelerators_count"),
+            framework=n.get("framework") or "",
+            notes=n.get("notes") or "",
+            description=system_report.description,
+        )
+    findings = []
+    for system_report in report.systems:
+        findings.extend(finding_rows(system_report.findings, submission))
+    findings.extend(finding_rows(report.findings, submission))
+
+    for result_report in report.results:
+        system = systems.get(result_report.system_id)
+        benchmark = benchmarks.get(result_report.benchmark)
+        if system is None or benchmark is None:
+            # No system description or not a benchmark of the round: the findings say so, and
+            # there is no result row to hang a score on.
+            findings.extend(finding_rows(result_report.findings, submission))
+            for run in result_report.runs:
+                findings.extend(finding_rows(run.findings, submission))
+            continue
+        result_id = known_ids.get((result_report.system_id, result_report.benchmark)) or next_result_id(round_)
+        result = Result.objects.create(
+            submission=submission,
+            system=system,
+            benchmark=benchmark,
+            result_id=result_id,
+            folder=result_report.folder,
+            division=result_report.division or system.division,
+            score_minutes=result_report.score_minutes,
+            mean_minutes=result_report.mean_minutes,
+            scaling_factor=result_report.rcp.scaling_factor,
+            factor_source=FactorSource.COMPUTED,
+            computed_score_minutes=result_report.score_minutes,
+            computed_scaling_factor=result_report.rcp.scaling_factor,
+            shipped_scaling_factor=result_report.shipped_factor.factor if result_report.shipped_factor else None,
+            score_note=result_report.score_note,
+            dropped_runs=result_report.dropped_runs,
+            rcp_status=result_report.rcp.status,
+            rcp=result_report.rcp.to_dict(),
+            global_batch_size=result_report.global_batch_size,
+            converge_mean=result_report.converge_mean,
+            metric_value=result_report.score_minutes,
+            metric_unit="minutes",
+            metric_direction=MetricDirection.LOWER,
+        )
+        outcome.results += 1
+        findings.extend(finding_rows(result_report.findings, submission, result=result))
+        scoring = {s.file: s for s in result_report.run_scores}
+        for run_report in result_report.runs:
+            run = Run.objects.create(result=result, **_run_fields(run_report, scoring, store_logs))
+            outcome.runs += 1
+            findings.extend(finding_rows(run_report.findings, submission, result=result, run=run))
+    Finding.objects.bulk_create(findings, batch_size=1000)
+
+
+def _run_fields(run: RunLog, scoring, store_logs) -> dict:
+    score = scoring.get(run.file)
+    log_name = ""
+    if store_logs is not None:
+        content = store_logs(run)
+        if content is not None:
+            log_name = store_log_copy(run.sha256, content)
+    seed = None
+    for candidate in run.seeds:
+        try:
+            seed = int(candidate.value)
+        except (TypeError, ValueError, OverflowError):
+            continue
+        if -(2**63) <= seed < 2**63:
+            break
+        seed = None
+    return {
+        "file": run.file,
+        "sha256": run.sha256,
+        "log_name": log_name,
+        "time_to_train_minutes": run.time_to_train_minutes,
+        "run_stop_status": run.run_stop_status[:64],
+        "compliant": run.compliant,
+        "scoring": score.scoring if score else "failed",
+        "scoring_reason": (score.reason if score else "")[:255],
+        "seed": seed,
+        "global_batch_size": run.global_batch_size if run.global_batch_size and run.global_batch_size > 0 else None,
+        "epochs_to_target": run.epochs_to_converge,
+        "samples_to_target": int(run.samples_to_converge) if run.samples_to_converge is not None else None,
+        "hyperparameters": jsonable(run.hyperparameters),
+        "eval_curve": [
+            [
+                p.epoch if p.epoch is not None else p.samples,
+                jsonable(p.value),
+                p.line,
+                round((p.time_ms - run.run_start_ms) / 60000.0, 4) if run.run_start_ms is not None else None,
+            ]
+            for p in run.eval_curve
+        ],
+        "run_start_line": run.run_start_line,
+        "run_stop_line": run.run_stop_line,
+    }
+
+
+def store_log_copy(sha256: str, content: bytes) -> str:
+    name = f"{LOG_STORAGE_PREFIX}/{sha256[:2]}/{sha256}.txt"
+    if not default_storage.exists(name):
+        default_storage.save(name, ContentFile(content))
+    return name
+
+
+def waivers_for(round_: Round, organization_slug: str) -> frozenset[tuple[str, str, str]]:
+    """The recorded bypass decisions (Waiver rows) of an organization in a round, in the
+    (system id, benchmark, kind) form the checking pipeline takes."""
+    return frozenset(
+        Waiver.objects.filter(round=round_, organization__slug=organization_slug, accepted=True).values_list(
+            "system_id", "benchmark", "kind"
+        )
+    )
+
+

@@ -1,0 +1,136 @@
+"""Submission versions: new_version() numbers them for uploads and imports alike, the imports
+write each once, make_current() / publish_version() switch the current and published ones. Also
+what both imports share when they write a version's rows (outcome, result ids, findings)."""
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Max
+
+from audit import events
+
+from ..models import Finding, Organization, Round, Submission
+
+
+@dataclass
+class ImportOutcome:
+    submission: Submission
+    status: str  # "created" | "updated" | "unchanged"
+    results: int = 0
+    runs: int = 0
+    decisions: int = 0  # published_factor decisions recorded or changed
+
+
+class VersionAlreadyWritten(Exception):
+    """A submission version is written once; a change is a new version."""
+
+
+def new_version(
+    *,
+    round_: Round,
+    organization: Organization,
+    sha256: str,
+    source: str,
+    size_bytes: int = 0,
+    uploaded_by=None,
+) -> Submission:
+    """Allocate the next version number of `organization`'s submission to `round_` (previous
+    maximum + 1) and create its empty, non-current row. The only place versions are numbered,
+    for uploads and imports alike; the lock on the organization row makes two simultaneous
+    callers get two versions."""
+    with transaction.atomic():
+        Organization.objects.select_for_update().get(pk=organization.pk)
+        latest = Submission.objects.filter(round=round_, organization=organization).aggregate(v=Max("version"))["v"]
+        return Submission.objects.create(
+            round=round_,
+            organization=organization,
+            version=(latest or 0) + 1,
+            sha256=sha256,
+            size_bytes=size_bytes,
+            source=source,
+            ruleset_version=round_.ruleset_version,
+            uploaded_by=uploaded_by,
+            is_current=False,
+            is_published=False,
+        )
+
+
+def make_current(submission: Submission) -> bool:
+    """Make the newest written version of an organization's submission the current one; an
+    older version finishing late is not. True when `submission` is now current.
+
+    Once the round is published the public tables show the published version: a later version
+    (a fix) stays non-current until a chair publishes it (publish_version)."""
+    with transaction.atomic():
+        # The organization row lock orders this with new_version() and publish_version().
+        Organization.objects.select_for_update().get(pk=submission.organization_id)
+        if Round.objects.get(pk=submission.round_id).is_published:
+            return False
+        versions = Submission.objects.filter(round=submission.round_id, organization=submission.organization_id)
+        if versions.filter(version__gt=submission.version, written_at__isnull=False).exists():
+            return False
+        _switch_current(submission)
+        events.version_switched(submission)
+    return True
+
+
+def _switch_current(submission: Submission) -> None:
+    Submission.objects.filter(round=submission.round_id, organization=submission.organization_id).exclude(
+        pk=submission.pk
+    ).update(is_current=False)
+    Submission.objects.filter(pk=submission.pk).update(is_current=True)
+    submission.is_current = True
+
+
+def publish_version(submission: Submission, *, actor=None, reason: str = "") -> None:
+    """Publish one version and make it its organization's current one: how a chair publishes a
+    fix accepted after the round's publication (and how an import publishes what it imports)."""
+    with transaction.atomic():
+        Organization.objects.select_for_update().get(pk=submission.organization_id)
+        _switch_current(submission)
+        Submission.objects.filter(pk=submission.pk).update(is_published=True)
+        submission.is_published = True
+        events.version_published(submission, actor=actor, reason=reason or "published")
+
+
+def jsonable(value):
+    """Logs may hold NaN and Infinity, which PostgreSQL's JSON refuses: store them as strings."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    return value
+
+
+def finding_rows(findings, submission, result=None, run=None) -> list[Finding]:
+    return [
+        Finding(
+            submission=submission,
+            result=result,
+            run=run,
+            checker=f.checker[:64],
+            checker_version=f.checker_version,
+            severity=f.severity,
+            code=f.code[:64],
+            message=f.message.replace("\x00", ""),
+            file=f.file[:512],
+            line=f.line,
+            key=(f.key or "")[:128],
+            expected=(f.expected or "").replace("\x00", ""),
+            actual=(f.actual or "").replace("\x00", ""),
+        )
+        for f in findings
+    ]
+
+
+def next_result_id(round_: Round) -> str:
+    locked = Round.objects.select_for_update().get(pk=round_.pk)
+    number = locked.next_result_number
+    Round.objects.filter(pk=round_.pk).update(next_result_number=number + 1)
+    return f"{round_.version}-{number:04d}"
+
+

@@ -1,12 +1,9 @@
 """Shared fixtures: the corpus location and the bundled sample."""
 
+import uuid
 from pathlib import Path
 
 import pytest
-
-# Every test gets its own page-cache key space, here and in this process's copy of recent pages
-# (test databases roll back, so two tests can show the same data version).
-from results.tests.conftest import fresh_page_cache  # noqa: F401 - autouse
 
 REPO = Path(__file__).resolve().parent
 CORPUS = REPO.parent / "shared" / "corpus"
@@ -60,5 +57,13 @@ def personas(db):
 @pytest.fixture(autouse=True)
 def page_cache_reads_every_data_version(monkeypatch):
     """Tests write with bulk updates and from Celery workers, which a process's 2-second reuse of
-    the page cache's data version (results/caching.py) would not notice: read it every time."""
-    monkeypatch.setattr("results.caching.DATA_VERSION_SECONDS", 0)
+    the page cache's data version (pages/caching.py) would not notice: read it every time."""
+    monkeypatch.setattr("pages.caching.DATA_VERSION_SECONDS", 0)
+
+
+@pytest.fixture(autouse=True)
+def fresh_page_cache(monkeypatch):
+    """Anonymous pages are cached (pages/caching.py), possibly in a Redis shared with other test
+    runs, and in this process's copy of recent pages (test databases roll back, so two tests can
+    show the same data version): give each test its own key space rather than clearing a cache."""
+    monkeypatch.setattr("pages.caching.KEY_PREFIX", f"test-{uuid.uuid4().hex}")

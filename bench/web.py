@@ -116,7 +116,7 @@ def count_queries(env, urls: list[tuple[str, str]]) -> dict[str, tuple[int, int]
         "from django.test import Client\n"
         "from django.test.utils import CaptureQueriesContext\n"
         "import uuid\n"
-        "from results import caching\n"
+        "from pages import caching\n"
         "caching.KEY_PREFIX, caching.DATA_VERSION_SECONDS = f'bench-count-{uuid.uuid4().hex}', 0  # count misses\n"
         "client = Client()\n"
         "for url in sys.argv[1:]:\n"

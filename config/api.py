@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from ingest.api_urls import urlpatterns as ingest_patterns
-from results.api.urls import urlpatterns as results_patterns
+from pages.api.urls import urlpatterns as pages_patterns
 from review.api_urls import urlpatterns as review_patterns
 
 # (name, url name, what it is), in the order a newcomer reads them.
@@ -38,4 +38,4 @@ def api_root(request, format=None):
 
 
 # Upload routes first: they accept POST on paths the read-only API must not shadow.
-urlpatterns = [path("", api_root, name="api-root"), *ingest_patterns, *review_patterns, *results_patterns]
+urlpatterns = [path("", api_root, name="api-root"), *ingest_patterns, *review_patterns, *pages_patterns]

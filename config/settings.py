@@ -100,6 +100,7 @@ INSTALLED_APPS = [
     "ingest",
     "review",
     "verify",
+    "pages",
     "axes",
 ]
 
@@ -107,7 +108,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Anonymous public pages from the cache, before session, CSRF and authentication work.
-    "results.caching.FrontCacheMiddleware",
+    "pages.caching.FrontCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -11,5 +11,5 @@ urlpatterns = [
     path("submit/", include("ingest.urls")),
     path("review/", include("review.urls")),
     path("", include("verify.urls")),
-    path("", include("results.urls")),
+    path("", include("pages.urls")),
 ]

@@ -135,10 +135,10 @@ class ResultSerializer(serializers.ModelSerializer):
     system_url = serializers.SerializerMethodField()
 
     def get_url(self, result: Result) -> str:
-        return reverse("results:result", args=[result.result_id])
+        return reverse("pages:result", args=[result.result_id])
 
     def get_system_url(self, result: Result) -> str:
-        return reverse("results:system", args=[result.submission.organization.slug, result.system.system_id])
+        return reverse("pages:system", args=[result.submission.organization.slug, result.system.system_id])
 
     class Meta:
         model = Result

@@ -18,12 +18,13 @@ from django.views.decorators.http import require_POST
 from audit.models import AuditEvent
 from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from results.constants import RoundState, Severity
+from results.lookups import result_or_404, round_or_404
 from results.models import Organization, Result, Round, Run, Submission, Waiver, version_order
-from results.views import findings_with_log_urls, result_or_404, round_or_404
 
 from . import services
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
 from .diff import version_diff
+from .findings import findings_with_log_urls
 from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment
 from .preview import preview_obligations
 

@@ -7,6 +7,20 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+def _relabel(apps, schema_editor, old: str, new: str) -> None:
+    """Keep the content type (and so permissions and admin history) of the moved model."""
+    ContentType = apps.get_model("contenttypes", "ContentType")
+    ContentType.objects.using(schema_editor.connection.alias).filter(app_label=old, model="auditevent").update(app_label=new)
+
+
+def forwards(apps, schema_editor):
+    _relabel(apps, schema_editor, "review", "audit")
+
+
+def backwards(apps, schema_editor):
+    _relabel(apps, schema_editor, "audit", "review")
+
+
 class Migration(migrations.Migration):
 
     initial = True
@@ -14,6 +28,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("review", "0001_review_initial"),
         ("results", "0005_core_version_order"),
+        ("contenttypes", "0002_remove_content_type_name"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -44,4 +59,5 @@ class Migration(migrations.Migration):
             ],
             database_operations=[],
         ),
+        migrations.RunPython(forwards, backwards),
     ]

@@ -6,12 +6,27 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+def _relabel(apps, schema_editor, old: str, new: str) -> None:
+    """Keep the content type (and so permissions and admin history) of the moved model."""
+    ContentType = apps.get_model("contenttypes", "ContentType")
+    ContentType.objects.using(schema_editor.connection.alias).filter(app_label=old, model="resubmissionwindow").update(app_label=new)
+
+
+def forwards(apps, schema_editor):
+    _relabel(apps, schema_editor, "ingest", "review")
+
+
+def backwards(apps, schema_editor):
+    _relabel(apps, schema_editor, "review", "ingest")
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
         ("review", "0002_auditevent_to_audit"),
         ("ingest", "0002_hardening_job_error_count"),
         ("results", "0005_core_version_order"),
+        ("contenttypes", "0002_remove_content_type_name"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -37,4 +52,5 @@ class Migration(migrations.Migration):
             ],
             database_operations=[],
         ),
+        migrations.RunPython(forwards, backwards),
     ]

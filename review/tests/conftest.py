@@ -12,7 +12,6 @@ from django.contrib.auth.models import Group, User
 
 from results.constants import RoundState
 from results.models import Organization
-from results.tests.conftest import fresh_page_cache  # noqa: F401 - autouse: a page cache per test
 from results.tests.factories import make_finding, make_result, make_round, make_submission, make_system
 
 

@@ -7,7 +7,7 @@ import sys
 import time
 import types
 
-from verify import charts
+from pages import verification_charts as charts
 from verify.telemetry import GpuSampler
 
 

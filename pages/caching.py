@@ -1,0 +1,200 @@
+"""Whole-page caching for anonymous visitors, served before the work a cached page does not need.
+
+Every anonymous visitor sees the same public data, so a rendered public page can be served
+from the cache. The key holds a data version read with one cheap query: it changes whenever
+a result, submission or round is written (new row ids, counts, publication flags, timestamps),
+so a cached page never outlives the data it shows (a process reads the version at most every
+DATA_VERSION_SECONDS, and at once after its own writes: another process's write shows within
+that time). PAGE_CACHE_SECONDS bounds the age anyway,
+for edits no column of the version reflects (e.g. a benchmark's target edited in the admin).
+Logged-in users (submitters, reviewers) always get a fresh page: what they see depends on them.
+
+Two halves:
+* `cache_public_page` marks a view's answer to an anonymous visitor as shareable
+  (`PublicApiCacheMixin` does the same for the read-only API's viewsets);
+* `FrontCacheMiddleware`, placed before the session, CSRF and authentication middleware, looks
+  a GET without a session cookie or Authorization header up before any of them run, and answers
+  a hit with the stored bytes (gzip-compressed, as stored; decompressed for the rare client that
+  does not accept gzip).
+  On the way out it stores a marked answer,
+  with the headers the inner middleware added, unless it sets a cookie.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import time
+from collections import OrderedDict
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import DatabaseError, connection
+from django.db.models.signals import post_delete, post_save
+from django.http import HttpResponse
+from django.utils.cache import patch_vary_headers
+from redis.exceptions import RedisError
+
+from results.models import Result, Round, Submission
+
+PAGE_CACHE_SECONDS = 60
+# The version query counts 20,000 results in ~5-15 ms: at hundreds of hits a second it would
+# be most of the work, so each process reuses it this long.
+DATA_VERSION_SECONDS = 2.0
+_version = {"value": "", "read_at": -1e9}
+# The most recent stored pages, also kept in this process: a hit then costs no cache round trip.
+# Safe because a key names one data version of one URL.
+LOCAL_PAGES = 64
+_local: OrderedDict[str, tuple[float, dict]] = OrderedDict()
+API_PREFIX = "/api/"
+KEY_PREFIX = "page"  # tests give each test its own prefix instead of clearing a shared cache
+# Headers a stored page must not replay, or that are recomputed for each answer.
+NOT_STORED = {"set-cookie", "content-length", "content-encoding"}
+
+
+def data_version() -> str:
+    now = time.monotonic()
+    if now - _version["read_at"] < DATA_VERSION_SECONDS:
+        return _version["value"]
+    _version["value"], _version["read_at"] = _read_data_version(), now
+    return _version["value"]
+
+
+def forget_data_version(**_kwargs) -> None:
+    """This process wrote: read the version afresh on the next request."""
+    _version["read_at"] = -1e9
+
+
+for model in (Result, Submission, Round):
+    post_save.connect(forget_data_version, sender=model, dispatch_uid=f"page-cache-{model.__name__}-save")
+    post_delete.connect(forget_data_version, sender=model, dispatch_uid=f"page-cache-{model.__name__}-delete")
+
+
+def _read_data_version() -> str:
+    tables = {
+        "result": Result._meta.db_table,
+        "submission": Submission._meta.db_table,
+        "round": Round._meta.db_table,
+    }
+    sql = (
+        f"SELECT (SELECT COALESCE(MAX(id), 0) FROM {tables['result']}),"
+        f" (SELECT COUNT(*) FROM {tables['result']}),"
+        f" (SELECT COUNT(*) FROM {tables['submission']} WHERE is_published AND is_current),"
+        f" (SELECT MAX(updated_at) FROM {tables['submission']}),"
+        f" (SELECT COUNT(*) FROM {tables['round']} WHERE state = 'published')"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        return hashlib.sha1(repr(cursor.fetchone()).encode()).hexdigest()[:16]
+
+
+def page_key(request) -> str:
+    address = request.get_full_path()
+    if request.path.startswith(API_PREFIX):
+        # An API answer also depends on the format DRF negotiates from Accept (JSON or the
+        # browsable HTML) and holds absolute links (pagination's `next`) to the host it was asked on.
+        address = "|".join((request.scheme, request.META.get("HTTP_HOST", ""), address,
+                            request.META.get("HTTP_ACCEPT", "")))
+    return f"{KEY_PREFIX}:" + hashlib.sha1(f"{data_version()}|{address}".encode()).hexdigest()
+
+
+def cache_public_page(view):
+    """Mark `view`'s 200 answers to anonymous GETs as the same for every anonymous visitor."""
+
+    @functools.wraps(view)
+    def wrapper(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        if request.method == "GET" and not request.user.is_authenticated:
+            response.public_page = True
+        return response
+
+    return wrapper
+
+
+class PublicApiCacheMixin:
+    """`cache_public_page` for the read-only API's viewsets: an anonymous GET's answer (list or
+    detail) is the same for every anonymous client. A token user's request never reaches the
+    front cache (FrontCacheMiddleware passes every request with an Authorization header)."""
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if request.method == "GET" and not request.user.is_authenticated:
+            response.public_page = True
+        return response
+
+
+def _stored(response) -> dict | None:
+    if response.status_code != 200 or getattr(response, "streaming", False) or response.cookies:
+        return None
+    if hasattr(response, "render") and callable(response.render):
+        response.render()
+    body = response.content
+    headers = [(name, value) for name, value in response.items() if name.lower() not in NOT_STORED]
+    return {"headers": headers, "gzip": gzip.compress(body, compresslevel=6)}
+
+
+def _replay(stored: dict, request) -> HttpResponse:
+    compressed = "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", "")
+    if compressed:
+        body = stored["gzip"]
+    else:
+        # Decompressed once per process (kept beside the gzip bytes in the local copy).
+        body = stored.get("body") or stored.setdefault("body", gzip.decompress(stored["gzip"]))
+    response = HttpResponse(body)
+    for name, value in stored["headers"]:
+        response[name] = value
+    if compressed:
+        response["Content-Encoding"] = "gzip"
+    patch_vary_headers(response, ["Accept-Encoding"])  # beside the stored Vary (Cookie, Accept, ...)
+    return response
+
+
+class FrontCacheMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        # A session cookie may mean a signed-in user, an Authorization header a token user (who
+        # may see unpublished data): those requests go the whole way, and their answers are
+        # never stored.
+        if (request.method != "GET" or settings.SESSION_COOKIE_NAME in request.COOKIES
+                or "HTTP_AUTHORIZATION" in request.META):
+            return self.get_response(request)
+        try:
+            key = page_key(request)
+            stored = _lookup(key)
+        except (DatabaseError, RedisError):
+            # The cache is an optimisation: during an outage the request goes the whole way, where
+            # the view builds the page or config.middleware.OutageMiddleware answers 503.
+            return self.get_response(request)
+        if stored is not None:
+            return _replay(stored, request)
+        response = self.get_response(request)
+        if getattr(response, "public_page", False):
+            stored = _stored(response)
+            if stored is not None:
+                _keep(key, stored)
+                try:
+                    cache.set(key, stored, PAGE_CACHE_SECONDS)
+                except RedisError:
+                    pass  # this process still has its copy; the others build their own
+        return response
+
+
+def _lookup(key: str) -> dict | None:
+    kept = _local.get(key)
+    if kept is not None and time.monotonic() - kept[0] < PAGE_CACHE_SECONDS:
+        _local.move_to_end(key)
+        return kept[1]
+    stored = cache.get(key)
+    if stored is not None:
+        _keep(key, stored)
+    return stored
+
+
+def _keep(key: str, stored: dict) -> None:
+    _local[key] = (time.monotonic(), stored)
+    _local.move_to_end(key)
+    while len(_local) > LOCAL_PAGES:
+        _local.popitem(last=False)

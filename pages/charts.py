@@ -1,0 +1,157 @@
+"""Plotly figures as plain dicts, built from plain values (no HTTP, no queries).
+
+Every builder returns a `Chart`: the figure and the rows it plots, so the chart's CSV is exactly
+what is drawn. Views gather the values with querysets and embed `chart.figure` with json_script;
+static/js/charts.js hands it to Plotly.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import zlib
+from dataclasses import dataclass
+
+# Colour-blind-safe palette (Okabe-Ito), then Plotly's default cycle.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+           "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+
+
+FONT = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "size": 12}
+
+
+# One colour per benchmark in every chart, whatever else is plotted beside it. Benchmarks not
+# listed get a palette colour from a hash of their name: stable across pages and requests.
+BENCHMARK_COLOURS = {
+    "resnet": "#0072B2", "ssd": "#E69F00", "maskrcnn": "#009E73", "gnmt": "#D55E00", "transformer": "#CC79A7",
+    "ncf": "#56B4E9", "minigo": "#8c564b", "bert": "#000000", "dlrm": "#9467bd", "rnnt": "#7f7f7f",
+    "unet3d": "#bcbd22", "retinanet": "#17becf", "stable_diffusion": "#d62728", "gpt3": "#1f77b4",
+    "dlrm_dcnv2": "#ff7f0e", "llama2_70b_lora": "#2ca02c", "rgat": "#e377c2",
+}
+
+
+@dataclass
+class Chart:
+    name: str
+    title: str
+    figure: dict
+    columns: list[str]
+    rows: list[dict]
+
+    def __post_init__(self) -> None:
+        _fit_log_ticks(self.figure)
+        _reserve_legend_room(self.figure)
+
+    @property
+    def empty(self) -> bool:
+        return not self.rows
+
+    @property
+    def legend_entries(self) -> int:
+        """The traces the legend lists: on a phone the legend goes below the plot and the chart's
+        box is made taller by that many (static/css/site.css)."""
+        return len(_legend_names(self.figure))
+
+    @property
+    def script_id(self) -> str:
+        """The id of the json_script element that holds the figure on a page."""
+        return f"figure-{self.name}"
+
+
+def layout(title: str, **extra) -> dict:
+    layout = {
+        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 14}},
+        "font": FONT,
+        "margin": {"l": 60, "r": 20, "t": 48, "b": 50},
+        # A chart with a single trace still names it: a lone bar or line is otherwise unlabelled.
+        "showlegend": True,
+        "hovermode": "closest",
+        "plot_bgcolor": "#fff",
+        "paper_bgcolor": "#fff",
+    }
+    layout.update(extra)
+    return layout
+
+
+def axis(title: str, log: bool = False, **extra) -> dict:
+    axis = {"title": {"text": title}, "gridcolor": "#e5e8ee", "zeroline": False, "automargin": True}
+    if log:
+        # Label 1, 2 and 5 of each decade only: full minor labels crowd small charts. Over less
+        # than a decade Chart drops this again (_fit_log_ticks).
+        axis.update({"type": "log", "dtick": "D2"})
+    axis.update(extra)
+    return axis
+
+
+# Width of the legend beside a chart, per character of its longest entry and for the symbol and
+# padding: about what Plotly measures for the 12 px font, a little more rather than less.
+LEGEND_PX_PER_CHAR = 7.2
+
+
+LEGEND_PX_EXTRA = 60
+
+
+def _legend_names(figure: dict) -> list[str]:
+    """The names the legend lists: every trace not marked showlegend false."""
+    return [str(trace.get("name", "")) for trace in figure.get("data", []) if trace.get("showlegend", True)]
+
+
+def _reserve_legend_room(figure: dict) -> None:
+    """Start the right margin at the width the legend will take. Plotly first draws the figure with
+    the margin it is given, then, finding the legend wider, draws it all again with a wider one:
+    the second drawing is most of a chart's cost on a first visit (bench/browser.py)."""
+    layout = figure.get("layout", {})
+    names = _legend_names(figure)
+    if not layout.get("showlegend") or not names:
+        return
+    margin = layout.setdefault("margin", {})
+    needed = round(max(len(name) for name in names) * LEGEND_PX_PER_CHAR + LEGEND_PX_EXTRA)
+    margin["r"] = max(margin.get("r", 0), needed)
+
+
+def _fit_log_ticks(figure: dict) -> None:
+    """On a log axis whose data spans less than a decade, Plotly's 1-2-5 ticks would read "2" and
+    "5" with no power of ten beside them: let Plotly label such an axis in full numbers."""
+    layout = figure.get("layout", {})
+    for name, axis in layout.items():
+        if not (name[:5] in ("xaxis", "yaxis") and isinstance(axis, dict) and axis.get("type") == "log"):
+            continue
+        values = [
+            value
+            for trace in figure.get("data", [])
+            for value in trace.get(name[0], [])
+            if isinstance(value, (int, float)) and value > 0
+        ]
+        if values and max(values) < 10 * min(values):
+            axis.pop("dtick", None)
+
+
+def colour(index: int) -> str:
+    return PALETTE[index % len(PALETTE)]
+
+
+def legend_label(value: str, limit: int = 36) -> str:
+    """A long name would squeeze the plot beside its legend: cut it (the hover text has it whole)."""
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def benchmark_colour(benchmark: str) -> str:
+    return BENCHMARK_COLOURS.get(benchmark) or PALETTE[zlib.crc32(benchmark.encode()) % len(PALETTE)]
+
+
+def text(value) -> str:
+    """A submitter-supplied string as Plotly text. Plotly renders a subset of HTML in labels, hover
+    text and legend entries (<a href>, <span style>, <b>, <br>, entities): escaped, the string
+    shows exactly as typed and can neither link anywhere nor restyle the chart."""
+    return html.escape("" if value is None else str(value), quote=False)
+
+
+def number(value) -> float | None:
+    """A finite float, or None (logs may hold strings such as "NaN")."""
+    if isinstance(value, bool):
+        return None
+    try:
+        parsed = float(value)
+    except (TypeError, ValueError):
+        return None
+    return parsed if math.isfinite(parsed) else None

@@ -1,0 +1,36 @@
+"""The suites the public pages show, one package each, registered in SUITES.
+
+A suite package holds its tables (tables.py), its Plotly builders (charts.py) and, in views.py,
+the functions the page families call for a round or result of that suite (`of_round`):
+
+    round_page(request, round_)                              the round's page
+    round_export(request, round_, fmt)                       its table as "csv" or "json"
+    round_chart(request, round_, chart, fmt)                 one of the round page's charts
+    summary_rows(round_, user=None, query=None, factors=None) -> (columns, rows): the summary
+    benchmark_page(request, round_, benchmark)               a benchmark (model) of the round
+    benchmark_chart(request, round_, benchmark, chart, fmt)  one of its charts
+    result_page(request, result)                             a result's page
+    result_chart(request, result, chart, fmt)                one of its charts
+
+Each returns a response (Http404 where the suite has no such page or chart). A new suite is a
+new package with these functions and one line below; the views, URLs and API stay as they are.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from results.constants import Suite
+
+from .inference import views as inference
+from .training import views as training
+
+SUITES: dict[str, ModuleType] = {
+    Suite.TRAINING: training,
+    Suite.INFERENCE: inference,
+}
+
+
+def of_round(round_) -> ModuleType:
+    """The page functions of the round's suite."""
+    return SUITES[round_.suite]

@@ -1,0 +1,1 @@
+"""Inference: leaderboards per model and scenario, their charts, result pages (views.py)."""

@@ -1,0 +1,126 @@
+"""Inference charts as Plotly dicts from plain values (no queries), each with the rows it plots.
+
+Points are dicts: result_id, division, category, submitter, system, system_id, accelerator,
+model, scenario, value, unit, direction, valid.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from pages import charts as common
+from pages.charts import Chart
+
+SCENARIO_ORDER = ["SingleStream", "MultiStream", "Server", "Offline"]
+
+
+def _valid(points: list[dict]) -> list[dict]:
+    return [p for p in points if p.get("valid") and (common.number(p.get("value")) or 0) > 0]
+
+
+def server_offline_ratio(points: list[dict]) -> Chart:
+    """Per system and model with both: Server queries/s over Offline samples/s (what the latency
+    bound costs). Below 1: the bound costs throughput."""
+    by_key: dict[tuple, dict[str, dict]] = defaultdict(dict)
+    for p in _valid(points):
+        if p["scenario"] in ("Server", "Offline"):
+            by_key[(p["submitter"], p["system_id"], p["model"])][p["scenario"]] = p
+    rows = []
+    for (submitter, _system_id, model), pair in sorted(by_key.items()):
+        if "Server" in pair and "Offline" in pair:
+            server, offline = pair["Server"], pair["Offline"]
+            rows.append({
+                "submitter": submitter, "system": server["system"], "model": model,
+                "server": server["value"], "offline": offline["value"],
+                "ratio": round(server["value"] / offline["value"], 4),
+                "server_result_id": server["result_id"], "offline_result_id": offline["result_id"],
+            })
+    traces = []
+    for index, model in enumerate(sorted({r["model"] for r in rows})):
+        mine = [r for r in rows if r["model"] == model]
+        traces.append({
+            "type": "bar", "name": model,
+            "x": [f"{r['system']} ({r['submitter']})" for r in mine], "y": [r["ratio"] for r in mine],
+            "hovertemplate": "%{x}<br>server/offline %{y:.3f}<extra>" + model + "</extra>",
+            "marker": {"color": common.colour(index)},
+        })
+    figure = {"data": traces, "layout": common.layout(
+        "Server throughput relative to Offline, per system", barmode="group",
+        xaxis=common.axis(""), yaxis=common.axis("Server queries/s ÷ Offline samples/s"),
+        shapes=[{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 1, "y1": 1,
+                 "line": {"dash": "dot", "color": "#888"}}],
+    )}
+    columns = ["submitter", "system", "model", "server", "offline", "ratio", "server_result_id", "offline_result_id"]
+    return Chart("server-offline-ratio", "Server/Offline throughput ratio", figure, columns, rows)
+
+
+def relative_performance(points: list[dict]) -> Chart:
+    """Per model and scenario: each valid result relative to the slowest one (1 = slowest), on a
+    log scale. Direction-aware: for a latency, slowest is the highest."""
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for p in _valid(points):
+        groups[(p["model"], p["scenario"])].append(p)
+    rows = []
+    for (model, scenario), mine in sorted(groups.items(), key=lambda kv: (kv[0][0], scenario_rank(kv[0][1]))):
+        lower = mine[0]["direction"] == "lower"
+        slowest = max(p["value"] for p in mine) if lower else min(p["value"] for p in mine)
+        for p in mine:
+            speedup = slowest / p["value"] if lower else p["value"] / slowest
+            rows.append({"model": model, "scenario": scenario, "result_id": p["result_id"],
+                         "submitter": p["submitter"], "system": p["system"], "value": p["value"],
+                         "unit": p["unit"], "relative": round(speedup, 4)})
+    traces = []
+    for index, scenario in enumerate(s for s in SCENARIO_ORDER if any(r["scenario"] == s for r in rows)):
+        mine = [r for r in rows if r["scenario"] == scenario]
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": scenario,
+            "x": [r["model"] for r in mine], "y": [r["relative"] for r in mine],
+            "text": [f"{r['system']} ({r['submitter']})<br>{r['value']:.4g} {r['unit']}" for r in mine],
+            "customdata": [r["result_id"] for r in mine],
+            "hovertemplate": "%{text}<br>%{y:.2f}× the slowest<extra>" + scenario + "</extra>",
+            "marker": {"color": common.colour(index), "size": 9, "opacity": 0.85},
+        })
+    figure = {"data": traces, "layout": common.layout(
+        "Performance relative to the slowest system, per model and scenario",
+        xaxis=common.axis(""), yaxis=common.axis("× the slowest (log scale)", log=True),
+    )}
+    columns = ["model", "scenario", "result_id", "submitter", "system", "value", "unit", "relative"]
+    return Chart("relative-performance", "Relative performance", figure, columns, rows)
+
+
+def coverage(points: list[dict]) -> Chart:
+    """How many results each model has per scenario (all results, valid or not)."""
+    counts = Counter((p["model"], p["scenario"]) for p in points)
+    models = sorted({model for model, _ in counts})
+    scenarios = [s for s in SCENARIO_ORDER if any(s == scenario for _, scenario in counts)]
+    rows = [{"model": m, "scenario": s, "results": counts[(m, s)]} for m in models for s in scenarios if counts[(m, s)]]
+    traces = [{
+        "type": "bar", "name": scenario, "x": models, "y": [counts[(m, scenario)] for m in models],
+        "marker": {"color": common.colour(index)},
+        "hovertemplate": "%{x}: %{y} results<extra>" + scenario + "</extra>",
+    } for index, scenario in enumerate(scenarios)]
+    figure = {"data": traces, "layout": common.layout(
+        "Results per model and scenario", barmode="stack", xaxis=common.axis(""), yaxis=common.axis("Results"),
+    )}
+    return Chart("coverage", "Coverage", figure, ["model", "scenario", "results"], rows)
+
+
+def latency_percentiles(latencies_ms: dict[str, float], bound_ms: float | None, percentile: float | None) -> Chart:
+    """One result's latency percentiles against its bound."""
+    rows = [{"percentile": k, "latency_ms": v} for k, v in sorted(latencies_ms.items(), key=lambda kv: float(kv[0]))]
+    shapes = []
+    if bound_ms:
+        shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": bound_ms, "y1": bound_ms,
+                       "line": {"dash": "dash", "color": "#D55E00"}})
+    figure = {"data": [{
+        "type": "bar", "x": [f"p{r['percentile']}" for r in rows], "y": [r["latency_ms"] for r in rows],
+        "marker": {"color": common.colour(0)}, "hovertemplate": "%{x}: %{y:.3f} ms<extra></extra>",
+    }], "layout": common.layout(
+        "Latency percentiles" + (f" (bound {bound_ms:g} ms at p{percentile * 100:g})" if bound_ms and percentile else ""),
+        xaxis=common.axis(""), yaxis=common.axis("Latency (ms)"), shapes=shapes,
+    )}
+    return Chart("latency", "Latency percentiles", figure, ["percentile", "latency_ms"], rows)
+
+
+def scenario_rank(scenario: str) -> int:
+    return SCENARIO_ORDER.index(scenario) if scenario in SCENARIO_ORDER else len(SCENARIO_ORDER)

@@ -1,0 +1,140 @@
+"""Inference pages: the round's leaderboards per model and scenario, its charts and downloads,
+and a result page. Every query starts from `visible_to(request.user)`. The suite interface is
+documented in pages/suites/__init__.py."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from django.http import Http404, JsonResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from pages.tables import CATEGORIES, CATEGORY_LABELS, category_of
+from pages.views.common import chart_response, csv_response
+from results.constants import Division, Scenario, Severity
+from results.models import Benchmark, Finding, Result, Round
+
+from . import charts as inference_charts
+from .tables import filtered, inference_export_rows, inference_points, leaderboards
+
+
+def _charts(points: list[dict]) -> list:
+    return [
+        inference_charts.server_offline_ratio(points),
+        inference_charts.relative_performance(points),
+        inference_charts.coverage(points),
+    ]
+
+
+def round_page(request, round_: Round):
+    points = inference_points(request.user, round_)
+    kept, chosen = filtered(points, request.GET)
+    context = {
+        "round": round_,
+        "leaderboards": leaderboards(kept),
+        "charts": _charts(kept),
+        "chosen": chosen,
+        "choices": {
+            "division": Division.choices,
+            "category": [(k, v) for k, v in CATEGORIES if any(p["category_key"] == k for p in points)],
+            "model": [(m, m) for m in sorted({p["model"] for p in points})],
+            "scenario": [(s.value, s.label) for s in Scenario if any(p["scenario"] == s.value for p in points)],
+        },
+        "query": request.GET.urlencode(),
+        "result_count": len(kept),
+    }
+    return render(request, "results/inference_round.html", context)
+
+
+def round_chart(request, round_: Round, chart: str, fmt: str):
+    """The round's charts (server/offline ratio, relative performance, coverage) as CSV or JSON."""
+    kept, _ = filtered(inference_points(request.user, round_), request.GET)
+    built = next((candidate for candidate in _charts(kept) if candidate.name == chart), None)
+    if built is None:
+        raise Http404("no such chart")
+    return chart_response(built, fmt, round_.slug)
+
+
+def round_export(request, round_: Round, fmt: str):
+    columns, rows = inference_export_rows(request.user, round_, request.GET)
+    if fmt == "csv":
+        return csv_response(columns, rows, f"{round_.slug}-results.csv")
+    return JsonResponse({"round": round_.slug, "columns": columns, "rows": rows})
+
+
+def summary_rows(round_: Round, user=None, query=None, factors: str | None = None) -> tuple[list[str], list[dict]]:
+    """One row per result, per model and scenario, best first (no scaling factors in inference)."""
+    return inference_export_rows(user, round_, QueryDict())
+
+
+def benchmark_page(request, round_: Round, benchmark: Benchmark):
+    """A model's results are the round's leaderboards of that model."""
+    return redirect(f"{reverse('pages:round', args=[round_.slug])}?model={quote(benchmark.name)}")
+
+
+def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fmt: str):
+    raise Http404("no such chart")  # an inference model's charts are on its round's page
+
+
+def result_page(request, result: Result):
+    details = result.inference or {}
+    findings = list(Finding.objects.filter(result=result).order_by("severity", "file", "line", "pk"))
+    by_severity = [
+        {"severity": label, "key": value, "findings": [f for f in findings if f.severity == value]}
+        for value, label in Severity.choices
+    ]
+    accuracy = details.get("accuracy") or {}
+    latency = _result_chart(result, "latency")
+    checks = []
+    bound, percentile = details.get("latency_bound_ms"), details.get("latency_percentile")
+    if bound and percentile:
+        observed = (details.get("latency_ms") or {}).get(f"{percentile * 100:.2f}")
+        checks.append(("Latency bound", f"p{percentile * 100:g} {observed:.3f} ms" if observed is not None else "—",
+                       f"≤ {bound:g} ms", observed is not None and observed <= bound))
+    if details.get("min_query_count"):
+        count = details.get("query_count")
+        minimum = details["min_query_count"]
+        label = "Samples (Offline query)" if result.scenario == "Offline" else "Queries"
+        checks.append((label, count if count is not None else "—", f"≥ {minimum}",
+                       None if count is None else count >= minimum))
+    if details.get("min_duration_ms"):
+        duration = details.get("duration_ms")
+        checks.append(("Duration", f"{duration / 1000:.1f} s" if duration is not None else "—",
+                       f"≥ {details['min_duration_ms'] / 1000:g} s",
+                       None if duration is None else duration >= details["min_duration_ms"]))
+    if accuracy.get("target") is not None:
+        value = accuracy.get("value")
+        checks.append((f"Accuracy ({accuracy.get('kind')})", value if value is not None else "—",
+                       f"≥ {accuracy['target']:.4f}", None if value is None else value >= accuracy["target"]))
+    context = {
+        "result": result,
+        "system": result.system,
+        "round": result.submission.round,
+        "benchmark": result.benchmark,
+        "details": details,
+        "checks": checks,
+        "settings": sorted((details.get("settings") or {}).items()),
+        "findings": by_severity,
+        "finding_count": len(findings),
+        "latency_chart": latency,
+        "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
+    }
+    return render(request, "results/inference_result.html", context)
+
+
+def result_chart(request, result: Result, chart: str, fmt: str):
+    built = _result_chart(result, chart)
+    if built is None:
+        raise Http404("no such chart")
+    return chart_response(built, fmt, result.result_id)
+
+
+def _result_chart(result: Result, name: str):
+    """The named chart of an inference result, or None."""
+    if name != "latency":
+        return None
+    details = result.inference or {}
+    return inference_charts.latency_percentiles(
+        details.get("latency_ms") or {}, details.get("latency_bound_ms"), details.get("latency_percentile")
+    )

@@ -1,0 +1,1 @@
+"""Training: the round table, benchmark rankings and charts, result pages (views.py)."""

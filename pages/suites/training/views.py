@@ -1,0 +1,312 @@
+"""Training pages: the round table, a benchmark's ranking and charts, a result with its runs,
+convergence and findings, and the official-style summary. The suite interface is documented in
+pages/suites/__init__.py."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote
+
+from django.db.models import Count, Q
+from django.http import (
+    Http404,
+    JsonResponse,
+    QueryDict,
+)
+from django.shortcuts import render
+from django.urls import reverse
+
+from audit.roles import is_privileged
+from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
+from mlperf_check.rules.rcp import SAMPLES_BENCHMARKS
+from pages.charts import Chart
+from pages.tables import (
+    CATEGORIES,
+    CATEGORY_LABELS,
+    CATEGORY_ORDER,
+    DIVISION_ORDER,
+    category_of,
+)
+from pages.views.common import (
+    chart_response,
+    convergence_unit,
+    csv_response,
+    draws,
+    natural_key,
+    official_links,
+)
+from results.constants import FactorSource, Severity, WaiverKind
+from results.models import Benchmark, Result, Round, Run
+from review.findings import findings_with_log_urls
+from review.summary import review_summary
+
+from . import charts
+from .tables import factor_view, round_table
+
+SUMMARY_COLUMNS = [
+    "division",
+    "availability",
+    "submitter",
+    "system",
+    "number_of_nodes",
+    "host_processor_model_name",
+    "host_processors_count",
+    "accelerator_model_name",
+    "accelerators_count",
+    "framework",
+    "notes",
+]
+
+
+def _point(result: Result) -> dict:
+    """A result as the chart builders and ranked tables take it."""
+    system = result.system
+    return {
+        "result_id": result.result_id,
+        "division": result.division or system.division,
+        "category": CATEGORY_LABELS[category_of(system.availability, system.deployment)],
+        "category_key": category_of(system.availability, system.deployment),
+        "submitter": system.submitter or result.submission.organization.name,
+        "organization": result.submission.organization.slug,
+        "system": system.name,
+        "system_id": system.system_id,
+        "accelerator": system.accelerator_model_name,
+        "accelerators": system.accelerators_count,
+        "framework": system.framework,
+        "minutes": result.score_minutes,
+        "note": result.score_note,
+        "batch_size": result.global_batch_size,
+        "converge": result.converge_mean,
+        "rcp_status": result.get_rcp_status_display(),
+    }
+
+
+def _benchmark_points(user, round_: Round, benchmark: Benchmark) -> list[dict]:
+    results = (
+        Result.objects.visible_to(user).current().for_round(round_).filter(benchmark=benchmark)
+        .select_related("system", "submission__organization")
+    )
+    return [_point(result) for result in results]
+
+
+def _benchmark_charts(points: list[dict], benchmark: Benchmark, colour_by: str) -> list[Chart]:
+    unit = convergence_unit(benchmark.name)
+    return [
+        charts.time_to_train(points, benchmark.name, category_order=[label for _, label in CATEGORIES]),
+        charts.scaling(points, benchmark.name, colour_by=colour_by),
+        charts.batch_size(points, benchmark.name, unit=unit),
+        charts.pareto(points, benchmark.name),
+    ]
+
+
+def _run_label(run: Run) -> str:
+    return run.file.rsplit("/", 1)[-1]
+
+
+def _runs_in_order(result: Result) -> list[Run]:
+    return sorted(result.runs.all(), key=lambda run: natural_key(run.file))
+
+
+def _run_convergence(run: Run, benchmark: str) -> float | None:
+    """The run's convergence point in the benchmark's unit, or None when its log does not give one.
+
+    Sample-counting benchmarks: the evaluation's samples_count; for BERT, whose logs from some code
+    bases put the sample count in epoch_num and others log epoch_num 1 throughout, the epoch_num
+    only when it can be a sample count (at least one global batch, as the RCP check decides)."""
+    if convergence_unit(benchmark) == "epochs":
+        return run.epochs_to_target
+    if run.samples_to_target is not None or benchmark in SAMPLES_BENCHMARKS:
+        return run.samples_to_target
+    epoch = run.epochs_to_target
+    if epoch is not None and run.global_batch_size and epoch >= run.global_batch_size:
+        return epoch
+    return None
+
+
+def _result_charts(result: Result, runs: list[Run]) -> list[Chart]:
+    benchmark = result.benchmark
+    targets = dict(benchmark.quality_targets) if benchmark.quality_targets else {"": benchmark.quality_target}
+    run_values = [{"run": _run_label(r), "scoring": r.scoring, "curve": r.eval_curve or [],
+                   "minutes": r.time_to_train_minutes, "reason": r.scoring_reason} for r in runs]
+    return [
+        charts.convergence(run_values, metric=benchmark.quality_metric, targets=targets,
+                           higher_is_better=benchmark.metric_direction == "higher"),
+        charts.run_times(run_values),
+    ]
+
+
+def _hyperparameter_rows(runs: list[Run]) -> list[dict]:
+    keys = sorted({key for run in runs for key in (run.hyperparameters or {})})
+    rows = []
+    for key in keys:
+        values = [(run.hyperparameters or {}).get(key) for run in runs]
+        shown = [json.dumps(v) if isinstance(v, dict | list) else ("" if v is None else str(v)) for v in values]
+        rows.append({"key": key, "values": shown, "same": len(set(shown)) == 1})
+    return rows
+
+
+# -- the suite interface (pages/suites/__init__.py) ------------------------------------------------
+
+
+def round_page(request, round_: Round):
+    table = round_table(round_, request.user, request.GET)
+    # Built with string formatting rather than {% url %} per cell: 500 rows x 10 cells add up.
+    result_url = reverse("pages:result", args=["RID"])
+    system_url = reverse("pages:system", args=["ORG", "SID"])
+    for row in table.rows:
+        row["url"] = system_url.replace("ORG", quote(row["organization"])).replace("SID", quote(row["system_id"]))
+        for cell in row["cell_list"]:
+            if cell:
+                cell["url"] = result_url.replace("RID", quote(cell["result_id"]))
+    query = request.GET.copy()
+    query.pop("sort", None)
+    context = {
+        "round": round_,
+        "table": table,
+        "decided_cells": any(cell and cell["factor_source"] == FactorSource.DECISION
+                             for row in table.rows for cell in row["cell_list"]),
+        "groups": table.groups(),
+        "colspan": 8 + len(table.benchmarks),
+        "sort_base": query.urlencode(),
+        "export_query": request.GET.urlencode(),
+        "benchmark_rows": round_.benchmarks.order_by("name"),
+        # Benchmarks nobody entered are named, not linked: their page would be empty.
+        "benchmarks_with_results": set(
+            Result.objects.visible_to(request.user).current().for_round(round_)
+            .values_list("benchmark__name", flat=True).distinct()
+        ),
+    }
+    return render(request, "results/round.html", context)
+
+
+def round_export(request, round_: Round, fmt: str):
+    factors = factor_view(request.GET)
+    table = round_table(round_, request.user, request.GET, factors=factors)
+    if fmt == "csv":
+        return csv_response(table.columns, table.export_rows(), f"{round_.slug}-results.csv")
+    return JsonResponse(
+        {"round": round_.slug, "factors": factors, "columns": table.columns, "rows": table.export_rows()}
+    )
+
+
+def round_chart(request, round_: Round, chart: str, fmt: str):
+    raise Http404("no such chart")  # a training round's charts are on its benchmarks' pages
+
+
+def summary_rows(round_: Round, user=None, query=None, factors: str | None = None) -> tuple[list[str], list[dict]]:
+    """The official-style summary of the results `user` may see (None: public only): the round
+    table without filters, in the column layout of the MLCommons result summarizer, plus our
+    citable result ids and where each score's scaling factor comes from ("computed" from the logs,
+    or a recorded "decision"). `factors` (or the query's ?factors=) picks the decided scores or
+    the ones the logs give (tables.FACTOR_VIEWS)."""
+    factors = factors or factor_view(query or {})
+    table = round_table(round_, user, QueryDict(), factors=factors)
+    benchmarks = table.benchmarks
+    columns = (
+        SUMMARY_COLUMNS
+        + ["system_id"]
+        + benchmarks
+        + [f"{name}_result_id" for name in benchmarks]
+        + [f"{name}_factor_source" for name in benchmarks]
+    )
+    rows = [{**row, "availability": row["category_label"]} for row in table.rows]
+    return columns, rows
+
+
+def benchmark_page(request, round_: Round, benchmark: Benchmark):
+    points = _benchmark_points(request.user, round_, benchmark)
+    colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
+    ranked = sorted(
+        points,
+        key=lambda p: (DIVISION_ORDER.get(p["division"], 9), CATEGORY_ORDER[p["category_key"]],
+                       p["minutes"] is None, p["minutes"] or 0),
+    )
+    # A ranked result with checker errors nobody waived carries a marker (one query for all).
+    error_counts = dict(
+        Result.objects.visible_to(request.user).current().for_round(round_).filter(benchmark=benchmark)
+        .annotate(errors=Count("findings", filter=Q(findings__severity=Severity.ERROR))).filter(errors__gt=0)
+        .values_list("result_id", "errors")
+    )
+    groups: list[dict] = []
+    for point in ranked:
+        point["errors"] = error_counts.get(point["result_id"], 0)
+        key = (point["division"], point["category"])
+        if not groups or groups[-1]["key"] != key:
+            groups.append({"key": key, "division": point["division"], "category": point["category"], "rows": []})
+        rows = groups[-1]["rows"]
+        # Ranked rows come first in each group, so the rank is the row's position.
+        point["rank"] = len(rows) + 1 if point["minutes"] is not None else None
+        rows.append(point)
+    built = _benchmark_charts(points, benchmark, colour_by)
+    scaling_families = [p for p in built[1].rows if p["speedup"] is not None]
+    context = {
+        "round": round_,
+        "benchmark": benchmark,
+        "groups": groups,
+        "charts": built,
+        "colour_by": colour_by,
+        "scaling_families": sorted(scaling_families, key=lambda p: (p["submitter"], p["accelerator"],
+                                                                    p["accelerators"])),
+        "targets": benchmark.quality_targets,
+        "unit": convergence_unit(benchmark.name),
+        "draws_charts": draws(built),
+    }
+    return render(request, "results/benchmark.html", context)
+
+
+def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fmt: str):
+    colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
+    for built in _benchmark_charts(_benchmark_points(request.user, round_, benchmark), benchmark, colour_by):
+        if built.name == chart:
+            return chart_response(built, fmt, f"{round_.slug}-{benchmark.name}")
+    raise Http404("no such chart")
+
+
+def result_page(request, result: Result):
+    runs = _runs_in_order(result)
+    unit = convergence_unit(result.benchmark.name)
+    for run in runs:
+        run.convergence = _run_convergence(run, result.benchmark.name)
+    result_charts = _result_charts(result, runs)
+    findings = findings_with_log_urls(result, runs)
+    by_severity = [
+        {"severity": label, "key": value, "findings": [f for f in findings if f.severity == value]}
+        for value, label in Severity.choices
+    ]
+    versions = list(
+        Result.objects.visible_to(request.user).filter(result_id=result.result_id)
+        .values_list("submission__version", flat=True).order_by("submission__version")
+    )
+    review = review_summary(result, request.user)
+    context = {
+        "result": result,
+        "system": result.system,
+        "round": result.submission.round,
+        "benchmark": result.benchmark,
+        "runs": runs,
+        "findings": by_severity,
+        "finding_count": len(findings),
+        "error_count": sum(1 for f in findings if f.severity == Severity.ERROR),
+        "hyperparameters": _hyperparameter_rows(runs),
+        "run_labels": [_run_label(r) for r in runs],
+        "charts": result_charts,
+        "draws_charts": draws(result_charts),
+        "versions": versions,
+        "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
+        # The published_factor decision on the result's system and benchmark (accepted or rejected).
+        "factor_decision": next((w for w in review["waivers"] if w.kind == WaiverKind.PUBLISHED_FACTOR), None),
+        "shipped_factor_differs": result.shipped_scaling_factor is not None
+        and abs(result.shipped_scaling_factor - result.computed_scaling_factor) > FACTOR_TOLERANCE,
+        "show_decider": is_privileged(request.user),
+        "unit": unit,
+        "official": official_links(result.submission, result.system.system_id),
+        "review": review,
+    }
+    return render(request, "results/result.html", context)
+
+
+def result_chart(request, result: Result, chart: str, fmt: str):
+    for built in _result_charts(result, _runs_in_order(result)):
+        if built.name == chart:
+            return chart_response(built, fmt, result.result_id)
+    raise Http404("no such chart")

@@ -1,0 +1,107 @@
+"""The tables the dashboard shows, built from visible results in a fixed number of queries.
+
+A table is plain data (a list of row dicts) so that the HTML page, its CSV and its JSON download
+are the same rows: the download is exactly the table on screen, filters and sorting included.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import Counter
+
+from django.db.models import Q, Value
+from django.db.models.functions import Lower, Replace
+
+from results.constants import Availability, Deployment
+
+# The MLCommons presentation: closed before open, then these categories in this order.
+DIVISION_ORDER = {"closed": 0, "open": 1}
+
+
+CATEGORIES = [
+    ("available-onprem", "Available on-premise"),
+    ("available-cloud", "Available cloud"),
+    ("available", "Available (deployment not stated)"),
+    ("preview", "Preview"),
+    ("research", "Research, development, or internal"),
+    ("unknown", "Category not stated"),
+]
+
+
+CATEGORY_LABELS = dict(CATEGORIES)
+
+
+CATEGORY_ORDER = {key: index for index, (key, _) in enumerate(CATEGORIES)}
+
+
+def accelerator_key(name: str) -> str:
+    """One key for the spellings of one accelerator ("A100-PCIE-40GB (250W)", "A100-PCIe-40GB(250W)"):
+    case and spaces ignored. Filters and groups use it; system pages show the name as submitted."""
+    return (name or "").replace(" ", "").lower()
+
+
+def accelerator_choices(names) -> list[tuple[str, str]]:
+    """(key, label) per accelerator, the label being the most used spelling; sorted by label."""
+    spellings: dict[str, Counter] = {}
+    for name in names:
+        if name:
+            spellings.setdefault(accelerator_key(name), Counter())[name] += 1
+    choices = [(key, counts.most_common(1)[0][0]) for key, counts in spellings.items()]
+    return sorted(choices, key=lambda choice: choice[1].lower())
+
+
+def with_accelerator(results, key: str, field: str = "system__accelerator_model_name"):
+    """Rows of `results` whose accelerator has `key` (accelerator_key), in the database."""
+    return results.alias(accelerator_key=Lower(Replace(field, Value(" "), Value("")))).filter(
+        accelerator_key=accelerator_key(key)
+    )
+
+
+def category_of(availability: str, deployment: str) -> str:
+    if availability == Availability.AVAILABLE:
+        if deployment == Deployment.CLOUD:
+            return "available-cloud"
+        if deployment == Deployment.ON_PREMISE:
+            return "available-onprem"
+        return "available"
+    if availability in (Availability.PREVIEW, Availability.RESEARCH):
+        return availability
+    return "unknown"
+
+
+def category_q(category: str) -> Q:
+    """The system rows in one display category, as a filter on Result."""
+    if category == "available-cloud":
+        return Q(system__availability=Availability.AVAILABLE, system__deployment=Deployment.CLOUD)
+    if category == "available-onprem":
+        return Q(system__availability=Availability.AVAILABLE, system__deployment=Deployment.ON_PREMISE)
+    if category == "available":
+        return Q(system__availability=Availability.AVAILABLE, system__deployment=Deployment.UNKNOWN)
+    return Q(system__availability=category)
+
+
+# A cell a spreadsheet would run as a formula (OWASP "CSV injection"): =, +, -, @ (and | %, as
+# defusedcsv also guards), tab or carriage return first. Plain numbers such as -1.5 stay numbers.
+FORMULA_START = ("=", "+", "-", "@", "|", "%", "\t", "\r")
+
+
+PLAIN_NUMBER = re.compile(r"^[-+]?[0-9][0-9,]*(\.[0-9]*)?([eE][-+]?[0-9]+)?$")
+
+
+def neutralise_formula(value):
+    """The value as a CSV cell no spreadsheet evaluates: a leading quote on formula-like text."""
+    if not isinstance(value, str) or not value.startswith(FORMULA_START) or PLAIN_NUMBER.match(value):
+        return value
+    return "'" + value
+
+
+def rows_to_csv(columns: list[str], rows: list[dict]) -> str:
+    """Every CSV the site and the commands write comes from here, formula-neutralised."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writerow({key: neutralise_formula(key) for key in columns})
+    for row in rows:
+        writer.writerow({key: "" if row.get(key) is None else neutralise_formula(row.get(key)) for key in columns})
+    return buffer.getvalue()

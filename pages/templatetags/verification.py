@@ -1,0 +1,26 @@
+"""{% verification_panel result %} on the result page: the latest verification's badge, and for
+reviewers and chairs the link to request one."""
+
+from django import template
+
+from verify import services
+from verify.models import VerificationJob
+
+register = template.Library()
+
+
+@register.inclusion_tag("verify/result_badge.html", takes_context=True)
+def verification_panel(context, result):
+    from pages.views.verification import job_charts
+
+    user = context["request"].user
+    jobs = VerificationJob.objects.filter(result=result)
+    latest = jobs.filter(state="finished").order_by("-finished_at", "-pk").first()
+    return {
+        "result": result,
+        "latest": latest,
+        # The re-runs beside the claimed runs: times and convergence, as on the job page.
+        "charts": job_charts(latest)[:2] if latest and latest.reruns else [],
+        "in_progress": jobs.exclude(state="finished").order_by("-pk").first(),
+        "can_request": services.can_request(user) and hasattr(result.submission, "upload"),
+    }

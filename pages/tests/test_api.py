@@ -1,0 +1,87 @@
+"""The read-only API: endpoints, filters, cursor pagination, schema."""
+
+import pytest
+
+from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world():
+    round_ = make_round("1.0")
+    sub = make_submission(round_, make_org("Alpha"))
+    small = make_system(sub, "dgx", accelerators_count=8)
+    big = make_system(sub, "pod", accelerators_count=512, accelerator_model_name="TPU v4")
+    return {
+        "round": round_,
+        "a": make_result(small, "resnet", minutes=28.5, result_id="1.0-0001"),
+        "b": make_result(small, "bert", minutes=20.0, result_id="1.0-0002"),
+        "c": make_result(big, "resnet", minutes=1.5, result_id="1.0-0003"),
+    }
+
+
+def test_it_lists_rounds_and_gets_one_by_slug(client, world):
+    data = client.get("/api/v1/rounds/").json()
+    assert [r["slug"] for r in data["results"]] == ["training-v1.0"]
+    assert client.get("/api/v1/rounds/training-v1.0/").json()["version"] == "1.0"
+    assert client.get("/api/v1/rounds/training-v9.9/").status_code == 404
+
+
+def test_it_filters_benchmarks_by_round(client, world):
+    make_round("0.7", benchmarks=("resnet",))
+    names = [b["name"] for b in client.get("/api/v1/benchmarks/", {"round": "training-v1.0"}).json()["results"]]
+    assert sorted(names) == ["bert", "resnet"]
+    assert client.get("/api/v1/benchmarks/", {"round": "garbage"}).json()["results"] == []
+
+
+def test_it_filters_results(client, world):
+    ids = lambda params: sorted(r["result_id"] for r in client.get("/api/v1/results/", params).json()["results"])  # noqa: E731
+    assert ids({"benchmark": "resnet"}) == ["1.0-0001", "1.0-0003"]
+    assert ids({"accelerators_min": 100}) == ["1.0-0003"]
+    assert ids({"accelerator": "tpu"}) == ["1.0-0003"]
+    assert ids({"round": "training-v1.0", "organization": "alpha", "system_id": "dgx"}) == ["1.0-0001", "1.0-0002"]
+    assert ids({"minutes_max": 21}) == ["1.0-0002", "1.0-0003"]
+
+
+def test_it_gets_a_result_by_citable_id_with_system(client, world):
+    data = client.get("/api/v1/results/1.0-0003/").json()
+    assert data["score_minutes"] == 1.5
+    assert data["system"]["accelerators_count"] == 512
+    assert data["round"] == "training-v1.0" and data["url"] == "/results/1.0-0003/"
+
+
+def test_it_pages_with_a_cursor(client, world):
+    first = client.get("/api/v1/runs/", {"page_size": 4}).json()
+    assert len(first["results"]) == 4 and "cursor=" in first["next"]
+    seen = [r["id"] for r in first["results"]]
+    page = first
+    while page["next"]:
+        page = client.get(page["next"]).json()
+        seen += [r["id"] for r in page["results"]]
+    assert len(seen) == len(set(seen)) == 15
+
+
+def test_it_filters_runs_by_result(client, world):
+    runs = client.get("/api/v1/runs/", {"result_id": "1.0-0001"}).json()["results"]
+    assert len(runs) == 5 and {r["result_id"] for r in runs} == {"1.0-0001"}
+    assert {r["scoring"] for r in runs} == {"counted", "dropped_fastest", "dropped_slowest"}
+
+
+def test_it_lists_systems(client, world):
+    systems = client.get("/api/v1/systems/", {"accelerators_max": 8}).json()["results"]
+    assert [s["system_id"] for s in systems] == ["dgx"]
+    assert systems[0]["description"]["host_memory_capacity"] == "1 TB"
+
+
+def test_it_is_read_only(client, world):
+    assert client.post("/api/v1/results/", {}).status_code == 405
+    assert client.delete("/api/v1/results/1.0-0001/").status_code == 405
+
+
+def test_it_serves_the_openapi_schema_and_docs(client, world):
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    for path in ("/api/v1/rounds/", "/api/v1/results/{result_id}/", "/api/v1/runs/", "/api/v1/systems/",
+                 "/api/v1/benchmarks/"):
+        assert path in schema["paths"]
+    assert client.get("/api/docs/").status_code == 200

@@ -1,0 +1,140 @@
+"""Reviewer pages and the result page's badge, for every persona."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from verify import services
+from verify.constants import JobState, Outcome
+from verify.models import VerificationJob
+from verify.tests.world import verifiable_result
+
+pytestmark = pytest.mark.django_db
+
+PERSONAS = ["owner", "teammate", "outsider", "reviewer", "chair", "anonymous"]
+
+
+def client_for(personas, who: str) -> Client:
+    client = Client()
+    if personas[who] is not None:
+        client.force_login(personas[who])
+    return client
+
+
+def finished_job(personas, result, outcome=Outcome.REPRODUCED) -> VerificationJob:
+    job = services.request_verification(actor=personas["reviewer"], result=result, runs=1)
+    rerun = {"number": 1, "seed": 7, "minutes": 0.0171, "reached_target": True, "run_stop_status": "success",
+             "final_quality": 0.955, "error_findings": 12, "eval_curve": [[1, 0.6, 0.002], [2, 0.955, 0.015]],
+             "wall_seconds": 1.2}
+    services.start_job(job)
+    services.record_progress(job, {"gpu": {"available": False, "note": "no GPU telemetry: NVML is not available"}})
+    services.append_output(job, ":::MLLOG <script>alert(1)</script>\n", [])
+    services.finish_job(job, {"outcome": outcome, "rerun_minutes": 0.0171, "reruns": [rerun],
+                              "message": "every re-run reached the target; re-run score 0.0171 min vs claimed 0.0170 min"})
+    return VerificationJob.objects.get(pk=job.pk)
+
+
+@pytest.mark.parametrize("who", PERSONAS)
+def test_only_reviewers_and_chairs_may_request(personas, tmp_path, who):
+    result = verifiable_result(personas, tmp_path)
+    client = client_for(personas, who)
+    url = f"/verify/results/{result.pk}/request/"
+    page = client.get(url)
+    posted = client.post(url, {"runs": "2"})
+    if who in ("reviewer", "chair"):
+        assert page.status_code == 200 and b"Request verification" in page.content
+        assert posted.status_code == 302
+        job = VerificationJob.objects.get(result=result)
+        assert posted["Location"] == f"/verify/jobs/{job.pk}/"
+        assert (job.runs_requested, job.requested_by, job.state) == (2, personas[who], JobState.QUEUED)
+    elif who == "anonymous":
+        assert page.status_code == 302 and page["Location"].startswith("/accounts/login/")
+        assert posted.status_code == 302 and not VerificationJob.objects.exists()
+    else:
+        assert page.status_code == 403 and posted.status_code == 403
+        assert not VerificationJob.objects.exists()
+
+
+def test_bad_requests_say_why(personas, tmp_path):
+    from results.tests.factories import make_result, make_round, make_submission, make_system
+
+    client = client_for(personas, "reviewer")
+    result = verifiable_result(personas, tmp_path)
+    for runs, words in (("0", b"between 1 and 10"), ("99", b"between 1 and 10"), ("two", b"whole number")):
+        response = client.post(f"/verify/results/{result.pk}/request/", {"runs": runs})
+        assert response.status_code == 400 and words in response.content
+    imported = make_result(make_system(make_submission(make_round("1.0"), personas["beta"])), "resnet")
+    response = client.post(f"/verify/results/{imported.pk}/request/", {"runs": "1"})
+    assert response.status_code == 400 and b"was imported, not uploaded" in response.content
+    assert client.get("/verify/results/999999/request/").status_code == 404
+    assert not VerificationJob.objects.exists()
+
+
+@pytest.mark.parametrize("who", PERSONAS)
+def test_a_job_is_seen_by_whoever_may_see_its_result(personas, tmp_path, who):
+    public = finished_job(personas, verifiable_result(personas, tmp_path / "public"))
+    hidden = finished_job(personas, verifiable_result(personas, tmp_path / "hidden", published=False))
+    client = client_for(personas, who)
+    page = client.get(f"/verify/jobs/{public.pk}/")
+    assert page.status_code == 200
+    assert b"Reproduced" in page.content and b"re-run score 0.0171 min" in page.content
+    assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in page.content and b"<script>alert(1)" not in page.content
+    assert b"No GPU telemetry: no GPU telemetry: NVML is not available" in page.content
+    assert b"verification.requested by reviewer" in page.content and b"verification.finished by system" in page.content
+    assert client.get(f"/verify/jobs/{public.pk}/status.json").json()["outcome"] == "reproduced"
+    csv = client.get(f"/verify/jobs/{public.pk}/charts/rerun-times.csv")
+    assert csv.status_code == 200 and b"re-run,re-run 1,0.0171" in csv.content
+    sees_hidden = who in ("owner", "teammate", "reviewer", "chair")
+    for url in (f"/verify/jobs/{hidden.pk}/", f"/verify/jobs/{hidden.pk}/status.json",
+                f"/verify/jobs/{hidden.pk}/charts/rerun-times.json"):
+        assert client.get(url).status_code == (200 if sees_hidden else 404)
+
+
+@pytest.mark.parametrize("who", PERSONAS)
+def test_the_result_page_shows_the_badge_and_the_reruns_beside_the_claimed_runs(personas, tmp_path, who):
+    result = verifiable_result(personas, tmp_path)
+    client = client_for(personas, who)
+    before = client.get(f"/results/{result.result_id}/").content.decode()
+    assert "Not independently verified" in before
+    assert ("request a verification" in before) == (who in ("reviewer", "chair"))
+    job = finished_job(personas, result)
+    page = client.get(f"/results/{result.result_id}/").content.decode()
+    assert "Verification: Reproduced" in page and f'href="/verify/jobs/{job.pk}/"' in page
+    assert 'id="chart-rerun-times"' in page and 'id="chart-rerun-convergence"' in page
+
+
+def test_a_job_in_progress_shows_its_stage(personas, tmp_path):
+    result = verifiable_result(personas, tmp_path)
+    job = services.request_verification(actor=personas["chair"], result=result, runs=3)
+    VerificationJob.objects.filter(pk=job.pk).update(state=JobState.RUNNING, stage="re-run 2 of 3 (seed 5)", runs_done=1)
+    page = client_for(personas, "chair").get(f"/verify/jobs/{job.pk}/").content.decode()
+    assert "re-run 2 of 3 (seed 5)" in page and '<progress id="progress" max="3" value="1">' in page
+    assert "verification running" in client_for(personas, "anonymous").get(f"/results/{result.result_id}/").content.decode()
+
+
+def test_the_round_page_filters_verified_results(personas, tmp_path):
+    from results.tests.factories import make_result, make_submission, make_system
+
+    verified = verifiable_result(personas, tmp_path)
+    round_ = verified.submission.round
+    make_result(make_system(make_submission(round_, personas["beta"]), "beta_box", name="Beta Box"), "tiny_mlp")
+    finished_job(personas, verified)
+    client = client_for(personas, "anonymous")
+    everything = client.get(f"/rounds/{round_.slug}/").content.decode()
+    assert "CPU box (2 cores)" in everything and "Beta Box" in everything
+    only_verified = client.get(f"/rounds/{round_.slug}/?verified=1").content.decode()
+    assert "CPU box (2 cores)" in only_verified and "Beta Box" not in only_verified
+    assert 'name="verified" value="1" checked' in only_verified
+
+
+def test_the_admin_lists_and_shows_jobs_read_only_without_the_token(personas, tmp_path):
+    from django.contrib.auth.models import User
+
+    job = finished_job(personas, verifiable_result(personas, tmp_path))
+    client = Client()
+    client.force_login(User.objects.create_superuser("admin", "admin@example.org", "password"))
+    assert client.get("/admin/verify/verificationjob/").status_code == 200
+    page = client.get(f"/admin/verify/verificationjob/{job.pk}/change/")
+    assert page.status_code == 200 and b"token_sha256" not in page.content
+    assert client.get("/admin/verify/verificationjob/add/").status_code == 403

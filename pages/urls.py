@@ -1,0 +1,37 @@
+"""The public pages (one module per page family under views/) and, in config/api.py, the read-only API."""
+
+from django.urls import path, re_path
+
+from .views import benchmarks, compare, home, logs, results, rounds, search, systems, verification
+
+app_name = "pages"
+
+CHART = r"charts/(?P<chart>[a-z-]+)\.(?P<fmt>csv|json)$"
+
+urlpatterns = [
+    path("", home.home, name="home"),
+    path("sitemap.xml", home.sitemap, name="sitemap"),
+    path("robots.txt", home.robots_txt, name="robots"),
+    path("favicon.ico", home.favicon, name="favicon"),
+    path("search/", search.search, name="search"),
+    path("compare/", compare.compare, name="compare"),
+    path("progress/<str:suite>/", home.progress, name="progress"),
+    re_path(r"^progress/(?P<suite>[a-z]+)/" + CHART, home.progress_chart, name="progress-chart"),
+    path("rounds/<str:slug>/", rounds.round_detail, name="round"),
+    re_path(r"^rounds/(?P<slug>[^/]+)/table\.(?P<fmt>csv|json)$", rounds.round_export, name="round-export"),
+    path("rounds/<str:slug>/summary.csv", rounds.round_summary, name="round-summary"),
+    re_path(r"^rounds/(?P<slug>[^/]+)/" + CHART, rounds.round_chart, name="round-chart"),
+    path("rounds/<str:slug>/<str:name>/", benchmarks.benchmark_detail, name="benchmark"),
+    re_path(r"^rounds/(?P<slug>[^/]+)/(?P<name>[^/]+)/" + CHART, benchmarks.benchmark_chart, name="benchmark-chart"),
+    path("results/<str:result_id>/", results.result_detail, name="result"),
+    re_path(r"^results/(?P<result_id>[^/]+)/" + CHART, results.result_chart, name="result-chart"),
+    re_path(r"^logs/(?P<sha256>[0-9a-f]{16,64})/$", logs.run_log, name="log"),
+    re_path(r"^logs/(?P<sha256>[0-9a-f]{16,64})/raw$", logs.run_log_raw, name="log-raw"),
+    path("systems/<str:organization>/<str:system_id>/", systems.system_detail, name="system"),
+    # Verification: a reviewer's request, a job's page, its status and charts.
+    path("verify/results/<int:result_pk>/request/", verification.request_verification, name="verify-request"),
+    path("verify/jobs/<int:pk>/", verification.job_detail, name="verify-job"),
+    path("verify/jobs/<int:pk>/status.json", verification.job_status, name="verify-job-status"),
+    re_path(r"^verify/jobs/(?P<pk>\d+)/charts/(?P<chart>[a-z-]+)\.(?P<fmt>csv|json)$", verification.job_chart,
+            name="verify-job-chart"),
+]

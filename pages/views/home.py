@@ -1,0 +1,132 @@
+"""The home page, round-over-round progress, and what browsers and crawlers ask for (sitemap,
+robots.txt, favicon)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.conf import settings
+from django.db.models import Count
+from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect
+from django.shortcuts import render
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils.html import escape
+
+from mlperf_check.rules.facts import version_key
+from pages.caching import cache_public_page
+from pages.charts import Chart
+from pages.suites.training import charts as training_charts
+from pages.views.common import (
+    chart_response,
+    draws,
+)
+from results.constants import RoundState, Suite
+from results.models import Benchmark, Result, Round
+
+FIXED_SCALE = 8  # accelerators; the round-over-round speedup compares the best entries at this scale
+
+
+@cache_public_page
+def home(request):
+    rounds = list(Round.objects.visible_to(request.user))
+    counts = {
+        row["submission__round"]: row
+        for row in Result.objects.visible_to(request.user).current()
+        .values("submission__round")
+        .annotate(results=Count("pk", distinct=True), systems=Count("system", distinct=True),
+                  submitters=Count("submission__organization", distinct=True))
+        .order_by()
+    }
+    benchmarks = dict(
+        Benchmark.objects.filter(round__in=[r.pk for r in rounds]).values("round")
+        .annotate(n=Count("pk")).order_by().values_list("round", "n")
+    )
+    suites = []
+    for suite in Suite:
+        mine = [r for r in rounds if r.suite == suite.value]
+        # Latest published first; rounds still in review (visible to their submitters) after them.
+        mine.sort(key=lambda r: (r.state != RoundState.PUBLISHED, tuple(-p for p in version_key(r.version))))
+        for round_ in mine:
+            round_.counts = counts.get(round_.pk, {"results": 0, "systems": 0, "submitters": 0})
+            round_.benchmark_count = benchmarks.get(round_.pk, 0)
+        if mine:
+            suites.append({"label": suite.label, "value": suite.value, "rounds": mine})
+    # Pictures first: the best time per benchmark across rounds, and the newest round against the one before.
+    progress_charts = {chart.name: chart for chart in _progress_charts(request.user, Suite.TRAINING)}
+    return render(request, "results/home.html", {
+        "suites": suites, "best_time": progress_charts["best-time"], "headlines": progress_charts["headlines"],
+        "draws_charts": not progress_charts["headlines"].empty,
+    })
+
+
+def _progress_charts(user, suite: str) -> list[Chart]:
+    rounds = Round.objects.visible_to(user).filter(suite=suite)
+    entries = [
+        {"round": row["submission__round__version"], "benchmark": row["benchmark__name"],
+         "minutes": row["score_minutes"], "accelerators": row["system__accelerators_count"],
+         "system": row["system__name"], "submitter": row["submission__organization__name"],
+         "result_id": row["result_id"]}
+        for row in Result.objects.visible_to(user).current()
+        .filter(submission__round__suite=suite, division="closed", score_minutes__isnull=False)
+        .values("submission__round__version", "benchmark__name", "score_minutes", "system__accelerators_count",
+                "system__name", "submission__organization__name", "result_id")
+    ]
+    targets = [
+        {"round": b["round__version"], "benchmark": b["name"], "target": b["quality_target"]}
+        for b in Benchmark.objects.filter(round__in=rounds).values("round__version", "name", "quality_target")
+    ]
+    return [*training_charts.round_over_round(entries, targets, FIXED_SCALE), training_charts.headlines(entries, targets)]
+
+
+@cache_public_page
+def progress(request, suite: str = Suite.TRAINING):
+    if suite not in Suite.values:
+        raise Http404("no such suite")
+    built = _progress_charts(request.user, suite)
+    return render(request, "results/progress.html", {
+        "suite": Suite(suite), "charts": built, "fixed_scale": FIXED_SCALE, "draws_charts": draws(built),
+    })
+
+
+@cache_public_page
+def progress_chart(request, suite: str, chart: str, fmt: str):
+    if suite not in Suite.values:
+        raise Http404("no such suite")
+    for built in _progress_charts(request.user, suite):
+        if built.name == chart:
+            return chart_response(built, fmt, f"{suite}-progress")
+    raise Http404("no such chart")
+
+
+@cache_public_page
+def sitemap(request):
+    """Public pages only: built for an anonymous visitor whoever asks. The URLs start with
+    SITE_URL, never with the request's Host header: the answer is cached and served to everyone."""
+    base = settings.SITE_URL.rstrip("/")
+    urls = [reverse("pages:home"), reverse("pages:progress", args=["training"])]
+    rounds = Round.objects.visible_to(None)
+    for round_ in rounds:
+        urls.append(reverse("pages:round", args=[round_.slug]))
+    public = Result.objects.visible_to(None).current()
+    for version, suite, name in public.values_list(
+        "submission__round__version", "submission__round__suite", "benchmark__name"
+    ).distinct():
+        urls.append(reverse("pages:benchmark", args=[f"{suite}-v{version}", name]))
+    urls += [reverse("pages:result", args=[rid]) for rid in public.values_list("result_id", flat=True).distinct()]
+    systems = defaultdict(set)
+    for org, system_id in public.values_list("submission__organization__slug", "system__system_id").distinct():
+        systems[org].add(system_id)
+    urls += [reverse("pages:system", args=[org, sid]) for org, ids in sorted(systems.items()) for sid in sorted(ids)]
+    body = "".join(f"<url><loc>{escape(base + url)}</loc></url>" for url in urls)
+    xml = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>'
+    return HttpResponse(xml, content_type="application/xml")
+
+
+def favicon(request):
+    return HttpResponsePermanentRedirect(static("favicon.ico"))
+
+
+def robots_txt(request):
+    sitemap_url = request.build_absolute_uri(reverse("pages:sitemap"))
+    return render(request, "robots.txt", {"sitemap_url": sitemap_url}, content_type="text/plain; charset=utf-8")

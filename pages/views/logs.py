@@ -1,0 +1,66 @@
+"""Stored log copies: one page of a log as HTML, and the raw file."""
+
+from __future__ import annotations
+
+from django.core.files.storage import default_storage
+from django.http import FileResponse, Http404
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
+from pages.caching import cache_public_page
+from results import logs
+from results.models import Run
+from review.findings import log_line_url
+
+
+def _log_run_or_404(user, sha256: str) -> Run:
+    """The newest visible run with this log. Visible only with a visible run."""
+    run = (
+        Run.objects.visible_to(user).filter(sha256=sha256).exclude(log_name="")
+        .select_related("result__benchmark", "result__submission__round")
+        .order_by("-result__submission__is_current", "-result__submission__version")
+        .first()
+    )
+    if run is None or not default_storage.exists(run.log_name):
+        raise Http404("no such log")
+    return run
+
+
+@cache_public_page
+def run_log(request, sha256: str):
+    """One page of a stored log copy as HTML, one anchor per line (#L123, numbered across pages);
+    `?line=N` opens the page holding line N. Memory stays bounded whatever the log (results/logs.py)."""
+    run = _log_run_or_404(request.user, sha256)
+    try:
+        line = int(request.GET.get("line", 0))
+        number = logs.page_of_line(line) if line > 0 else int(request.GET.get("page", 1))
+    except ValueError:
+        raise Http404("page and line are numbers") from None
+    with default_storage.open(run.log_name, "rb") as handle:
+        page = logs.read_page(handle, number)
+    if page is None:
+        raise Http404("the log has no such page")
+    body = "".join(
+        f'<a class="ln" id="L{n}" href="#L{n}">{n}</a><span class="code">{escape(text)}</span>\n'
+        for n, text in enumerate(page.lines, start=page.first_line)
+    )
+    base = reverse("pages:log", args=[sha256])
+    return render(request, "results/log.html", {
+        "run": run, "result": run.result, "body": mark_safe(body), "page": page,
+        "previous_url": f"{base}?page={page.number - 1}" if page.number > 1 else "",
+        "next_url": f"{base}?page={page.number + 1}" if page.number < page.page_count else "",
+        "start_url": log_line_url(sha256, run.run_start_line) if run.run_start_line else "",
+        "stop_url": log_line_url(sha256, run.run_stop_line) if run.run_stop_line else "",
+    })
+
+
+def run_log_raw(request, sha256: str):
+    """The stored log as it was uploaded, streamed from storage as plain text."""
+    run = _log_run_or_404(request.user, sha256)
+    response = FileResponse(
+        default_storage.open(run.log_name, "rb"), as_attachment=True, filename=run.file.rsplit("/", 1)[-1]
+    )
+    response["Content-Type"] = "text/plain; charset=utf-8"
+    return response

@@ -1,0 +1,37 @@
+"""A round's page, its table downloads, its summary and its charts: each suite draws its own
+(pages/suites/)."""
+
+from __future__ import annotations
+
+from pages import suites
+from pages.caching import cache_public_page
+from pages.views.common import (
+    csv_response,
+)
+from results.lookups import round_or_404
+
+
+@cache_public_page
+def round_detail(request, slug: str):
+    round_ = round_or_404(request.user, slug)
+    return suites.of_round(round_).round_page(request, round_)
+
+
+@cache_public_page
+def round_export(request, slug: str, fmt: str):
+    round_ = round_or_404(request.user, slug)
+    return suites.of_round(round_).round_export(request, round_, fmt)
+
+
+@cache_public_page
+def round_summary(request, slug: str):
+    """The official-style summary, visible results only."""
+    round_ = round_or_404(request.user, slug)
+    columns, rows = suites.of_round(round_).summary_rows(round_, user=request.user, query=request.GET)
+    return csv_response(columns, rows, f"{round_.slug}-summary.csv")
+
+
+@cache_public_page
+def round_chart(request, slug: str, chart: str, fmt: str):
+    round_ = round_or_404(request.user, slug)
+    return suites.of_round(round_).round_chart(request, round_, chart, fmt)

@@ -1,0 +1,86 @@
+"""Search over systems, submitters and accelerators."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db.models import Count, Q
+from django.shortcuts import render
+
+from mlperf_check.rules.facts import version_key
+from pages.caching import cache_public_page
+from pages.tables import (
+    accelerator_choices,
+    accelerator_key,
+)
+from results.models import Result
+
+SEARCH_LIMIT = 200
+
+
+@cache_public_page
+def search(request):
+    """Systems with a visible result, one entry per system (its rounds listed, with what tells it
+    apart from same-named systems), submitters, and accelerators grouped across spellings."""
+    query = request.GET.get("q", "").strip()
+    systems, submitters, accelerators = [], [], []
+    if query:
+        visible = Result.objects.visible_to(request.user).current()
+        matching = visible.filter(
+            Q(system__name__icontains=query) | Q(system__system_id__icontains=query)
+            | Q(system__submitter__icontains=query) | Q(submission__organization__name__icontains=query)
+            | Q(system__accelerator_model_name__icontains=query) | Q(system__host_processor_model_name__icontains=query)
+            | Q(system__framework__icontains=query)
+        )
+        rows = (
+            matching.values("submission__organization__slug", "submission__organization__name", "system__system_id",
+                            "system__name", "system__accelerator_model_name", "system__accelerators_count",
+                            "system__framework", "system__division", "submission__round__version",
+                            "submission__round__suite")
+            .annotate(results=Count("pk"))
+            .order_by("submission__organization__name", "system__name", "system__system_id")
+        )
+        by_system: dict[tuple, dict] = {}
+        for row in rows:
+            key = (row["submission__organization__slug"], row["system__system_id"])
+            entry = by_system.setdefault(key, {
+                "organization": row["submission__organization__slug"],
+                "organization_name": row["submission__organization__name"],
+                "system_id": row["system__system_id"], "name": row["system__name"],
+                "accelerator": row["system__accelerator_model_name"], "accelerators": row["system__accelerators_count"],
+                "framework": row["system__framework"], "division": row["system__division"], "rounds": {},
+            })
+            slug = f"{row['submission__round__suite']}-v{row['submission__round__version']}"
+            entry["rounds"][slug] = entry["rounds"].get(slug, 0) + row["results"]
+        systems = list(by_system.values())[:SEARCH_LIMIT]
+        for entry in systems:
+            entry["rounds"] = sorted(entry["rounds"].items(), key=lambda item: version_key(item[0].rsplit("-v", 1)[1]))
+        # Same-named systems are told apart by what differs between them.
+        names = defaultdict(list)
+        for entry in systems:
+            names[entry["name"]].append(entry)
+        for entry in systems:
+            entry["ambiguous"] = len(names[entry["name"]]) > 1
+        submitters = list(
+            visible.filter(Q(system__submitter__icontains=query) | Q(submission__organization__name__icontains=query))
+            .values("submission__organization__slug", "submission__organization__name")
+            .annotate(systems=Count("system__system_id", distinct=True), rounds=Count("submission__round", distinct=True))
+            .order_by("submission__organization__name")[:SEARCH_LIMIT]
+        )
+        counts: dict[str, dict] = {}
+        for name, systems_count, rounds in (
+            visible.filter(system__accelerator_model_name__icontains=query)
+            .values_list("system__accelerator_model_name")
+            .annotate(Count("system__system_id", distinct=True), Count("submission__round", distinct=True))
+            .order_by()
+        ):
+            entry = counts.setdefault(accelerator_key(name), {"spellings": [], "systems": 0, "rounds": 0})
+            entry["spellings"].append(name)
+            entry["systems"] += systems_count
+            entry["rounds"] = max(entry["rounds"], rounds)
+        labels = dict(accelerator_choices(n for entry in counts.values() for n in entry["spellings"]))
+        accelerators = sorted(({"key": key, "label": labels[key], **entry} for key, entry in counts.items()),
+                              key=lambda entry: entry["label"].lower())
+    return render(request, "results/search.html", {
+        "query": query, "systems": systems, "submitters": submitters, "accelerators": accelerators,
+    })

@@ -1,0 +1,92 @@
+"""Reviewer-facing pages: request a verification, watch its job. Thin: services do the writing,
+VerificationJob.objects.visible_to decides who sees a job (whoever may see its result)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpResponseForbidden, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from audit.models import AuditEvent
+from pages import verification_charts as charts
+from pages.views.common import chart_response
+from results.models import Result
+from verify import services
+from verify.models import VerificationJob
+
+
+@require_http_methods(["GET", "POST"])
+def request_verification(request, result_pk: int):
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    if not services.can_request(request.user):
+        return HttpResponseForbidden("only reviewers and chairs may request a verification")
+    result = get_object_or_404(Result.objects.visible_to(request.user).with_related(), pk=result_pk)
+    error = ""
+    if request.method == "POST":
+        try:
+            text = request.POST.get("runs", "").strip()
+            runs = int(text) if text else None
+            job = services.request_verification(actor=request.user, result=result, runs=runs)
+        except ValueError:
+            error = "the number of runs must be a whole number"
+        except services.VerificationRefused as exc:
+            error = str(exc)
+        else:
+            return redirect("pages:verify-job", pk=job.pk)
+    return render(
+        request,
+        "verify/request.html",
+        {"result": result, "error": error, "max_runs": services.MAX_RUNS},
+        status=400 if error else 200,
+    )
+
+
+def _job_or_404(user, pk: int) -> VerificationJob:
+    job = VerificationJob.objects.visible_to(user).select_related("result__benchmark", "result__system", "result__submission__round").filter(pk=pk).first()
+    if job is None:
+        raise Http404("no such verification")
+    return job
+
+
+def job_charts(job: VerificationJob) -> list[charts.Chart]:
+    claimed_runs = [
+        {"label": run.file.rsplit("/", 1)[-1], "minutes": run.time_to_train_minutes,
+         "curve": [[point[0], point[1], point[3] if len(point) > 3 else None] for point in run.eval_curve or []]}
+        for run in job.result.runs.order_by("file")
+    ]
+    reruns = [{**rerun, "curve": rerun.get("eval_curve", [])} for rerun in job.reruns]
+    return [
+        charts.times(claimed_runs, reruns, job.claimed_minutes, job.rerun_minutes),
+        charts.convergence(claimed_runs, reruns, job.result.benchmark.quality_target),
+        *charts.telemetry(job.telemetry),
+    ]
+
+
+def job_detail(request, pk: int):
+    job = _job_or_404(request.user, pk)
+    built = job_charts(job)
+    return render(request, "verify/job.html", {
+        "job": job,
+        "events": AuditEvent.objects.visible_to(request.user).filter(subject=services.job_subject(job.pk)),
+        "result": job.result,
+        "charts": built[:2],
+        "telemetry_charts": built[2:] if job.telemetry else [],
+    })
+
+
+def job_status(request, pk: int):
+    job = _job_or_404(request.user, pk)
+    return JsonResponse({
+        "state": job.state, "stage": job.stage, "runs_done": job.runs_done, "runs": job.runs_requested,
+        "outcome": job.outcome, "message": job.message, "log_chars": len(job.log),
+    })
+
+
+def job_chart(request, pk: int, chart: str, fmt: str):
+    job = _job_or_404(request.user, pk)
+    for built in job_charts(job):
+        if built.name == chart:
+            return chart_response(built, fmt, f"verification-{job.pk}")
+    raise Http404("no such chart")

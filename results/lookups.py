@@ -1,0 +1,28 @@
+"""The round or result a user may see, by the name in a URL, else Http404: what every app's views
+look up first (the public pages, the review pages)."""
+
+from __future__ import annotations
+
+from django.http import Http404
+
+from .models import Result, Round
+from .querysets import RoundSlugError
+
+
+def round_or_404(user, slug: str) -> Round:
+    """The round `user` may see, else 404."""
+    try:
+        round_ = Round.objects.visible_to(user).with_slug(slug).first()
+    except RoundSlugError as exc:
+        raise Http404(str(exc)) from exc
+    if round_ is None:
+        raise Http404("no such round")
+    return round_
+
+
+def result_or_404(user, result_id: str) -> Result:
+    """The result `user` may see, by its citable id, else 404."""
+    result = Result.objects.visible_to(user).citable(result_id).with_related().first()
+    if result is None:
+        raise Http404("no such result")
+    return result

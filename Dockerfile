@@ -17,7 +17,7 @@ FROM base AS gpu-worker
 USER root
 RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap docker.io \
     && rm -rf /var/lib/apt/lists/*
-CMD ["celery", "-A", "config", "worker", "-Q", "gpu", "--concurrency", "1", "--prefetch-multiplier", "1"]
+CMD ["celery", "-A", "verify.gpu_worker", "worker", "-Q", "gpu", "--concurrency", "1", "--prefetch-multiplier", "1"]
 
 # The default target (web, worker, beat): the base image as it is, unprivileged.
 FROM base AS app

@@ -56,7 +56,7 @@ test: dev-venv
 # and celery beat, all in the background: the processes of docker-compose.yml without Docker.
 SERVICES_DIR ?= /tmp/mlperf-dashboard-services
 WORKERS ?= 1
-# GPU_WORKER=1: also a verification worker on the `gpu` queue, with no database settings.
+# GPU_WORKER=1: also a verification worker on the `gpu` queue, with no Django settings (verify/gpu_worker.py).
 GPU_WORKER ?= 0
 services:
 	scripts/services.sh start
@@ -73,9 +73,9 @@ services:
 	@if [ "$(GPU_WORKER)" = 1 ]; then \
 		command -v bwrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }; \
 		export CELERY_BROKER_URL=$$(scripts/services.sh env | sed -n 's/^CELERY_BROKER_URL=//p'); \
-		env -u DATABASE_URL -u REDIS_URL VERIFY_API_URL=http://$(HOST):$(PORT) VERIFY_SANDBOX=bubblewrap \
+		env -u DATABASE_URL -u REDIS_URL -u DJANGO_ENV -u SECRET_KEY VERIFY_API_URL=http://$(HOST):$(PORT) VERIFY_SANDBOX=bubblewrap \
 			VERIFY_DATA_DIR=$${VERIFY_DATA_DIR:-$(SERVICES_DIR)/verify-data} \
-			$(VENV)/bin/celery -A config worker -Q gpu --concurrency 1 --prefetch-multiplier 1 --loglevel INFO \
+			$(VENV)/bin/celery -A verify.gpu_worker worker -Q gpu --concurrency 1 --prefetch-multiplier 1 --loglevel INFO \
 			--detach -n gpu@%h --pidfile=$(SERVICES_DIR)/gpu-worker.pid --logfile=$(SERVICES_DIR)/gpu-worker.log && \
 		mkdir -p $(SERVICES_DIR)/verify-data && chmod 755 $(SERVICES_DIR)/verify-data && \
 		echo "GPU (verification) worker running, no database settings, bubblewrap sandbox (log in $(SERVICES_DIR))"; \

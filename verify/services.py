@@ -34,10 +34,10 @@ from results.models import Result, Submission
 
 from .constants import WORKER_OUTCOMES, JobState, Outcome
 from .models import VerificationJob
+from .task_names import GPU_QUEUE, RUN_JOB_TASK
 
 log = logging.getLogger(__name__)
 
-RUN_JOB_TASK = "verify.run_job"
 MAX_RUNS = 10
 MAX_TELEMETRY_SAMPLES = 20_000
 
@@ -136,7 +136,7 @@ def enqueue(job_id: int, token: str) -> bool:
         sent = current_app.send_task(
             RUN_JOB_TASK,
             args=[job_id, token],
-            queue="gpu",
+            queue=GPU_QUEUE,
             retry=True,
             retry_policy=PUBLISH_RETRY_POLICY,
         )

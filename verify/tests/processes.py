@@ -1,5 +1,6 @@
-"""A real GPU worker for tests: `celery -A config worker -Q gpu -c 1` as its own process group,
-WITHOUT database settings (it may only speak HTTP to the internal API), on a throwaway Redis."""
+"""A real GPU worker for tests: `celery -A verify.gpu_worker worker -Q gpu -c 1` as its own process
+group, WITHOUT Django settings, a SECRET_KEY or database credentials (it may only speak HTTP to the
+internal API), on a throwaway Redis."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ from ingest.tests.upload_fixtures import celery_broker
 class GpuWorker(CeleryProcess):
     def __init__(self, tmp: Path, broker_url: str, api_url: str, data_dir: Path):
         self.log = tmp / f"gpu-worker-{uuid.uuid4().hex[:6]}.log"
-        secrets_free = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE", "PG", "REDIS_URL"))}
+        secrets_free = {
+            k: v for k, v in os.environ.items()
+            if not k.startswith(("DATABASE", "PG", "REDIS_URL", "DJANGO", "SECRET_KEY"))
+        }
         self.env = {
             **secrets_free,
-            "DJANGO_SETTINGS_MODULE": "config.settings",
             "CELERY_BROKER_URL": broker_url,
             "VERIFY_API_URL": api_url,
             "VERIFY_DATA_DIR": str(data_dir),
@@ -31,7 +34,7 @@ class GpuWorker(CeleryProcess):
         }
 
     def start(self) -> None:
-        args = [sys.executable, "-c", WORKER_MAIN, "-A", "config", "worker", "-Q", "gpu", "-P", "prefork",
+        args = [sys.executable, "-c", WORKER_MAIN, "-A", "verify.gpu_worker", "worker", "-Q", "gpu", "-P", "prefork",
                 "-c", "1", "--prefetch-multiplier", "1", "--without-gossip", "--without-mingle",
                 "--without-heartbeat", "-n", f"gpu-test-{uuid.uuid4().hex[:6]}@%h", "--loglevel", "INFO"]
         self.process = subprocess.Popen(args, cwd=REPO, env=self.env, stdout=self.log.open("ab"),

@@ -4,18 +4,40 @@ import pytest
 from django.conf import settings
 
 from config.celery import app
-from verify.services import RUN_JOB_TASK
+from verify.task_names import RUN_JOB_TASK
 
 
 def test_the_run_task_goes_to_the_gpu_queue_acks_late_with_time_limits():
-    import verify.tasks  # noqa: F401  (registers the tasks)
+    from verify import gpu_worker
 
-    task = app.tasks[RUN_JOB_TASK]
+    task = gpu_worker.app.tasks[RUN_JOB_TASK]
     assert task.acks_late is True
-    assert task.soft_time_limit == settings.VERIFY_SOFT_TIME_LIMIT_SECONDS
-    assert task.time_limit == int(settings.VERIFY_SOFT_TIME_LIMIT_SECONDS * 1.2)
+    assert task.soft_time_limit == gpu_worker.SOFT_TIME_LIMIT_SECONDS
+    assert task.time_limit == int(gpu_worker.SOFT_TIME_LIMIT_SECONDS * 1.2)
+    assert gpu_worker.app.conf.worker_prefetch_multiplier == 1
     assert app.amqp.router.route({}, RUN_JOB_TASK)["queue"].name == "gpu"
-    assert settings.CELERY_WORKER_PREFETCH_MULTIPLIER == 1
+    assert RUN_JOB_TASK not in app.tasks  # the web side only sends it, by name
+
+
+def test_the_gpu_worker_app_loads_no_django_settings_and_needs_no_secret_key():
+    """Imported where there is no DJANGO_SETTINGS_MODULE and no SECRET_KEY, as on a GPU machine."""
+    import subprocess
+    import sys
+
+    from ingest.tests.processes import REPO
+
+    probe = (
+        "import sys, verify.gpu_worker as w; "
+        "assert w.app.tasks['verify.run_job'].name == 'verify.run_job'; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('django', 'config', 'results', 'ingest', 'review', 'audit', 'pages') and m != 'django' "
+        "and not m.startswith('django.utils')))"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "CELERY_BROKER_URL": "redis://127.0.0.1:1/0"}
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    # kombu imports django.utils.functional when it is installed; no settings, apps or database.
+    assert done.stdout.strip() == "[]"
 
 
 def test_the_sweep_runs_from_beat_where_the_database_is():

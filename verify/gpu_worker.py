@@ -1,0 +1,45 @@
+"""The GPU worker's Celery app: `celery -A verify.gpu_worker worker -Q gpu --concurrency 1`.
+
+It loads no Django settings, so it needs neither a SECRET_KEY nor database credentials: its one
+task runs verify.worker, which speaks HTTP to the web app's token-authenticated internal API.
+Configured from the environment: CELERY_BROKER_URL, CELERY_VISIBILITY_TIMEOUT, and
+VERIFY_SOFT_TIME_LIMIT_SECONDS for a whole job (the hard limit is 1.2 x that; keep it under the
+visibility timeout, or Redis redelivers a job still running). The web side sends the task by name
+(verify/services.py), never importing this module.
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+from celery.exceptions import SoftTimeLimitExceeded
+
+from .task_names import GPU_QUEUE, RUN_JOB_TASK
+from .worker import report_outcome, run_job
+
+SOFT_TIME_LIMIT_SECONDS = int(os.environ.get("VERIFY_SOFT_TIME_LIMIT_SECONDS", "2700"))
+HARD_TIME_LIMIT_SECONDS = int(SOFT_TIME_LIMIT_SECONDS * 1.2)
+
+# Not the current app: imported beside the web project (its tests), it must not take over Celery's
+# current_app, which the web side sends its tasks through.
+app = Celery("mlperf_gpu_worker", broker=os.environ.get("CELERY_BROKER_URL") or None, set_as_current=False)
+app.conf.update(
+    task_default_queue=GPU_QUEUE,
+    task_acks_late=True,  # a worker lost mid-job leaves the message for Redis to redeliver
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    broker_transport_options={"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))},
+    result_backend=None,
+    broker_connection_retry_on_startup=True,
+)
+
+
+@app.task(name=RUN_JOB_TASK, acks_late=True, soft_time_limit=SOFT_TIME_LIMIT_SECONDS, time_limit=HARD_TIME_LIMIT_SECONDS)
+def run_job_task(job_id: int, token: str) -> str:
+    try:
+        return run_job(job_id, token)
+    except SoftTimeLimitExceeded:
+        message = f"the whole verification took longer than {SOFT_TIME_LIMIT_SECONDS} s and was stopped"
+        report_outcome(job_id, token, "timed_out", message)
+        return "timed_out"

@@ -10,15 +10,27 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+
+
 def env_bool(name: str, default: bool) -> bool:
+    """A yes/no setting. A value that is neither (a typo) stops the start: read as False it would
+    silently turn off what it names (TLS, HSTS, ...)."""
     value = os.environ.get(name)
-    if value is None:
+    if value is None or not value.strip():
         return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
+    word = value.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r}: expected one of {', '.join(TRUE_WORDS + FALSE_WORDS)}")
 
 
 def env_int(name: str, default: int) -> int:
@@ -167,7 +179,7 @@ if os.environ.get("EMAIL_HOST"):
     EMAIL_PORT = env_int("EMAIL_PORT", 587)
     EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
     EMAIL_HOST_PASSWORD = env_secret("EMAIL_HOST_PASSWORD") or ""
-    EMAIL_USE_TLS = os.environ.get("EMAIL_USE_TLS", "1") == "1"
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 

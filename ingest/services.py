@@ -34,8 +34,8 @@ from django.utils import timezone
 from audit import events
 from config.celery import PUBLISH_RETRY_POLICY
 from results.constants import Suite
-from results.models import Organization, Round
-from results.querysets import RoundSlugError
+from results.models import Organization, Round, fitted
+from results.querysets import RoundNotFound
 from results.services.inference_import import InferenceFolder, write_inference_report
 from results.services.training_import import waivers_for, write_report
 from results.services.versions import make_current, new_version
@@ -92,11 +92,9 @@ def upload_target(user, round_slug: str, organization_slug: str = "") -> tuple[R
     """The round and organization an upload by `user` goes to, or UploadRefused saying why not:
     unknown round, not a member (of any organization, or of the one named), several to choose from."""
     try:
-        round_ = Round.objects.with_slug(round_slug).first()
-    except RoundSlugError as exc:
+        round_ = Round.objects.named(round_slug)
+    except RoundNotFound as exc:
         raise UploadRefused(str(exc)) from exc
-    if round_ is None:
-        raise UploadRefused(f"there is no round {round_slug}")
     organizations = user.organizations.all()
     if organization_slug:
         organization = organizations.filter(slug=organization_slug).first()
@@ -160,7 +158,7 @@ def accept_upload(
     """
     if actor is None or not organization.members.filter(pk=actor.pk).exists():
         raise UploadRefused(f"you are not a member of {organization}", status=403)
-    original_name = PurePosixPath(uploaded_file.name or "").name[:255]
+    original_name = fitted(Upload, "original_name", PurePosixPath(uploaded_file.name or "").name)
     suffix = archive_suffix(original_name)
     if not suffix:
         raise UploadRefused(

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.db.models import Q
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
+from results.constants import RoundState
 from results.models import Round, version_order
 from review.models import ResubmissionWindow
+from review.services import upload_refusal
 
 from .models import Upload
 
 
 def round_states(organizations, now) -> list[dict]:
     """Every round with what it means for an upload now: open until, closed, or a resubmission
-    window granted to one of `organizations` (the /submit/ page explains them)."""
+    window granted to one of `organizations` (the /submit/ page explains them). Whether one of
+    them may upload is review.services.upload_refusal, the rule the upload itself is held to."""
     windows: dict[int, list] = {}
     for window in ResubmissionWindow.objects.filter(organization__in=organizations, closes_at__gt=now).select_related(
         "organization"
@@ -25,14 +27,17 @@ def round_states(organizations, now) -> list[dict]:
         windows.setdefault(window.round_id, []).append(window)
     states = []
     for round_ in Round.objects.order_by("suite", version_order("version").desc()):
-        if round_.state == "open" and (round_.submission_deadline is None or round_.submission_deadline >= now):
-            status, can_upload = "open", True
-        elif round_.state == "open":
-            status, can_upload = "deadline passed", False
+        if round_.state == RoundState.OPEN and (round_.submission_deadline is None or round_.submission_deadline >= now):
+            status = "open"
+        elif round_.state == RoundState.OPEN:
+            status = "deadline passed"
         else:
-            status, can_upload = round_.get_state_display().lower(), False
-        mine = windows.get(round_.pk, [])
-        states.append({"round": round_, "status": status, "can_upload": can_upload or bool(mine), "windows": mine})
+            status = round_.get_state_display().lower()
+        can_upload = any(
+            not upload_refusal(round_=round_, organization=organization, now=now)
+            for organization in organizations or [None]
+        )
+        states.append({"round": round_, "status": status, "can_upload": can_upload, "windows": windows.get(round_.pk, [])})
     return states
 
 
@@ -40,11 +45,7 @@ def round_states(organizations, now) -> list[dict]:
 def upload_page(request):
     organizations = list(request.user.organizations.order_by("name"))
     now = timezone.now()
-    open_rounds = Q(state="open") & (Q(submission_deadline__isnull=True) | Q(submission_deadline__gte=now))
-    with_window = Q(
-        resubmission_windows__organization__in=organizations, resubmission_windows__closes_at__gt=now
-    )
-    rounds = Round.objects.filter(open_rounds | with_window).distinct().order_by("suite", version_order("version").desc())
+    states = round_states(organizations, now)
     uploads = (
         Upload.objects.visible_to(request.user)
         .select_related("round", "organization", "uploaded_by", "job")
@@ -52,10 +53,10 @@ def upload_page(request):
     )
     context = {
         "organizations": organizations,
-        "rounds": rounds,
+        "rounds": [state["round"] for state in states if state["can_upload"]],
         "uploads": uploads,
         "max_bytes": settings.UPLOAD_MAX_BYTES,
-        "round_states": round_states(organizations, now),
+        "round_states": states,
     }
     return render(request, "ingest/upload.html", context)
 

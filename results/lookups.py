@@ -6,18 +6,15 @@ from __future__ import annotations
 from django.http import Http404
 
 from .models import Result, Round
-from .querysets import RoundSlugError
+from .querysets import RoundNotFound
 
 
 def round_or_404(user, slug: str) -> Round:
     """The round `user` may see, else 404."""
     try:
-        round_ = Round.objects.visible_to(user).with_slug(slug).first()
-    except RoundSlugError as exc:
+        return Round.objects.visible_to(user).named(slug)
+    except RoundNotFound as exc:
         raise Http404(str(exc)) from exc
-    if round_ is None:
-        raise Http404("no such round")
-    return round_
 
 
 def result_or_404(user, result_id: str) -> Result:

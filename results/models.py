@@ -16,6 +16,8 @@ from django.db import models
 from django.db.models import F, Func, Value
 from django.db.models.functions import Cast
 
+from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
+
 from .constants import (
     Availability,
     Deployment,
@@ -42,6 +44,12 @@ def version_order(field: str) -> Cast:
         Func(F(field), Value(r"\D+"), function="regexp_split_to_array"), Value(""), function="array_remove"
     )
     return Cast(numbers, ArrayField(models.BigIntegerField()))
+
+
+def fitted(model, field: str, value: str) -> str:
+    """`value` cut to the max_length of `model.field`: a length is read from the model, never
+    written twice."""
+    return value[: model._meta.get_field(field).max_length]
 
 
 class Round(models.Model):
@@ -237,6 +245,13 @@ class Result(models.Model):
 
     def __str__(self) -> str:
         return self.result_id
+
+    @property
+    def shipped_factor_differs(self) -> bool:
+        """The package ships a readable scaling factor other than the one the logs give: a decision
+        for a reviewer (services/factors.py), flagged on the result and review pages."""
+        shipped = self.shipped_scaling_factor
+        return shipped is not None and abs(shipped - self.computed_scaling_factor) > FACTOR_TOLERANCE
 
 
 class Run(models.Model):

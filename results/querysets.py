@@ -23,6 +23,10 @@ class RoundSlugError(ValueError):
     pass
 
 
+class RoundNotFound(LookupError):
+    """No round by that name: a malformed name, or no such round (in what the queryset holds)."""
+
+
 def parse_round_slug(slug: str) -> tuple[str, str]:
     """'training-v1.0' -> ('training', '1.0')."""
     match = ROUND_SLUG.match(slug.strip())
@@ -50,6 +54,17 @@ class RoundQuerySet(models.QuerySet):
         """The round named `training-v1.0`; raises RoundSlugError for a malformed name."""
         suite, version = parse_round_slug(slug)
         return self.filter(suite=suite, version=version)
+
+    def named(self, slug: str):
+        """The round named `training-v1.0`, or RoundNotFound saying why not: the one lookup of a
+        round by the name a URL, a command line or an upload gives."""
+        try:
+            round_ = self.with_slug(slug).first()
+        except RoundSlugError as exc:
+            raise RoundNotFound(str(exc)) from exc
+        if round_ is None:
+            raise RoundNotFound(f"there is no round {slug}")
+        return round_
 
     def visible_to(self, user):
         if is_privileged(user):

@@ -5,6 +5,7 @@ results/admin.py: their state changes are the round lifecycle's admin actions.""
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 
+from results.constants import RoundState
 from results.models import Benchmark, Round, Submission
 
 from .models import BorrowingDeclaration, Notification, Objection, ResubmissionWindow, ReviewerAssignment
@@ -86,10 +87,10 @@ class RoundAdmin(admin.ModelAdmin):
     readonly_fields = ("state", "submission_deadline", "borrowing_deadline", "publish_at")
     inlines = [BenchmarkInline]
     actions = [
-        _round_action("open", "Open for submissions"),
-        _round_action("review", "Start the review"),
-        _round_action("final", "Make final (frozen)"),
-        _round_action("published", "Publish now"),
+        _round_action(RoundState.OPEN, "Open for submissions"),
+        _round_action(RoundState.REVIEW, "Start the review"),
+        _round_action(RoundState.FINAL, "Make final (frozen)"),
+        _round_action(RoundState.PUBLISHED, "Publish now"),
     ]
 
 

@@ -19,7 +19,7 @@ from audit import events
 from audit.roles import PRIVILEGED_GROUPS, is_chair, is_privileged
 from mlperf_check.rules.borrowing import Mismatch, batch_dependent, compare_hyperparameters, compare_systems
 from results.constants import Division, ResultStatus, RoundState, WaiverKind
-from results.models import Organization, Result, Round, Submission, System, Waiver
+from results.models import Organization, Result, Round, Submission, System, Waiver, fitted
 from results.services.factors import DecisionRefused, accept_shipped_factor, reject_shipped_factor
 from results.services.rounds import publish_round
 from results.services.versions import publish_version
@@ -145,9 +145,10 @@ def set_round_dates(actor, round_: Round, reason: str, **dates) -> Round:
     return round_
 
 
-def upload_refusal(*, round_: Round, organization: Organization, now=None) -> str:
+def upload_refusal(*, round_: Round, organization: Organization | None, now=None) -> str:
     """Why `organization` may not upload to `round_` now, or "" when it may: the one rule the upload
-    service and the /submit/ page both apply. A final round takes nothing, not even through a window."""
+    service and the /submit/ page both apply. A final round takes nothing, not even through a window.
+    `organization` None: one without a resubmission window."""
     now = now or timezone.now()
     if round_.state == RoundState.FINAL:
         return f"{round_.slug} is final: its results are frozen until publication"
@@ -273,9 +274,9 @@ def file_objection(
             result=result,
             run=run,
             system=system if result is None else result.system,
-            rule=rule.strip()[:255],
+            rule=fitted(Objection, "rule", rule.strip()),
             evidence=evidence.strip(),
-            evidence_file=evidence_file[:512],
+            evidence_file=fitted(Objection, "evidence_file", evidence_file),
             evidence_line=evidence_line,
             severity=severity,
             filed_by=actor,

@@ -16,7 +16,6 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from audit.models import AuditEvent
-from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from results.constants import RoundState, Severity
 from results.lookups import result_or_404, round_or_404
 from results.models import Organization, Result, Round, Run, Submission, Waiver, version_order
@@ -145,8 +144,7 @@ def result_review(request, result_id: str):
         "outcomes": ObjectionOutcome.choices,
         "severities": Severity.choices,
         "waiver_kinds": [(kind.value, kind.label) for kind in services.WAIVABLE_KINDS],
-        "shipped_factor_differs": result.shipped_scaling_factor is not None
-        and abs(result.shipped_scaling_factor - result.computed_scaling_factor) > FACTOR_TOLERANCE,
+        "shipped_factor_differs": result.shipped_factor_differs,
         "checked": BorrowingState.CHECKED,
         "open_state": ObjectionState.OPEN,
         "answered_state": ObjectionState.ANSWERED,

@@ -54,6 +54,17 @@ def test_debug_is_off_when_unset_outside_development():
     assert done.stdout.split()[-1] == "False", done.stderr
 
 
+def test_email_use_tls_true_means_tls_and_a_yes_no_typo_refuses_to_start():
+    env = {**documented_production_env(), "EMAIL_HOST": "smtp.example.org"}
+    show = ["shell", "-c", "from django.conf import settings; print(settings.EMAIL_USE_TLS)"]
+    for value, expected in [("true", "True"), ("1", "True"), ("off", "False")]:
+        done = manage(show, {**env, "EMAIL_USE_TLS": value})
+        assert done.stdout.split()[-1] == expected, done.stderr
+    done = manage(show, {**env, "EMAIL_USE_TLS": "ture"})
+    assert done.returncode != 0
+    assert "EMAIL_USE_TLS='ture': expected one of 1, true, yes, on, 0, false, no, off" in done.stderr
+
+
 @pytest.mark.parametrize(
     "secret_key, expected",
     [

@@ -30,7 +30,7 @@ from audit import events
 from audit.roles import is_privileged
 from config.celery import PUBLISH_RETRY_POLICY
 from ingest.services import local_copy
-from results.models import Result, Submission
+from results.models import Result, Submission, fitted
 
 from .constants import WORKER_OUTCOMES, JobState, Outcome
 from .models import VerificationJob
@@ -233,7 +233,7 @@ def implementation_archive(job: VerificationJob, dest: Path) -> Path:
 def record_progress(job: VerificationJob, payload: dict) -> None:
     fields = {"heartbeat_at": timezone.now()}
     if isinstance(payload.get("stage"), str):
-        fields["stage"] = payload["stage"][:255]
+        fields["stage"] = fitted(VerificationJob, "stage", payload["stage"])
     if isinstance(payload.get("runs_done"), int) and 0 <= payload["runs_done"] <= job.runs_requested:
         fields["runs_done"] = payload["runs_done"]
     if isinstance(payload.get("gpu"), dict):

@@ -50,6 +50,23 @@ def test_it_hides_rounds_past_their_deadline(personas, open_round):
     assert "No round is open" in page
 
 
+def test_a_window_reopens_a_round_past_its_deadline_but_not_a_final_one(personas, open_round):
+    """The page offers what the upload service accepts (review.services.upload_refusal)."""
+    from results.models import Organization
+    from review.models import ResubmissionWindow
+
+    alpha = Organization.objects.get(members=personas["owner"])
+    open_round.submission_deadline = timezone.now() - timedelta(minutes=1)
+    open_round.save()
+    ResubmissionWindow.objects.create(round=open_round, organization=alpha, closes_at=timezone.now() + timedelta(days=1))
+    page = browser_for(personas["owner"]).get("/submit/").content.decode()
+    assert '<option value="training-v1.0">' in page
+    open_round.state = "final"
+    open_round.save()
+    page = browser_for(personas["owner"]).get("/submit/").content.decode()
+    assert '<option value="training-v1.0">' not in page and "No round is open" in page
+
+
 def test_it_tells_users_without_an_organization_there_is_nothing_to_upload(personas, open_round):
     page = browser_for(personas["reviewer"]).get("/submit/").content.decode()
     assert "not a member of any submitting organization" in page

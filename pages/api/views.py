@@ -7,7 +7,7 @@ from rest_framework.pagination import CursorPagination
 
 from pages.caching import PublicApiCacheMixin
 from results.models import Benchmark, Result, Round, Run, System
-from results.querysets import RoundSlugError
+from results.querysets import RoundNotFound
 
 from . import filters, serializers
 
@@ -32,12 +32,9 @@ class RoundViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
 
     def get_object(self):
         try:
-            round_ = self.get_queryset().with_slug(self.kwargs["slug"]).first()
-        except RoundSlugError as exc:
+            return self.get_queryset().named(self.kwargs["slug"])
+        except RoundNotFound as exc:
             raise Http404(str(exc)) from exc
-        if round_ is None:
-            raise Http404("no such round")
-        return round_
 
 
 class BenchmarkViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):

@@ -74,7 +74,7 @@ def _decide_on_shipped_factor(result: Result, *, by, reason: str, accepted: bool
     shipped = result.shipped_scaling_factor
     if shipped is None:
         raise DecisionRefused(f"{result.folder} ships no readable scaling.json: there is no shipped factor to decide on")
-    if abs(shipped - result.computed_scaling_factor) <= FACTOR_TOLERANCE:
+    if not result.shipped_factor_differs:
         raise DecisionRefused(f"the shipped factor {shipped!r} agrees with the logs: there is nothing to decide")
     reason = (reason or "").strip()
     if not reason:

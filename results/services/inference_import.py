@@ -8,12 +8,11 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.text import slugify
 
 from mlperf_check.inference.report import InferenceReport
 
 from ..constants import MetricDirection
-from ..models import Benchmark, Finding, Organization, Result, Round, Submission, System
+from ..models import Benchmark, Finding, Result, Round, Submission, System, fitted
 from .versions import (
     ImportOutcome,
     VersionAlreadyWritten,
@@ -22,6 +21,7 @@ from .versions import (
     make_current,
     new_version,
     next_result_id,
+    organization_named,
     publish_version,
 )
 
@@ -59,7 +59,7 @@ def import_inference_report(
     digest = inference_digest(folders)
     all_systems = {k: v for folder in folders for k, v in folder.systems.items()}
     with transaction.atomic():
-        org = _inference_organization(submitter, all_systems)
+        org = organization_named(submitter, [d.get("submitter") for d in all_systems.values()])
         latest = Submission.objects.filter(round=round_, organization=org).order_by("-version").first()
         if latest is not None and latest.sha256 == digest:
             if publish and not latest.is_published:
@@ -102,18 +102,6 @@ def write_inference_report(folders: list[InferenceFolder], *, submission: Submis
     return outcome
 
 
-def _inference_organization(submitter: str, systems: dict[str, dict]) -> Organization:
-    spelled = Counter(str(d.get("submitter") or "").strip() for d in systems.values() if d.get("submitter"))
-    name = spelled.most_common(1)[0][0] if spelled else submitter
-    slug = slugify(submitter) or "unknown"
-    org = Organization.objects.filter(slug=slug).first()
-    if org is None:
-        if Organization.objects.filter(name=name).exists():
-            name = f"{name} ({submitter})"
-        org = Organization.objects.create(name=name, slug=slug, aliases=sorted({submitter, *spelled}))
-    return org
-
-
 def _inference_system(submission: Submission, system_id: str, description: dict | None, division: str) -> System:
     description = description or {}
     status = str(description.get("status") or "").strip()
@@ -123,14 +111,14 @@ def _inference_system(submission: Submission, system_id: str, description: dict 
         submission=submission,
         system_id=system_id,
         file=f"systems/{system_id}.json" if description else "",
-        name=str(description.get("system_name") or system_id)[:255],
-        submitter=str(description.get("submitter") or "")[:255],
+        name=fitted(System, "name", str(description.get("system_name") or system_id)),
+        submitter=fitted(System, "submitter", str(description.get("submitter") or "")),
         division=division,
-        status_raw=status[:128],
+        status_raw=fitted(System, "status_raw", status),
         availability=availability,
-        host_processor_model_name=str(description.get("host_processor_model_name") or "")[:255],
-        accelerator_model_name=str(description.get("accelerator_model_name") or "")[:255],
-        framework=str(description.get("framework") or "")[:255],
+        host_processor_model_name=fitted(System, "host_processor_model_name", str(description.get("host_processor_model_name") or "")),
+        accelerator_model_name=fitted(System, "accelerator_model_name", str(description.get("accelerator_model_name") or "")),
+        framework=fitted(System, "framework", str(description.get("framework") or "")),
         description=jsonable(description),
     )
 
@@ -148,7 +136,7 @@ def _write_inference_rows(folder: InferenceFolder, submission, known_ids, outcom
         if benchmark is None and result.model_folder:
             # An open-division model outside the round's list: it still gets a leaderboard.
             benchmark, _ = Benchmark.objects.get_or_create(
-                round=submission.round, name=result.model_folder.lower()[:64], defaults={"area": "inference"}
+                round=submission.round, name=fitted(Benchmark, "name", result.model_folder.lower()), defaults={"area": "inference"}
             )
             benchmarks[benchmark.name] = benchmark
         system_id = result.system
@@ -166,7 +154,7 @@ def _write_inference_rows(folder: InferenceFolder, submission, known_ids, outcom
             system=system_rows[result.system],
             benchmark=benchmark,
             result_id=result_id,
-            folder=result.folder[:512],
+            folder=fitted(Result, "folder", result.folder),
             division=result.division,
             scenario=result.scenario,
             metric_value=result.metric_value,

@@ -4,18 +4,16 @@ twice changes nothing, changed content becomes a new version, and citable result
 are kept for every (system, benchmark) seen before."""
 
 import hashlib
-from collections import Counter
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
-from django.utils.text import slugify
 
 from mlperf_check.report import PackageReport, RunLog
 
 from ..constants import FactorSource, MetricDirection
-from ..models import Finding, Organization, Result, Round, Run, Submission, System, Waiver
+from ..models import Finding, Result, Round, Run, Submission, System, Waiver, fitted
 from .factors import apply_factor_decisions, record_published_factors
 from .versions import (
     ImportOutcome,
@@ -25,6 +23,7 @@ from .versions import (
     make_current,
     new_version,
     next_result_id,
+    organization_named,
     publish_version,
 )
 
@@ -48,21 +47,6 @@ def report_digest(report: PackageReport) -> str:
     return digest.hexdigest()
 
 
-def organization_for(report: PackageReport) -> Organization:
-    """The organization of a submitter folder, named as its system descriptions spell it."""
-    spelled = Counter(
-        str(s.normalized.get("submitter") or "").strip() for s in report.systems if s.normalized.get("submitter")
-    )
-    name = spelled.most_common(1)[0][0] if spelled else report.submitter
-    slug = slugify(report.submitter) or slugify(name) or "unknown"
-    org = Organization.objects.filter(slug=slug).first()
-    if org is None:
-        if Organization.objects.filter(name=name).exists():
-            name = f"{name} ({report.submitter})"
-        org = Organization.objects.create(name=name, slug=slug, aliases=sorted({report.submitter, *spelled}))
-    return org
-
-
 def import_report(
     report: PackageReport,
     *,
@@ -84,7 +68,7 @@ def import_report(
     """
     digest = report_digest(report)
     with transaction.atomic():
-        org = organization_for(report)
+        org = organization_named(report.submitter, [s.normalized.get("submitter") for s in report.systems])
         decisions = 0
         if published_factors_by is not None:
             decisions = record_published_factors(report, round_=round_, organization=org, chair=published_factors_by)
@@ -239,10 +223,10 @@ def _run_fields(run: RunLog, scoring, store_logs) -> dict:
         "sha256": run.sha256,
         "log_name": log_name,
         "time_to_train_minutes": run.time_to_train_minutes,
-        "run_stop_status": run.run_stop_status[:64],
+        "run_stop_status": fitted(Run, "run_stop_status", run.run_stop_status),
         "compliant": run.compliant,
         "scoring": score.scoring if score else "failed",
-        "scoring_reason": (score.reason if score else "")[:255],
+        "scoring_reason": fitted(Run, "scoring_reason", score.reason if score else ""),
         "seed": seed,
         "global_batch_size": run.global_batch_size if run.global_batch_size and run.global_batch_size > 0 else None,
         "epochs_to_target": run.epochs_to_converge,

@@ -2,14 +2,16 @@
 write each once, make_current() / publish_version() switch the current and published ones. Also
 what both imports share when they write a version's rows (outcome, result ids, findings)."""
 
+from collections import Counter
 from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Max
+from django.utils.text import slugify
 
 from audit import events
 
-from ..models import Finding, Organization, Round, Submission
+from ..models import Finding, Organization, Round, Submission, fitted
 
 
 @dataclass
@@ -19,6 +21,21 @@ class ImportOutcome:
     results: int = 0
     runs: int = 0
     decisions: int = 0  # published_factor decisions recorded or changed
+
+
+def organization_named(submitter: str, spellings) -> Organization:
+    """The organization of a submitter folder (both imports): found by the folder's slug, created
+    on first import with the name its system descriptions spell most often (`spellings`)."""
+    spelled = Counter(str(spelling).strip() for spelling in spellings if spelling)
+    spelled.pop("", None)
+    name = spelled.most_common(1)[0][0] if spelled else submitter
+    slug = slugify(submitter) or slugify(name) or "unknown"
+    org = Organization.objects.filter(slug=slug).first()
+    if org is None:
+        if Organization.objects.filter(name=name).exists():
+            name = f"{name} ({submitter})"
+        org = Organization.objects.create(name=name, slug=slug, aliases=sorted({submitter, *spelled}))
+    return org
 
 
 class VersionAlreadyWritten(Exception):
@@ -112,14 +129,14 @@ def finding_rows(findings, submission, result=None, run=None) -> list[Finding]:
             submission=submission,
             result=result,
             run=run,
-            checker=f.checker[:64],
+            checker=fitted(Finding, "checker", f.checker),
             checker_version=f.checker_version,
             severity=f.severity,
-            code=f.code[:64],
+            code=fitted(Finding, "code", f.code),
             message=f.message.replace("\x00", ""),
-            file=f.file[:512],
+            file=fitted(Finding, "file", f.file),
             line=f.line,
-            key=(f.key or "")[:128],
+            key=fitted(Finding, "key", f.key or ""),
             expected=(f.expected or "").replace("\x00", ""),
             actual=(f.actual or "").replace("\x00", ""),
         )

@@ -4,11 +4,11 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from pages.exports import summary_rows
+from pages import suites
 from pages.suites.training.tables import DECIDED, FACTOR_VIEWS
 from pages.tables import rows_to_csv
 from results.models import Round
-from results.querysets import RoundSlugError
+from results.querysets import RoundNotFound
 
 
 class Command(BaseCommand):
@@ -27,12 +27,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, round, format, factors, **options):
         try:
-            round_ = Round.objects.with_slug(round).first()
-        except RoundSlugError as exc:
+            round_ = Round.objects.named(round)
+        except RoundNotFound as exc:
             raise CommandError(str(exc), returncode=2) from exc
-        if round_ is None:
-            raise CommandError(f"no round {round} in the database", returncode=2)
-        columns, rows = summary_rows(round_, user=_EveryResult(), factors=factors)
+        columns, rows = suites.of_round(round_).summary_rows(round_, user=_EveryResult(), factors=factors)
         if format == "json":
             document = {"round": round_.slug, "factors": factors, "columns": columns, "rows": rows}
             self.stdout.write(json.dumps(document, indent=2))

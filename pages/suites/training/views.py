@@ -17,7 +17,6 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from audit.roles import is_privileged
-from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from mlperf_check.rules.rcp import SAMPLES_BENCHMARKS
 from pages.charts import Chart
 from pages.tables import (
@@ -295,8 +294,7 @@ def result_page(request, result: Result):
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
         # The published_factor decision on the result's system and benchmark (accepted or rejected).
         "factor_decision": next((w for w in review["waivers"] if w.kind == WaiverKind.PUBLISHED_FACTOR), None),
-        "shipped_factor_differs": result.shipped_scaling_factor is not None
-        and abs(result.shipped_scaling_factor - result.computed_scaling_factor) > FACTOR_TOLERANCE,
+        "shipped_factor_differs": result.shipped_factor_differs,
         "show_decider": is_privileged(request.user),
         "unit": unit,
         "official": official_links(result.submission, result.system.system_id),

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from results.models import Round
-from results.querysets import RoundSlugError
+from results.querysets import RoundNotFound
 from verify.services import request_for_new_records
 
 
@@ -16,11 +16,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, round, runs, **options):
         try:
-            round_ = Round.objects.with_slug(round).first()
-        except RoundSlugError as exc:
+            round_ = Round.objects.named(round)
+        except RoundNotFound as exc:
             raise CommandError(str(exc), returncode=2) from exc
-        if round_ is None:
-            raise CommandError(f"no round {round} in the database", returncode=2)
         jobs = request_for_new_records(round_, runs=runs)
         for job in jobs:
             self.stdout.write(f"queued verification {job.pk} of {job.result.result_id} ({job.result.benchmark.name})")

@@ -114,17 +114,6 @@ class ArchiveMember:
     open: Callable[[], BinaryIO]
 
 
-@dataclass(frozen=True)
-class ArchiveSummary:
-    format: str
-    members: int  # files and folders
-    files: int
-    folders: int
-    total_bytes: int  # uncompressed bytes of all files, as actually read
-    compressed_bytes: int  # size of the archive file
-    top_folder: str
-
-
 def detect_archive_format(path: Path) -> str:
     """The format ("tar", "tar.gz", "tar.xz" or "zip") from the first bytes, never the name."""
     with Path(path).open("rb") as file:
@@ -162,33 +151,6 @@ def iter_archive(path: Path, limits: ArchiveLimits = ArchiveLimits()) -> Iterato
         else:
             entries = _tar_entries(counted, archive_format, meter)
         yield from _checked_members(entries, meter)
-
-
-def validate_archive(path: Path, limits: ArchiveLimits = ArchiveLimits()) -> ArchiveSummary:
-    """One full pass with every check `extract_archive` makes, writing nothing."""
-    path = Path(path)
-    archive_format = detect_archive_format(path)
-    files = folders = total_bytes = 0
-    top: str | None = None
-    for member in iter_archive(path, limits):
-        top = _top_folder(member, top)
-        if member.is_dir:
-            folders += 1
-            continue
-        files += 1
-        stream = member.open()
-        while chunk := stream.read(CHUNK_BYTES):
-            total_bytes += len(chunk)
-    assert top is not None  # iter_archive refuses archives without files
-    return ArchiveSummary(
-        format=archive_format,
-        members=files + folders,
-        files=files,
-        folders=folders,
-        total_bytes=total_bytes,
-        compressed_bytes=path.stat().st_size,
-        top_folder=top,
-    )
 
 
 def extract_archive(path: Path, dest: Path, limits: ArchiveLimits = ArchiveLimits()) -> Path:

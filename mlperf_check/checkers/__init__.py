@@ -38,6 +38,10 @@ CHECKERS: dict[str, Registered] = {
     "shipped_factors": Registered(1, "mlperf_check.checkers.shipped_factors.ShippedFactorsChecker"),
     # The server's check that the uploading organisation is the package's (mlperf_check.checkers.uploader).
     "uploader": Registered(1, ""),
+    # Inference: the folders found (mlperf_check.inference.discovery) and the bytes of each LoadGen
+    # log (mlperf_check.inference.logs), before any checker.
+    "inference_discovery": Registered(1, ""),
+    "inference_parser": Registered(1, ""),
     # Inference: once per result folder, after its LoadGen logs are parsed (mlperf_check.inference).
     "inference_layout": Registered(1, "mlperf_check.inference.checkers.layout.InferenceLayoutChecker"),
     "inference_division": Registered(1, "mlperf_check.inference.checkers.division.InferenceDivisionChecker"),
@@ -45,6 +49,8 @@ CHECKERS: dict[str, Registered] = {
     "inference_settings": Registered(1, "mlperf_check.inference.checkers.settings.InferenceSettingsChecker"),
     "inference_accuracy": Registered(1, "mlperf_check.inference.checkers.accuracy.InferenceAccuracyChecker"),
     "inference_compliance": Registered(1, "mlperf_check.inference.checkers.compliance.InferenceComplianceChecker"),
+    # Inference: reading the scenario metric of each result (mlperf_check.inference.pipeline).
+    "inference_scoring": Registered(1, ""),
 }
 
 

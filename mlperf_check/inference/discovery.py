@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from mlperf_check.checkers import checker_version
 from mlperf_check.inference.logs import normalize_scenario
 from mlperf_check.report import ERROR, INFO, Finding
 
-# Findings of discovery name it as their checker (it is not in the registry: it runs first).
-_finding = partial(Finding, checker="inference_discovery", checker_version=1)
+# Findings of discovery name it as their checker (registered with no class: it runs first).
+_finding = partial(Finding, checker="inference_discovery", checker_version=checker_version("inference_discovery"))
 
 DIVISIONS = ("closed", "open")
 SUMMARY = "mlperf_log_summary.txt"

@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from mlperf_check.checkers import checker_version
 from mlperf_check.report import ERROR, Finding
 
 # Findings of the log parsers name them as their checker.
-_finding = partial(Finding, checker="inference_parser", checker_version=1)
+_finding = partial(Finding, checker="inference_parser", checker_version=checker_version("inference_parser"))
 
 SCENARIO_NAMES = {
     "singlestream": "SingleStream",

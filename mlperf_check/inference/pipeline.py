@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from mlperf_check.checkers import checkers_of_scope
+from mlperf_check.checkers import checker_version, checkers_of_scope
 from mlperf_check.inference.checkers.base import ResultContext
 from mlperf_check.inference.discovery import (
     DETAIL,
@@ -36,7 +36,7 @@ from mlperf_check.inference.rules import (
 from mlperf_check.report import ERROR, INFO, Finding
 
 # Findings about the round's rules and the scenario metric name scoring as their checker.
-_finding = partial(Finding, checker="inference_scoring", checker_version=1)
+_finding = partial(Finding, checker="inference_scoring", checker_version=checker_version("inference_scoring"))
 
 # The Offline figure of a result inferred from a SingleStream run (v0.7 edge rule).
 INFERRED_OFFLINE = Metric("QPS w/o loadgen overhead", "samples/s", "higher")

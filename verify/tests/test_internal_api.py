@@ -20,29 +20,16 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def issued(personas, tmp_path, monkeypatch):
+def issued(personas, tmp_path, monkeypatch, django_capture_on_commit_callbacks):
     """Two queued jobs with the tokens that were sent to the queue (captured instead of sending)."""
     tokens = {}
     monkeypatch.setattr(services, "enqueue", lambda job_id, token: tokens.__setitem__(job_id, token) or True)
     first = verifiable_result(personas, tmp_path / "a")
     second = verifiable_result(personas, tmp_path / "b")
-    with _on_commit_now(monkeypatch):
+    with django_capture_on_commit_callbacks(execute=True):
         job = services.request_verification(actor=personas["reviewer"], result=first, runs=2)
         other = services.request_verification(actor=personas["chair"], result=second)
     return {"job": job, "token": tokens[job.pk], "other": other, "other_token": tokens[other.pk]}
-
-
-def _on_commit_now(monkeypatch):
-    from contextlib import contextmanager
-
-    from django.db import transaction
-
-    @contextmanager
-    def patched():
-        monkeypatch.setattr(transaction, "on_commit", lambda func, *args, **kwargs: func())
-        yield
-
-    return patched()
 
 
 def call(method: str, job_id: int, name: str, token: str | None, body=None, raw: bytes | None = None):
@@ -149,12 +136,12 @@ def test_the_sweep_finishes_jobs_whose_worker_vanished(issued, settings):
     assert services.sweep_stale() == [issued["other"].pk]
 
 
-def test_a_package_without_the_run_script_fails_the_job(personas, tmp_path, monkeypatch):
+def test_a_package_without_the_run_script_fails_the_job(personas, tmp_path, monkeypatch, django_capture_on_commit_callbacks):
     tokens = {}
     monkeypatch.setattr(services, "enqueue", lambda job_id, token: tokens.__setitem__(job_id, token) or True)
     monkeypatch.setattr("django.conf.settings.VERIFY_RUN_SCRIPT", "run_and_time_gpu.sh")
     result = verifiable_result(personas, tmp_path)
-    with _on_commit_now(monkeypatch):
+    with django_capture_on_commit_callbacks(execute=True):
         job = services.request_verification(actor=personas["reviewer"], result=result, runs=1)
     response = call("GET", job.pk, "code", tokens[job.pk])
     assert response.status_code == 410

@@ -5,12 +5,8 @@ from django.contrib import admin
 from .models import AuditEvent
 
 
-@admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
-    list_display = ("created_at", "kind", "actor_name", "round", "organization", "result_id", "subject", "reason")
-    list_filter = ("kind", "round", "organization")
-    search_fields = ("reason", "result_id", "subject", "actor_name")
-    date_hierarchy = "created_at"
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records read in the admin and changed only through their app's services."""
 
     def has_add_permission(self, request) -> bool:
         return False
@@ -20,3 +16,11 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "kind", "actor_name", "round", "organization", "result_id", "subject", "reason")
+    list_filter = ("kind", "round", "organization")
+    search_fields = ("reason", "result_id", "subject", "actor_name")
+    date_hierarchy = "created_at"

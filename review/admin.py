@@ -5,22 +5,12 @@ results/admin.py: their state changes are the round lifecycle's admin actions.""
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 
+from audit.admin import ReadOnlyAdmin
 from results.constants import RoundState
 from results.models import Benchmark, Round, Submission
 
 from .models import BorrowingDeclaration, Notification, Objection, ResubmissionWindow, ReviewerAssignment
 from .services import ReviewRefused, grant_resubmission_window, move_round, publish_fix
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Objection)

@@ -17,6 +17,7 @@ if [ -z "${DATABASE_URL:-}" ] || [ -z "${CELERY_BROKER_URL:-}" ]; then
 fi
 scripts/services.sh install  # chromium for the browser tests, when missing
 export TEST_DB_SUFFIX=${TEST_DB_SUFFIX:-$$}
-# The layering contract in pyproject.toml: the checking core imports nothing of the web project.
+# The import contracts in pyproject.toml: the checking core imports nothing of the web project, the
+# GPU worker nothing of Django, and the web apps import only the apps below them (docs/architecture.md).
 .venv/bin/lint-imports --no-logo --no-cache
 .venv/bin/pytest "$@"

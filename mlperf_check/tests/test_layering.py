@@ -19,10 +19,12 @@ REFUSED = (
     "celery",
     "psycopg2",
     "config",
+    "audit",
     "results",
     "ingest",
     "review",
     "verify",
+    "pages",
 )
 
 PROGRAM = """

@@ -17,6 +17,7 @@ from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from audit.models import AuditEvent
 from results.models import Finding, Organization, Result, Round, Submission, Waiver
 from results.services.factors import (
     NO_SHIPPED_FACTOR_REASON,
@@ -96,6 +97,11 @@ def test_published_factors_are_recorded_as_the_chairs_decisions(v30, chair):
     assert (decision.factor, decision.accepted, decision.granted_by, decision.reason) == (
         1.0370762711864403, True, chair, SHIPPED_FACTOR_REASON
     )
+    [event] = AuditEvent.objects.filter(kind__startswith="factor.")  # every decision is on record
+    assert (event.kind, event.actor, event.organization.slug, event.result_id, event.subject) == (
+        "factor.accepted", chair, "gigabyte", "", f"decision {decision.pk}"
+    )
+    assert event.data == {"factor": 1.0370762711864403, "system": "G593-SD0_hugectr", "benchmark": "dlrm_dcnv2"}
     # IEI ships the factor its logs give: nothing to decide.
     assert (resnet().score_minutes, resnet().factor_source) == (IEI_RESNET, "computed")
 
@@ -110,6 +116,7 @@ def test_it_is_idempotent_and_a_decision_stays_in_force_without_the_flag(v30, ch
              list(Submission.objects.values().order_by("pk")))
     assert after == before
     assert dlrm().score_minutes == PUBLISHED_DLRM
+    assert AuditEvent.objects.filter(kind__startswith="factor.").count() == 1  # an unchanged decision is not recorded again
 
 
 def test_a_decision_recorded_after_an_import_applies_on_the_next_import(v30, chair):
@@ -265,6 +272,10 @@ def test_a_reviewer_accepts_then_rejects_a_shipped_factor(imported):
     assert (decision.accepted, decision.granted_by, decision.reason) == (False, imported["chair"], "the logs do not support it")
     assert (dlrm().score_minutes, dlrm().factor_source) == (LOGS_DLRM, "computed")
     assert Waiver.objects.count() == 1  # one decision per result, the one in force
+    events = AuditEvent.objects.filter(kind__startswith="factor.").order_by("pk")
+    assert [(e.kind, e.actor, e.result_id) for e in events] == [
+        ("factor.accepted", reviewer, dlrm().result_id), ("factor.rejected", imported["chair"], dlrm().result_id),
+    ]
     # A rejected decision is no bypass of anything either.
     assert waivers_for(Round.objects.get(), "gigabyte") == frozenset()
 

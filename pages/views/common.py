@@ -9,9 +9,7 @@ from django.http import HttpResponse, JsonResponse
 
 from mlperf_check.rules.rcp import SAMPLE_UNIT_BENCHMARKS
 from pages.charts import Chart
-from pages.tables import (
-    rows_to_csv,
-)
+from pages.tables import rows_to_csv
 
 
 def convergence_unit(benchmark: str) -> str:

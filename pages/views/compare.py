@@ -10,9 +10,7 @@ from django.urls import reverse
 
 from pages.caching import cache_public_page
 from pages.templatetags.numbers import format_quantity
-from pages.views.common import (
-    convergence_unit,
-)
+from pages.views.common import convergence_unit
 from results.models import Result, Run, System, version_order
 
 SYSTEM_FIELDS = [

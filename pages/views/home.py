@@ -17,10 +17,7 @@ from mlperf_check.rules.facts import version_key
 from pages.caching import cache_public_page
 from pages.charts import Chart
 from pages.suites.training import charts as training_charts
-from pages.views.common import (
-    chart_response,
-    draws,
-)
+from pages.views.common import chart_response, draws
 from results.constants import RoundState, Suite
 from results.models import Benchmark, Result, Round
 

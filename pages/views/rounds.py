@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from pages import suites
 from pages.caching import cache_public_page
-from pages.views.common import (
-    csv_response,
-)
+from pages.views.common import csv_response
 from results.lookups import round_or_404
 
 

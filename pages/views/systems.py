@@ -8,13 +8,8 @@ from django.http import Http404
 from django.shortcuts import render
 
 from pages.caching import cache_public_page
-from pages.tables import (
-    CATEGORY_LABELS,
-    category_of,
-)
-from pages.views.common import (
-    official_links,
-)
+from pages.tables import CATEGORY_LABELS, category_of
+from pages.views.common import official_links
 from results.models import Result, System, version_order
 
 

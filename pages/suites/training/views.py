@@ -8,24 +8,14 @@ import json
 from urllib.parse import quote
 
 from django.db.models import Count, Q
-from django.http import (
-    Http404,
-    JsonResponse,
-    QueryDict,
-)
+from django.http import Http404, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 
 from audit.roles import is_privileged
 from mlperf_check.rules.rcp import SAMPLES_BENCHMARKS
 from pages.charts import Chart
-from pages.tables import (
-    CATEGORIES,
-    CATEGORY_LABELS,
-    CATEGORY_ORDER,
-    DIVISION_ORDER,
-    category_of,
-)
+from pages.tables import CATEGORIES, CATEGORY_LABELS, CATEGORY_ORDER, DIVISION_ORDER, category_of
 from pages.views.common import (
     chart_response,
     convergence_unit,

@@ -47,15 +47,15 @@ def test_audit_events_cannot_be_changed_in_the_admin(world, admin_client):
 
     services.move_round(world["chair"], world["round"], "final", "frozen")
     event = AuditEvent.objects.get()
-    assert admin_client.get("/admin/review/auditevent/add/").status_code == 403
-    assert admin_client.post(f"/admin/review/auditevent/{event.pk}/delete/", {"post": "yes"}).status_code == 403
-    assert admin_client.get("/admin/review/auditevent/").status_code == 200
+    assert admin_client.get("/admin/audit/auditevent/add/").status_code == 403
+    assert admin_client.post(f"/admin/audit/auditevent/{event.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert admin_client.get("/admin/audit/auditevent/").status_code == 200
 
 
 def test_resubmission_windows_from_the_admin_go_through_the_service(world, admin_client):
     from review.models import ResubmissionWindow
 
-    response = admin_client.post("/admin/ingest/resubmissionwindow/add/", {
+    response = admin_client.post("/admin/review/resubmissionwindow/add/", {
         "round": world["round"].pk, "organization": world["alpha"].pk,
         "closes_at_0": "2030-01-01", "closes_at_1": "12:00:00", "reason": "power outage",
     })

@@ -21,9 +21,12 @@ from .worker import report_outcome, run_job
 SOFT_TIME_LIMIT_SECONDS = int(os.environ.get("VERIFY_SOFT_TIME_LIMIT_SECONDS", "2700"))
 HARD_TIME_LIMIT_SECONDS = int(SOFT_TIME_LIMIT_SECONDS * 1.2)
 
-# Not the current app: imported beside the web project (its tests), it must not take over Celery's
-# current_app, which the web side sends its tasks through.
-app = Celery("mlperf_gpu_worker", broker=os.environ.get("CELERY_BROKER_URL") or None, set_as_current=False)
+# No fixups: Celery's Django fixup would load the settings wherever DJANGO_SETTINGS_MODULE happens to
+# be set. Not the current app: imported beside the web project (its tests), it must not take over
+# Celery's current_app, which the web side sends its tasks through.
+app = Celery(
+    "mlperf_gpu_worker", broker=os.environ.get("CELERY_BROKER_URL") or None, fixups=[], set_as_current=False
+)
 app.conf.update(
     task_default_queue=GPU_QUEUE,
     task_acks_late=True,  # a worker lost mid-job leaves the message for Redis to redeliver

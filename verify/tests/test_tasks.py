@@ -20,7 +20,7 @@ def test_the_run_task_goes_to_the_gpu_queue_acks_late_with_time_limits():
 
 
 def test_the_gpu_worker_app_loads_no_django_settings_and_needs_no_secret_key():
-    """Imported where there is no DJANGO_SETTINGS_MODULE and no SECRET_KEY, as on a GPU machine."""
+    """No SECRET_KEY, as on a GPU machine; even a stray DJANGO_SETTINGS_MODULE loads nothing of Django."""
     import subprocess
     import sys
 
@@ -28,12 +28,14 @@ def test_the_gpu_worker_app_loads_no_django_settings_and_needs_no_secret_key():
 
     probe = (
         "import sys, verify.gpu_worker as w; "
+        "w.app.loader.init_worker(); "
         "assert w.app.tasks['verify.run_job'].name == 'verify.run_job'; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('django', 'config', 'results', 'ingest', 'review', 'audit', 'pages') and m != 'django' "
         "and not m.startswith('django.utils')))"
     )
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "CELERY_BROKER_URL": "redis://127.0.0.1:1/0"}
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "CELERY_BROKER_URL": "redis://127.0.0.1:1/0",
+           "DJANGO_SETTINGS_MODULE": "config.settings"}
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     # kombu imports django.utils.functional when it is installed; no settings, apps or database.

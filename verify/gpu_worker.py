@@ -38,7 +38,11 @@ app.conf.update(
 )
 
 
-@app.task(name=RUN_JOB_TASK, acks_late=True, soft_time_limit=SOFT_TIME_LIMIT_SECONDS, time_limit=HARD_TIME_LIMIT_SECONDS)
+# shared=False: a task is otherwise added to every Celery app of the process, the web side's included.
+@app.task(
+    name=RUN_JOB_TASK, shared=False, acks_late=True,
+    soft_time_limit=SOFT_TIME_LIMIT_SECONDS, time_limit=HARD_TIME_LIMIT_SECONDS,
+)
 def run_job_task(job_id: int, token: str) -> str:
     try:
         return run_job(job_id, token)

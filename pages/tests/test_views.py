@@ -417,7 +417,7 @@ def test_home_leads_with_pictures_and_real_publication_dates(client, world):
 
 
 def test_a_benchmark_nobody_entered_says_so_and_is_not_linked(client, world):
-    from .factories import make_benchmark
+    from results.tests.factories import make_benchmark
 
     make_benchmark(world["round"], "minigo")
     round_page = client.get("/rounds/training-v1.0/").content.decode()

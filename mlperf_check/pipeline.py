@@ -241,7 +241,7 @@ def _division_from_logs(result: BenchmarkResult) -> str:
 def _score(result: BenchmarkResult, spec: RulesetSpec, waivers: frozenset[tuple[str, str, str]]) -> None:
     bench = spec.benchmark(result.benchmark)
     if bench is None:
-        result.score_note = f"{result.benchmark!r} is not a benchmark of training {spec.version}"
+        result.score_note = f"{result.benchmark!r} is not a benchmark of {spec.label}"
         result.rcp = RcpOutcome()
         return
     batch_sizes = {run.global_batch_size for run in result.runs if run.global_batch_size is not None}

@@ -194,7 +194,9 @@ class RunSummary:
             value = value["value"]
         self.last_eval = record
         self.last_eval_epoch = epoch
-        if record.key != "eval_accuracy":
+        target = self.quality_target()
+        # The curve and the target follow the key the target is on (HPC cosmoflow and oc20: eval_error).
+        if record.key != (target.key if target is not None else "eval_accuracy"):
             return
         if self.benchmark() == SD_BENCHMARK and self.note_stable_diffusion(record, epoch):
             return
@@ -205,7 +207,6 @@ class RunSummary:
         else:
             run.eval_curve_truncated = True
         if run.target_reached_ms is None:
-            target = self.quality_target()
             # Some targets depend on a hyperparameter (BERT 0.7: the global batch size).
             if target is not None and target.met(record, run.hyperparameters):
                 run.target_reached_ms = record.time_ms

@@ -51,7 +51,7 @@ class LayoutChecker(PackageChecker):
         findings += self._systems(package)
         benchmarks = context.ruleset.benchmarks
         for bench_dir in package.benchmark_dirs:
-            findings += self._benchmark_name(bench_dir, benchmarks, context.ruleset.version)
+            findings += self._benchmark_name(bench_dir, benchmarks, context.ruleset.label)
             findings += self._result_names(bench_dir)
             findings += self._other_files(bench_dir, package, context)
         findings += self._stray_files(package)
@@ -162,7 +162,7 @@ class LayoutChecker(PackageChecker):
             self.finding(
                 WARNING,
                 "LAYOUT_UNKNOWN_BENCHMARK",
-                f"{bench_dir.folder}/ is not a benchmark of training {version} (expected one of "
+                f"{bench_dir.folder}/ is not a benchmark of {version} (expected one of "
                 f"{', '.join(known)}){hint}; its results are not checked or scored, as the official "
                 "package checker skips such folders",
                 file=bench_dir.folder,

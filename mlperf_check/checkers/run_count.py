@@ -29,7 +29,7 @@ class RunCountChecker(PackageChecker):
                     self.finding(
                         ERROR,
                         "RUN_COUNT_WRONG",
-                        f"found {count} result_*.txt files in {result.folder}; training {ruleset.version} "
+                        f"found {count} result_*.txt files in {result.folder}; {ruleset.label} "
                         f"requires exactly {spec.required_runs} for {result.benchmark}",
                         file=result.folder,
                         expected=str(spec.required_runs),

@@ -352,7 +352,7 @@ def evaluate_rcp(
     `bert_train_samples` forces the official flag of that name (otherwise decided per run)."""
     if ruleset.rcp_dir is None:
         return RcpOutcome(
-            NOT_APPLICABLE, message=f"training {ruleset.version} has no RCPs (they start with 1.0)"
+            NOT_APPLICABLE, message=f"{ruleset.label} has no RCPs (they start with 1.0)"
         )
     if division.strip().lower() != "closed":
         return RcpOutcome(NOT_APPLICABLE, message="RCPs apply to the closed division only")
@@ -361,7 +361,7 @@ def evaluate_rcp(
     spec = ruleset.benchmark(benchmark)
     if spec is None:
         return RcpOutcome(
-            NOT_APPLICABLE, message=f"{benchmark!r} is not a benchmark of training {ruleset.version}"
+            NOT_APPLICABLE, message=f"{benchmark!r} is not a benchmark of {ruleset.label}"
         )
     if not runs:
         return RcpOutcome(NOT_APPLICABLE, message="no result files")

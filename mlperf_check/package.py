@@ -8,6 +8,15 @@ Standard layout (v0.6 and later), as read by the official package checker:
 v0.6 submitters could instead put an `entry.json` (the v0.5 description schema) into
 `results/<system>/`; it describes the system when `systems/<system>.json` is absent.
 
+MLPerf HPC layout, as read by the official package checker with usage `hpc`:
+
+    <root>/systems/<system>.json
+    <root>/results/<system>/{strong,weak}/<benchmark>/result_*.txt
+
+A package is HPC when a results/<system>/ folder holds a `strong` or `weak` folder. Its other
+folders at that level are not read by the official tools (the package checker asserts on them):
+their files are strays here, and discovery reports the folder.
+
 v0.5 layout: `<root>/<entry>/results/<platform>/<benchmark>/result_N.txt`, with
 `<entry>/submission.json` and `<entry>/results/<platform>/entry.json`. Google grouped its entries
 one level deeper (`google/cloud_v3.8/<entry>/`). Platform names repeat across entries ("tpu"), so
@@ -36,7 +45,10 @@ from mlperf_check.checkers import checker_version
 from mlperf_check.report import ERROR, Finding
 
 STANDARD = "standard"
+HPC = "hpc"
 V05 = "v0.5"
+# The scaling folders of an HPC system folder: time to solution, and throughput.
+HPC_SCALINGS = ("strong", "weak")
 
 # Findings of discovery are layout findings: one checker name for everything about the tree.
 LAYOUT_CHECKER = "layout"
@@ -80,13 +92,14 @@ class BenchmarkDir:
     folder: str  # path of the folder, relative to the package root
     result_files: list[str]  # result_*.txt directly inside the folder
     other_files: list[str]  # every other file below the folder, nested ones included
+    scaling: str = ""  # HPC: "strong" or "weak"; "" in training
 
 
 @dataclass
 class Package:
     root: Path
     submitter: str  # the submitter folder name
-    layout: str  # STANDARD | V05
+    layout: str  # STANDARD | HPC | V05
     system_files: dict[str, str]  # system id -> its description (systems/<id>.json or entry.json)
     benchmark_dirs: list[BenchmarkDir]
     stray_files: list[str]  # files in places the layout does not expect
@@ -139,14 +152,21 @@ def looks_like_submitter_folder(path: Path) -> bool:
     return any(_is_real_dir(child / "results") for child in children)
 
 
+def is_hpc_package(root: Path) -> bool:
+    """Whether a submitter folder has the HPC layout: a results/<system>/strong or /weak folder."""
+    return any(
+        _is_real_dir(system / scaling) for system in _child_folders(root / "results") for scaling in HPC_SCALINGS
+    )
+
+
 def discover_package(root: Path) -> tuple[Package, list[Finding]]:
     root = Path(root)
     if _is_real_dir(root / "results") or _is_real_dir(root / "systems"):
-        layout, entries = STANDARD, []
+        layout, entries = (HPC if is_hpc_package(root) else STANDARD), []
     else:
         entries = _v05_entries(root)
         layout = V05 if entries else STANDARD
-    if layout == STANDARD:
+    if layout in (STANDARD, HPC):
         skipped = {CODE_FOLDERS[STANDARD]}
     else:
         skipped = {f"{entry}/{CODE_FOLDERS[V05]}" for entry in entries}
@@ -163,6 +183,8 @@ def discover_package(root: Path) -> tuple[Package, list[Finding]]:
     )
     if layout == STANDARD:
         _sort_standard(package, tree)
+    elif layout == HPC:
+        tree.findings.extend(_sort_hpc(package, tree))
     else:
         _sort_v05(package, tree, entries)
     package.benchmark_dirs.sort(key=lambda bench_dir: natural_key(bench_dir.folder))
@@ -213,6 +235,48 @@ def _sort_standard(package: Package, tree: _Tree) -> None:
     package.benchmark_dirs.extend(_with_aliases(bench_dirs.values()))
 
 
+def _sort_hpc(package: Package, tree: _Tree) -> list[Finding]:
+    """results/<system>/<scaling>/<benchmark>/: the standard layout with a scaling level."""
+    bench_dirs: dict[str, BenchmarkDir] = {}
+    findings = []
+    for folder in tree.folders:
+        parts = folder.split("/")
+        if parts[0] != "results":
+            continue
+        if len(parts) == 2:
+            package.result_folders[parts[1]] = folder
+        elif len(parts) == 3 and parts[2] not in HPC_SCALINGS:
+            findings.append(
+                _finding(
+                    "LAYOUT_HPC_SCALING",
+                    f"{folder}/ is neither strong/ nor weak/: an HPC system folder holds "
+                    "strong/<benchmark>/ (time to solution) and weak/<benchmark>/ (throughput) folders; "
+                    "nothing in it is checked or scored",
+                    folder,
+                )
+            )
+        elif len(parts) == 4 and parts[2] in HPC_SCALINGS:
+            bench_dirs[folder] = BenchmarkDir(parts[1], parts[3], folder, [], [], scaling=parts[2])
+    for rel in tree.files:
+        parts = rel.split("/")
+        name = parts[-1]
+        if len(parts) == 1:
+            if name not in ROOT_FILES:
+                package.stray_files.append(rel)
+        elif (
+            parts[0] == "systems" and len(parts) == 2 and name.endswith(".json") and not name.startswith(".")
+        ):
+            package.system_files[name[: -len(".json")]] = rel
+        elif parts[0] == "results" and len(parts) == 3 and name in SYSTEM_FOLDER_FILES:
+            continue
+        elif parts[0] == "results" and len(parts) >= 5 and "/".join(parts[:4]) in bench_dirs:
+            _add_to_benchmark_dir(bench_dirs["/".join(parts[:4])], rel, len(parts) == 5)
+        else:
+            package.stray_files.append(rel)
+    package.benchmark_dirs.extend(_with_aliases(bench_dirs.values()))
+    return findings
+
+
 def _sort_v05(package: Package, tree: _Tree, entries: list[str]) -> None:
     bench_dirs: dict[str, BenchmarkDir] = {}
     platforms: dict[str, str] = {}  # <entry>/results/<platform> -> system id
@@ -255,12 +319,12 @@ def _with_aliases(bench_dirs) -> list[BenchmarkDir]:
     """Apply the official folder-name aliases, unless the system also has a folder under the
     target name (one result per system and benchmark)."""
     bench_dirs = list(bench_dirs)
-    taken = {(b.system_id, b.benchmark) for b in bench_dirs}
+    taken = {(b.system_id, b.scaling, b.benchmark) for b in bench_dirs}
     for bench_dir in bench_dirs:
         bench_dir.result_files = natural_sorted(bench_dir.result_files)
         bench_dir.other_files = natural_sorted(bench_dir.other_files)
         target = BENCHMARK_ALIASES.get(bench_dir.benchmark)
-        if target and (bench_dir.system_id, target) not in taken:
+        if target and (bench_dir.system_id, bench_dir.scaling, target) not in taken:
             bench_dir.benchmark = target
     return bench_dirs
 

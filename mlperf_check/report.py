@@ -104,6 +104,10 @@ class RunLog:
     epochs_to_converge: float | None = None  # epoch_num of the last eval before run_stop
     samples_to_converge: float | None = None
     train_samples: float | None = None
+    # HPC: the instance size as logged (the official summarizer's values: each key's latest value
+    # up to the line where both have been seen), None when not logged.
+    number_of_nodes: Any = None
+    accelerators_per_node: Any = None
     compliant: bool = False  # the official per-run rules all passed
     findings: list[Finding] = field(default_factory=list)
 
@@ -138,6 +142,9 @@ class RcpOutcome:
     rcp_mean: float | None = None
     rcp_min: float | None = None
     rcp_batch_size: int | None = None
+    # The factor the official package checker writes into scaling.json (on any pass faster than the
+    # RCP mean), whether or not the ruleset applies it to the score (`scaling_factor`).
+    checker_factor: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -171,11 +178,39 @@ class RunScore:
 
 
 @dataclass
+class WeakScalingScore:
+    """MLPerf HPC throughput (weak scaling) figures, as the official summarizer prints them.
+
+    `number_of_models`: result files that count (compliant and converged); `instance_scale`:
+    number_of_nodes x max(accelerators_per_node, 1) as logged (the same in every counted file);
+    `time_to_train_all_minutes`: (latest run_stop - earliest run_start) of the counted files,
+    ms / 60 / 1000. All None when fewer models than the benchmark's run count converged.
+    `models_per_minute` is DERIVED here (number_of_models / time_to_train_all_minutes): the
+    official tools do not print it."""
+
+    number_of_models: int | None
+    instance_scale: int | None
+    time_to_train_all_minutes: float | None
+    models_per_minute: float | None  # derived, not an official figure
+    note: str = ""
+
+
+@dataclass
 class BenchmarkResult:
+    """One result folder: results/<system>/<benchmark> (training) or
+    results/<system>/<strong|weak>/<benchmark> (HPC).
+
+    Scores: `score_minutes` is the time to train (training) or time to solution (HPC strong
+    scaling): the olympic mean of the runs' minutes (`mean_minutes`) times the RCP scaling factor
+    the ruleset applies. `weak` holds the HPC throughput figures of a weak-scaling folder (which
+    has no olympic score). `energy` is the energy to train where the folder has a power/ folder
+    (mlperf_check.power.EnergyScore), else None."""
+
     system_id: str
     benchmark: str
-    folder: str  # results/<system>/<benchmark>
+    folder: str  # results/<system>/<benchmark>, or results/<system>/<scaling>/<benchmark> (HPC)
     division: str
+    scaling: str = ""  # HPC: "strong" (time to solution) or "weak" (throughput); "" in training
     runs: list[RunLog] = field(default_factory=list)
     run_scores: list[RunScore] = field(default_factory=list)
     score_minutes: float | None = None
@@ -186,6 +221,8 @@ class BenchmarkResult:
     global_batch_size: int | None = None
     converge_mean: float | None = None
     shipped_factor: ShippedFactor | None = None  # None when the folder has no scaling.json
+    weak: WeakScalingScore | None = None  # HPC weak scaling only
+    energy: Any = None  # mlperf_check.power.EnergyScore where the folder has power measurements
     findings: list[Finding] = field(default_factory=list)
 
     @property

@@ -271,6 +271,40 @@ class PackageReport:
                 "checker": f.checker,
             }
 
+        def energy(result: BenchmarkResult) -> dict[str, Any] | None:
+            score = result.energy
+            if score is None:
+                return None
+            return {
+                "energy": score.energy,
+                "mean": score.mean,
+                "scaling_factor": score.scaling_factor,
+                "unit": "J",
+                "note": score.note,
+                "runs": [
+                    {
+                        "file": run.file,
+                        "power_folder": run.power_folder,
+                        "node_files": len(run.node_files),
+                        "switch_files": len(run.switch_files),
+                        "energy": run.energy,
+                        "method": run.method,
+                    }
+                    for run in score.runs
+                ],
+            }
+
+        def weak(result: BenchmarkResult) -> dict[str, Any] | None:
+            if result.weak is None:
+                return None
+            return {
+                "number_of_models": result.weak.number_of_models,
+                "instance_scale": result.weak.instance_scale,
+                "time_to_train_all_minutes": result.weak.time_to_train_all_minutes,
+                "derived": {"models_per_minute": result.weak.models_per_minute},
+                "note": result.weak.note,
+            }
+
         def runs(result: BenchmarkResult) -> list[dict[str, Any]]:
             scoring = {score.file: score.scoring for score in result.run_scores}
             return [
@@ -301,6 +335,7 @@ class PackageReport:
                 {
                     "system": r.system_id,
                     "benchmark": r.benchmark,
+                    "scaling": r.scaling,
                     "division": r.division,
                     "score_minutes": r.score_minutes,
                     "mean_minutes": r.mean_minutes,
@@ -314,8 +349,11 @@ class PackageReport:
                         "submission_mean": r.rcp.submission_mean,
                         "rcp_mean": r.rcp.rcp_mean,
                         "rcp_min": r.rcp.rcp_min,
+                        "checker_factor": r.rcp.checker_factor,
                     },
                     "shipped_scaling_factor": None if r.shipped_factor is None else r.shipped_factor.factor,
+                    "weak_scaling": weak(r),
+                    "energy": energy(r),
                     "runs": runs(r),
                     "findings": [finding(f) for f in r.findings],
                 }

@@ -98,7 +98,14 @@ class _Reading:
 
 def _finding(severity: str, code: str, message: str, file: str, line: int | None = None, **extra) -> Finding:
     return Finding(
-        severity, code, message, file=file, line=line, checker=CHECKER, checker_version=checker_version(CHECKER), **extra
+        severity,
+        code,
+        message,
+        file=file,
+        line=line,
+        checker=CHECKER,
+        checker_version=checker_version(CHECKER),
+        **extra,
     )
 
 
@@ -299,7 +306,9 @@ def node_energy(rel: str, records: list[_Reading], time_to_train_ms: float, find
             return None, ""
     if not any(r.key == "power_reading" for r in records):
         findings.append(
-            _finding(WARNING, "POWER_NO_READINGS", f"{rel} has no power_reading line: its energy is 0", file=rel)
+            _finding(
+                WARNING, "POWER_NO_READINGS", f"{rel} has no power_reading line: its energy is 0", file=rel
+            )
         )
     energy = _window_energy(sorted(records, key=lambda r: r.time_ms), time_to_train_ms)
     if energy is not None:
@@ -383,7 +392,9 @@ def _round_tools_energy(records: list[_Reading], time_to_train_ms: float) -> flo
     return efficiency * total * time_to_train_ms / (stop - start) / 1000
 
 
-def switch_energy(rel: str, records: list[_Reading], time_to_train_ms: float, findings: list[Finding]) -> float | None:
+def switch_energy(
+    rel: str, records: list[_Reading], time_to_train_ms: float, findings: list[Finding]
+) -> float | None:
     """The official `_compute_power_sw`: the first interconnect_power_est (with the conversion_eff
     logged before it) over the time to train."""
     efficiency = 1.0
@@ -455,7 +466,11 @@ def score_energy(package: Package, bench_dir: BenchmarkDir, result: BenchmarkRes
     by_file = {run.file: run for run in result.runs}
     for rel, energy in runs.items():
         run = by_file.get(rel)
-        if run is not None and run.time_to_train_ms is not None and (energy.node_files or energy.switch_files):
+        if (
+            run is not None
+            and run.time_to_train_ms is not None
+            and (energy.node_files or energy.switch_files)
+        ):
             run_energy(package, energy, run.time_to_train_ms, findings)
     if result.scaling == "weak":
         result.energy = _weak_energy(result, runs)
@@ -490,7 +505,9 @@ def _weak_energy(result: BenchmarkResult, runs: dict[str, RunEnergy]) -> EnergyS
         return EnergyScore(None, None, 1.0, list(runs.values()), "not every counted model has an energy")
     kept = sorted(energies)[1:]
     if not kept:
-        return EnergyScore(None, None, 1.0, list(runs.values()), "one model: nothing left after dropping the lowest")
+        return EnergyScore(
+            None, None, 1.0, list(runs.values()), "one model: nothing left after dropping the lowest"
+        )
     total = 0.0
     for energy in kept:
         total += energy

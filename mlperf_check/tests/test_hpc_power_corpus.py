@@ -23,8 +23,18 @@ HPC = CORPUS / "hpc"
 POWER = CORPUS / "power"
 ROUNDS = {"v1.0": "hpc-1.0.0", "v2.0": "hpc-2.0.0"}
 # The summarizer builds its URLs from the JSON's submitter; the folders are named otherwise.
-FOLDERS = {("v1.0", "Fujitsu/RIKEN"): "Fujitsu+RIKEN", ("v2.0", "Fujitsu/RIKEN"): "Fujitsu+RIKEN", ("v2.0", "TACC"): "tacc"}
-RCP_LABELS = {"pass": "Pass", "pass_interpolated": "Pass", "pass_smaller_batch": "Pass", "fail": "Fail", "fail_interpolated": "Interp. Fail"}
+FOLDERS = {
+    ("v1.0", "Fujitsu/RIKEN"): "Fujitsu+RIKEN",
+    ("v2.0", "Fujitsu/RIKEN"): "Fujitsu+RIKEN",
+    ("v2.0", "TACC"): "tacc",
+}
+RCP_LABELS = {
+    "pass": "Pass",
+    "pass_interpolated": "Pass",
+    "pass_smaller_batch": "Pass",
+    "fail": "Fail",
+    "fail_interpolated": "Interp. Fail",
+}
 
 
 def needs(path: Path) -> None:
@@ -55,7 +65,9 @@ def result_for(round_name: str, row: dict, benchmark: str, scaling: str):
     system_id = system_file.removesuffix(".json")
     report = round_reports(round_name)[folder]
     (result,) = [
-        r for r in report.results if r.system_id == system_id and r.benchmark == benchmark and r.scaling == scaling
+        r
+        for r in report.results
+        if r.system_id == system_id and r.benchmark == benchmark and r.scaling == scaling
     ]
     return result
 
@@ -119,16 +131,33 @@ def test_hpc_package_verdicts():
     and the RCP failures and seed failures it reports are reported."""
     needs(HPC)
     for round_name in ROUNDS:
-        rows = list(csv.DictReader(open(HPC / "reference" / f"{round_name}_package_checker_verdicts_4.1.68.csv")))
+        rows = list(
+            csv.DictReader(open(HPC / "reference" / f"{round_name}_package_checker_verdicts_4.1.68.csv"))
+        )
         for submitter, report in round_reports(round_name).items():
-            mine = [r for r in rows if r["submitter_folder"] == submitter and not r["result_file"].startswith("pruned")]
+            mine = [
+                r
+                for r in rows
+                if r["submitter_folder"] == submitter and not r["result_file"].startswith("pruned")
+            ]
             for result in report.results:
-                folder_rows = [r for r in mine if r["system"] == result.system_id and r["scaling"] == result.scaling and r["benchmark"] == result.benchmark]
+                folder_rows = [
+                    r
+                    for r in mine
+                    if r["system"] == result.system_id
+                    and r["scaling"] == result.scaling
+                    and r["benchmark"] == result.benchmark
+                ]
                 if not folder_rows:
                     continue
                 row = folder_rows[0]
-                codes = {f.code for f in result.findings} | {f.code for run in result.runs for f in run.findings}
-                assert (row["dir_seed_check"] == "fail") == ("SEED_MISSING" in codes), (submitter, result.folder)
+                codes = {f.code for f in result.findings} | {
+                    f.code for run in result.runs for f in run.findings
+                }
+                assert (row["dir_seed_check"] == "fail") == ("SEED_MISSING" in codes), (
+                    submitter,
+                    result.folder,
+                )
                 if row["dir_rcp"].startswith("RCP Test Failed"):
                     assert result.rcp.status.startswith("fail"), (submitter, result.folder)
                 elif row["dir_rcp"].startswith("RCP Test Passed"):

@@ -37,12 +37,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mlperf_check.checkers import checker_version
 from mlperf_check.parsing.formats import EventError, loads_json, short_repr, to_time
-from mlperf_check.report import ERROR, WARNING, Finding
+from mlperf_check.report import ERROR, WARNING, EnergyScore, Finding, RunEnergy
 
 if TYPE_CHECKING:
     from mlperf_check.package import BenchmarkDir, Package
@@ -56,36 +56,8 @@ MAX_LINE_FINDINGS = 10  # per file
 NODE_FILE = re.compile(r"node_(.+)\.txt")
 SWITCH_FILE = re.compile(r"sw_(.+)\.txt")
 
-WINDOW = "window"  # the current official computation
+WINDOW = "window"  # the current official computation (RunEnergy.method)
 ROUND_TOOLS = "round_tools"  # the v4.0 tools' computation, where the window is empty
-
-
-@dataclass
-class RunEnergy:
-    """The energy of one run. `energy` is None when it cannot be computed (findings say why)."""
-
-    file: str  # the result file
-    power_folder: str  # power/<result name>, relative to the package root
-    node_files: list[str] = field(default_factory=list)
-    switch_files: list[str] = field(default_factory=list)
-    energy: float | None = None  # joules: watts x seconds, as the official arithmetic gives
-    method: str = WINDOW  # WINDOW, or ROUND_TOOLS where the measurement window was empty
-
-
-@dataclass
-class EnergyScore:
-    """The energy of a result folder with a power/ folder.
-
-    `energy` is the official summarizer's `Energy` (olympic mean of the counted runs' energies,
-    in time order, times the scaling factor of the time score); None when any counted run has no
-    energy or the result has no time score. `mean` is the same before the factor. `runs` holds
-    every run's energy, counted or not."""
-
-    energy: float | None
-    mean: float | None
-    scaling_factor: float
-    runs: list[RunEnergy]
-    note: str = ""
 
 
 @dataclass

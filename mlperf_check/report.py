@@ -196,6 +196,39 @@ class WeakScalingScore:
 
 
 @dataclass
+class RunEnergy:
+    """The energy to train of one run (mlperf_check.power). `energy` is None when it cannot be
+    computed (the power checker's findings say why)."""
+
+    file: str  # the result file
+    power_folder: str  # power/<result name>, relative to the package root
+    node_files: list[str] = field(default_factory=list)
+    switch_files: list[str] = field(default_factory=list)
+    energy: float | None = None  # joules: watts x seconds, as the official arithmetic gives
+    method: str = (
+        "window"  # "window", or "round_tools" where the measurement window was empty (mlperf_check.power)
+    )
+
+
+@dataclass
+class EnergyScore:
+    """The energy of a result folder with a power/ folder.
+
+    `energy` is the official summarizer's `Energy` (olympic mean of the counted runs' energies,
+    in time order, times the scaling factor of the time score); None when any counted run has no
+    energy or the result has no time score. `mean` is the same before the factor. `runs` holds
+    every run's energy, counted or not. For an HPC weak-scaling folder: the mean energy of the
+    counted models without the lowest one, unscaled (the official summarizer's weak power table).
+    Units: joules where the readings are watts (the official tools print no unit)."""
+
+    energy: float | None
+    mean: float | None
+    scaling_factor: float
+    runs: list[RunEnergy]
+    note: str = ""
+
+
+@dataclass
 class BenchmarkResult:
     """One result folder: results/<system>/<benchmark> (training) or
     results/<system>/<strong|weak>/<benchmark> (HPC).
@@ -203,8 +236,8 @@ class BenchmarkResult:
     Scores: `score_minutes` is the time to train (training) or time to solution (HPC strong
     scaling): the olympic mean of the runs' minutes (`mean_minutes`) times the RCP scaling factor
     the ruleset applies. `weak` holds the HPC throughput figures of a weak-scaling folder (which
-    has no olympic score). `energy` is the energy to train where the folder has a power/ folder
-    (mlperf_check.power.EnergyScore), else None."""
+    has no olympic score). `energy` is the energy to train where the folder has a power/ folder,
+    else None."""
 
     system_id: str
     benchmark: str
@@ -222,7 +255,7 @@ class BenchmarkResult:
     converge_mean: float | None = None
     shipped_factor: ShippedFactor | None = None  # None when the folder has no scaling.json
     weak: WeakScalingScore | None = None  # HPC weak scaling only
-    energy: Any = None  # mlperf_check.power.EnergyScore where the folder has power measurements
+    energy: EnergyScore | None = None  # where the folder has power measurements
     findings: list[Finding] = field(default_factory=list)
 
     @property

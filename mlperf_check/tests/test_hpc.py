@@ -117,6 +117,15 @@ def test_weak_scaling_figures(tmp_path):
     assert "RUN_COUNT_WRONG" not in codes(report)
 
 
+def test_one_session_in_strong_and_weak_scaling_is_a_warning(tmp_path):
+    root = copy_dell(tmp_path)
+    shutil.copytree(root / DEEPCAM, root / "results" / SYSTEM / "weak" / "deepcam")
+    report = check_package(root, ruleset="hpc-2.0.0")
+    across = [f for f in report.all_findings() if f.code == "DUPLICATE_RESULT_FILE_ACROSS_SCALING"]
+    assert len(across) == 5 and {f.severity for f in across} == {"warning"}
+    assert "DUPLICATE_RESULT_FILE" not in codes(report)
+
+
 def test_weak_scaling_with_too_few_models(tmp_path):
     root = copy_dell(tmp_path)
     weak = root / "results" / SYSTEM / "weak"

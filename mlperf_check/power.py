@@ -241,9 +241,13 @@ def read_power_file(package: Package, rel: str, findings: list[Finding]) -> list
 
 
 def _number(value: Any) -> float | None:
-    if type(value) in (int, float) and math.isfinite(value):
-        return value
-    return None
+    """A finite int or float (an integer too large for a float is not one)."""
+    if type(value) not in (int, float):
+        return None
+    try:
+        return value if math.isfinite(float(value)) else None
+    except OverflowError:
+        return None
 
 
 def node_energy(rel: str, records: list[_Reading], time_to_train_ms: float, findings: list[Finding]):

@@ -3,11 +3,18 @@ logs giving findings, never a crash. Uses one real v4.0 run kept in tests/data (
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mlperf_check.package import Package
 from mlperf_check.pipeline import check_package
-from mlperf_check.power import ROUND_TOOLS, WINDOW
+from mlperf_check.power import ROUND_TOOLS, WINDOW, node_energy, read_power_file, switch_energy
+from mlperf_check.report import SEVERITIES, RunLog
+from mlperf_check.scoring import instance_scale
 
 DATA = Path(__file__).parent / "data" / "power-v4.0-smc-resnet"
 RUN = "result_5759-240517075402311260012_2"
@@ -149,8 +156,67 @@ def test_switch_file_adds_interconnect_power(tmp_path):
     assert energy.energy == OFFICIAL_ENERGY + 16100 * run.time_to_train_ms / 1000
 
 
+def test_reading_too_large_for_a_float(tmp_path):
+    root = package(tmp_path)
+    write_node(root, START + reading(2000, 10**400) + STOP % 3000)
+    report = check_package(root, ruleset="4.0.0")
+    assert findings(report, "POWER_BAD_VALUE")
+
+
 def test_binary_power_file(tmp_path):
     root = package(tmp_path)
     (root / FOLDER / "power" / RUN / "node_1.txt").write_bytes(b"\x00\xff\xfe" * 1000)
     report = check_package(root, ruleset="4.0.0")
     assert findings(report, "POWER_NO_START")
+
+
+# -- fuzz: power logs and instance sizes as an upload can break them ------------------------------
+
+REAL_NODE_LINES = (DATA / "node_1.txt").read_bytes().splitlines(keepends=True)[:6] + (
+    DATA / "node_1.txt"
+).read_bytes().splitlines(keepends=True)[-2:]
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=5,
+)
+
+
+def mutated_line(line: bytes, value: object, cut: int) -> bytes:
+    """A real line with its value replaced (any JSON) and cut at some byte."""
+    text = line.decode()
+    if '"value": ' in text:
+        head, _, rest = text.partition('"value": ')
+        text = head + '"value": ' + json.dumps(value) + rest[rest.index(",") :]
+    return text.encode()[: max(cut, 0)] if cut < len(text) else text.encode()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    lines=st.lists(
+        st.tuples(st.sampled_from(REAL_NODE_LINES), JSON_VALUES, st.integers(0, 300)), max_size=12
+    ),
+    junk=st.binary(max_size=40),
+    time_to_train=st.floats(min_value=0, max_value=1e9) | st.integers(0, 10**12),
+)
+def test_power_logs_never_crash(lines, junk, time_to_train, tmp_path):
+    data = b"".join(mutated_line(line, value, cut) + b"\r\n" for line, value, cut in lines) + junk
+    (tmp_path / "node_0.txt").write_bytes(data)
+    (tmp_path / "sw_0.txt").write_bytes(data)
+    package = Package(tmp_path, "x", "standard", {}, [], [])
+    findings: list = []
+    records = read_power_file(package, "node_0.txt", findings)
+    energy, _ = node_energy("node_0.txt", records, time_to_train, findings)
+    switch = switch_energy("sw_0.txt", records, time_to_train, findings)
+    assert energy is None or isinstance(energy, float)
+    assert switch is None or isinstance(switch, float | int)
+    assert all(
+        f.checker == "power" and f.severity in SEVERITIES and f.code.startswith("POWER_") for f in findings
+    )
+
+
+@given(nodes=JSON_VALUES | st.text(max_size=8), accelerators=JSON_VALUES | st.text(max_size=8))
+def test_instance_scale_never_crashes(nodes, accelerators):
+    run = RunLog(file="r.txt", number_of_nodes=nodes, accelerators_per_node=accelerators)
+    scale = instance_scale(run)
+    assert scale is None or isinstance(scale, int)

@@ -181,10 +181,8 @@ def discover_package(root: Path) -> tuple[Package, list[Finding]]:
         files=natural_sorted(tree.files),
         folders=natural_sorted(tree.folders),
     )
-    if layout == STANDARD:
-        _sort_standard(package, tree)
-    elif layout == HPC:
-        tree.findings.extend(_sort_hpc(package, tree))
+    if layout in (STANDARD, HPC):
+        tree.findings.extend(_sort_standard(package, tree, hpc=layout == HPC))
     else:
         _sort_v05(package, tree, entries)
     package.benchmark_dirs.sort(key=lambda bench_dir: natural_key(bench_dir.folder))
@@ -196,17 +194,34 @@ def discover_package(root: Path) -> tuple[Package, list[Finding]]:
     return package, tree.findings
 
 
-# -- the two layouts ------------------------------------------------------------------------------
+# -- the layouts ----------------------------------------------------------------------------------
 
 
-def _sort_standard(package: Package, tree: _Tree) -> None:
+def _sort_standard(package: Package, tree: _Tree, hpc: bool = False) -> list[Finding]:
+    """results/<system>/<benchmark>/, or for HPC results/<system>/<scaling>/<benchmark>/; returns
+    the findings about HPC scaling folders that are neither strong nor weak."""
+    depth = 4 if hpc else 3  # path parts of a benchmark folder
     bench_dirs: dict[str, BenchmarkDir] = {}
+    findings = []
     for folder in tree.folders:
         parts = folder.split("/")
-        if parts[0] == "results" and len(parts) == 2:
+        if parts[0] != "results":
+            continue
+        if len(parts) == 2:
             package.result_folders[parts[1]] = folder
-        elif parts[0] == "results" and len(parts) == 3:
-            bench_dirs[folder] = BenchmarkDir(parts[1], parts[2], folder, [], [])
+        elif hpc and len(parts) == 3 and parts[2] not in HPC_SCALINGS:
+            findings.append(
+                _finding(
+                    "LAYOUT_HPC_SCALING",
+                    f"{folder}/ is neither strong/ nor weak/: an HPC system folder holds "
+                    "strong/<benchmark>/ (time to solution) and weak/<benchmark>/ (throughput) folders; "
+                    "nothing in it is checked or scored",
+                    folder,
+                )
+            )
+        elif len(parts) == depth and (not hpc or parts[2] in HPC_SCALINGS):
+            scaling = parts[2] if hpc else ""
+            bench_dirs[folder] = BenchmarkDir(parts[1], parts[-1], folder, [], [], scaling=scaling)
     entry_files: dict[str, str] = {}
     for rel in tree.files:
         parts = rel.split("/")
@@ -219,12 +234,12 @@ def _sort_standard(package: Package, tree: _Tree) -> None:
         ):
             # the official checker's glob systems/*.json, which skips hidden files
             package.system_files[name[: -len(".json")]] = rel
-        elif parts[0] == "results" and len(parts) == 3 and name == V05_ENTRY_FILE:
+        elif not hpc and parts[0] == "results" and len(parts) == 3 and name == V05_ENTRY_FILE:
             entry_files[parts[1]] = rel
         elif parts[0] == "results" and len(parts) == 3 and name in SYSTEM_FOLDER_FILES:
             continue
-        elif parts[0] == "results" and len(parts) >= 4:
-            _add_to_benchmark_dir(bench_dirs["/".join(parts[:3])], rel, len(parts) == 4)
+        elif parts[0] == "results" and len(parts) > depth and "/".join(parts[:depth]) in bench_dirs:
+            _add_to_benchmark_dir(bench_dirs["/".join(parts[:depth])], rel, len(parts) == depth + 1)
         else:
             package.stray_files.append(rel)
     for system_id, rel in entry_files.items():
@@ -232,47 +247,6 @@ def _sort_standard(package: Package, tree: _Tree) -> None:
             package.stray_files.append(rel)  # systems/<id>.json describes the system
         else:
             package.system_files[system_id] = rel
-    package.benchmark_dirs.extend(_with_aliases(bench_dirs.values()))
-
-
-def _sort_hpc(package: Package, tree: _Tree) -> list[Finding]:
-    """results/<system>/<scaling>/<benchmark>/: the standard layout with a scaling level."""
-    bench_dirs: dict[str, BenchmarkDir] = {}
-    findings = []
-    for folder in tree.folders:
-        parts = folder.split("/")
-        if parts[0] != "results":
-            continue
-        if len(parts) == 2:
-            package.result_folders[parts[1]] = folder
-        elif len(parts) == 3 and parts[2] not in HPC_SCALINGS:
-            findings.append(
-                _finding(
-                    "LAYOUT_HPC_SCALING",
-                    f"{folder}/ is neither strong/ nor weak/: an HPC system folder holds "
-                    "strong/<benchmark>/ (time to solution) and weak/<benchmark>/ (throughput) folders; "
-                    "nothing in it is checked or scored",
-                    folder,
-                )
-            )
-        elif len(parts) == 4 and parts[2] in HPC_SCALINGS:
-            bench_dirs[folder] = BenchmarkDir(parts[1], parts[3], folder, [], [], scaling=parts[2])
-    for rel in tree.files:
-        parts = rel.split("/")
-        name = parts[-1]
-        if len(parts) == 1:
-            if name not in ROOT_FILES:
-                package.stray_files.append(rel)
-        elif (
-            parts[0] == "systems" and len(parts) == 2 and name.endswith(".json") and not name.startswith(".")
-        ):
-            package.system_files[name[: -len(".json")]] = rel
-        elif parts[0] == "results" and len(parts) == 3 and name in SYSTEM_FOLDER_FILES:
-            continue
-        elif parts[0] == "results" and len(parts) >= 5 and "/".join(parts[:4]) in bench_dirs:
-            _add_to_benchmark_dir(bench_dirs["/".join(parts[:4])], rel, len(parts) == 5)
-        else:
-            package.stray_files.append(rel)
     package.benchmark_dirs.extend(_with_aliases(bench_dirs.values()))
     return findings
 

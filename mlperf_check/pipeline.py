@@ -289,7 +289,7 @@ def _score(result: BenchmarkResult, spec: RulesetSpec, waivers: frozenset[tuple[
     if result.scaling == "weak":
         # Throughput has no olympic score and no RCP factor (the official summarizer applies none);
         # the RCP verdict above still stands, as in the official package checker.
-        result.weak, findings = weak_scaling_score(result.runs, bench)
+        result.weak, result.run_scores, findings = weak_scaling_score(result.runs, bench)
         result.findings.extend(findings)
         result.score_note = result.weak.note
         return

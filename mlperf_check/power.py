@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from mlperf_check.checkers import checker_version
 from mlperf_check.parsing.formats import EventError, loads_json, short_repr, to_time
 from mlperf_check.report import ERROR, WARNING, EnergyScore, Finding, RunEnergy
+from mlperf_check.scoring import COUNTED
 
 if TYPE_CHECKING:
     from mlperf_check.package import BenchmarkDir, Package
@@ -434,8 +435,6 @@ def run_energy(package: Package, run: RunEnergy, time_to_train_ms: float, findin
 def score_energy(package: Package, bench_dir: BenchmarkDir, result: BenchmarkResult) -> list[Finding]:
     """Check the folder's power measurements and set result.energy; returns the findings. Only
     for folders with a power/ subfolder (result.energy stays None otherwise)."""
-    from mlperf_check.scoring import COUNTED
-
     if not has_power(bench_dir):
         return []
     runs, findings = check_power(package, bench_dir)
@@ -475,7 +474,7 @@ def score_energy(package: Package, bench_dir: BenchmarkDir, result: BenchmarkRes
 def _weak_energy(result: BenchmarkResult, runs: dict[str, RunEnergy]) -> EnergyScore:
     """HPC throughput: the official summarizer averages the energies of the counted models after
     dropping the lowest one only (`_compute_olympic_average(power_scores, 1, 1)`), unscaled."""
-    counted = [run.file for run in result.runs if run.converged and run.time_to_train_ms is not None]
+    counted = [score.file for score in result.run_scores if score.scoring == COUNTED]
     energies = [runs[rel].energy for rel in counted]
     if not energies or any(energy is None for energy in energies):
         return EnergyScore(None, None, 1.0, list(runs.values()), "not every counted model has an energy")

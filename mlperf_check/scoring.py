@@ -159,7 +159,9 @@ def instance_scale(run: RunLog) -> int | None:
     return nodes * max(accelerators, 1)
 
 
-def weak_scaling_score(runs: list[RunLog], spec: BenchmarkSpec) -> tuple[WeakScalingScore, list[Finding]]:
+def weak_scaling_score(
+    runs: list[RunLog], spec: BenchmarkSpec
+) -> tuple[WeakScalingScore, list[RunScore], list[Finding]]:
     """The official `_compute_weak_score_standalone` for one weak-scaling folder: the models that
     count, their instance size, and the time from the first run_start to the last run_stop.
 
@@ -168,7 +170,12 @@ def weak_scaling_score(runs: list[RunLog], spec: BenchmarkSpec) -> tuple[WeakSca
     Where the official summarizer stops with an AssertionError (models of different sizes), this
     reports a finding and gives no figures."""
     findings: list[Finding] = []
-    counted = [run for run, reason in ((run, failure_reason(run)) for run in runs) if not reason]
+    reasons = [(run, failure_reason(run)) for run in runs]
+    counted = [run for run, reason in reasons if not reason]
+    run_scores = [
+        RunScore(run.file, FAILED, reason) if reason else RunScore(run.file, COUNTED, "counted as a model")
+        for run, reason in reasons
+    ]
     scales = {}
     for run in counted:
         scale = instance_scale(run)
@@ -203,16 +210,16 @@ def weak_scaling_score(runs: list[RunLog], spec: BenchmarkSpec) -> tuple[WeakSca
     required = spec.required_runs
     if len(counted) < required:
         note = f"{len(counted)} of {len(runs)} models converged; at least {required} must"
-        return WeakScalingScore(None, None, None, None, note), findings
+        return WeakScalingScore(None, None, None, None, note), run_scores, findings
     if findings:
-        return WeakScalingScore(None, None, None, None, "the models' instance size is not known"), findings
+        return WeakScalingScore(None, None, None, None, "the models' instance size is not known"), run_scores, findings
     start = min(run.run_start_ms for run in counted)
     stop = max(run.run_stop_ms for run in counted)
     minutes = (stop - start) / 60 / 1000
     (scale,) = scales
     per_minute = len(counted) / minutes if minutes > 0 else None
     note = f"{len(counted)} of {len(runs)} models; models per minute is derived (not an official figure)"
-    return WeakScalingScore(len(counted), scale, minutes, per_minute, note), findings
+    return WeakScalingScore(len(counted), scale, minutes, per_minute, note), run_scores, findings
 
 
 def read_shipped_factor(package: Package, bench_dir: BenchmarkDir) -> ShippedFactor | None:

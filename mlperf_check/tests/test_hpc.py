@@ -111,6 +111,7 @@ def test_weak_scaling_figures(tmp_path):
     assert result.weak.instance_scale == keys["number_of_nodes"] * max(keys["accelerators_per_node"], 1)
     assert result.weak.time_to_train_all_minutes == (stop - start) / 60 / 1000
     assert result.weak.models_per_minute == 5 / result.weak.time_to_train_all_minutes
+    assert {score.scoring for score in result.run_scores} == {"counted"}
     document = report.to_json()["results"][0]
     assert document["scaling"] == "weak"
     assert document["weak_scaling"]["derived"] == {"models_per_minute": result.weak.models_per_minute}
@@ -124,6 +125,28 @@ def test_one_session_in_strong_and_weak_scaling_is_a_warning(tmp_path):
     across = [f for f in report.all_findings() if f.code == "DUPLICATE_RESULT_FILE_ACROSS_SCALING"]
     assert len(across) == 5 and {f.severity for f in across} == {"warning"}
     assert "DUPLICATE_RESULT_FILE" not in codes(report)
+
+
+def test_weak_scaling_energy_drops_the_lowest_model(tmp_path):
+    root = copy_dell(tmp_path)
+    weak = root / "results" / SYSTEM / "weak"
+    weak.mkdir()
+    shutil.move(root / DEEPCAM, weak / "deepcam")
+    for index in range(5):  # model k draws (k + 1) x 100 W over its window
+        folder = weak / "deepcam" / "power" / f"result_{index}"
+        folder.mkdir(parents=True)
+        (folder / "node_0.txt").write_text(
+            ':::MLLOG {"time_ms": 0, "key": "power_measurement_start", "value": null, "metadata": {}}\n'
+            f':::MLLOG {{"time_ms": 1000, "key": "power_reading", "value": {(index + 1) * 100}, "metadata": {{}}}}\n'
+            ':::MLLOG {"time_ms": 1000, "key": "power_measurement_stop", "value": null, "metadata": {}}\n'
+        )
+    report = check_package(root, ruleset="hpc-2.0.0")
+    (result,) = report.results
+    energies = [run.energy for run in result.energy.runs]
+    times = [run.time_to_train_ms for run in result.runs]
+    assert energies == [(k + 1) * 100 * times[k] / 1000 for k in range(5)]
+    kept = sorted(energies)[1:]
+    assert result.energy.energy == sum(kept) / 4 and result.energy.scaling_factor == 1.0
 
 
 def test_weak_scaling_with_too_few_models(tmp_path):

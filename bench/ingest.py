@@ -15,6 +15,7 @@ Prints MB/s, files/s, peak RSS (max over the child processes) and the ratios.
 Whole-round mode (`--whole-rounds`, every training round of the corpus by default):
 
     .venv/bin/python bench/ingest.py --whole-rounds [--rounds v0.5,v0.6,v0.7,v1.0,v3.0] [--jobs 2]
+    .venv/bin/python bench/ingest.py --whole-rounds --hpc [--rounds v1.0,v2.0]   # MLPerf HPC rounds
 
 per round, in the same run: the official package_checker + result_summarizer on a copy of every
 submitter folder (timed per folder; a folder where either exits non-zero is a crash), then
@@ -140,6 +141,7 @@ def bench_import(round_dir: Path, round_slug: str, work: Path) -> Measure:
 
 
 CORPUS_ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v3.0")
+HPC_CORPUS_ROUNDS = ("v1.0", "v2.0")
 
 
 @dataclass
@@ -153,17 +155,19 @@ class RoundFigures:
     ours_whole_round: Measure
 
 
-def bench_round(round_dir: Path, jobs: int, work: Path) -> RoundFigures:
+def bench_round(round_dir: Path, jobs: int, work: Path, usage: str = "training") -> RoundFigures:
+    """`usage` is the official tools' suite argument: "training" or "hpc" (ours: --ruleset hpc-X)."""
     ruleset = ".".join(round_dir.name.removeprefix("v").split(".")[:2]) + ".0"
+    our_ruleset = f"hpc-{ruleset}" if usage == "hpc" else ruleset
     folders = round_submitter_folders(round_dir)
     official = Measure()
     completed = []
     for folder in folders:
         copy = work / "official" / round_dir.name / folder.name
         shutil.copytree(folder, copy)
-        checked = run([PYTHON, "-m", "mlperf_logging.package_checker", str(copy), "training", ruleset], cwd=work)
+        checked = run([PYTHON, "-m", "mlperf_logging.package_checker", str(copy), usage, ruleset], cwd=work)
         summarized = run(
-            [PYTHON, "-m", "mlperf_logging.result_summarizer", str(copy), "training", ruleset, "--csv",
+            [PYTHON, "-m", "mlperf_logging.result_summarizer", str(copy), usage, ruleset, "--csv",
              str(work / f"{round_dir.name}-{folder.name}.csv")],
             cwd=work,
         )
@@ -172,7 +176,7 @@ def bench_round(round_dir: Path, jobs: int, work: Path) -> RoundFigures:
         official.add(checked)
         official.add(summarized)
         completed.append(folder.name)
-    ours_command = [PYTHON, "-m", "mlperf_check", "--format", "json", "--jobs", str(jobs), "--ruleset", ruleset]
+    ours_command = [PYTHON, "-m", "mlperf_check", "--format", "json", "--jobs", str(jobs), "--ruleset", our_ruleset]
     same_folders = None
     if completed:
         subset = work / "ours" / round_dir.name
@@ -241,15 +245,19 @@ def main() -> None:
     parser.add_argument("--big-log-mb", type=int, default=1024)
     parser.add_argument("--big-source", default=str(REPO / "sample_data/training-v1.0/Fujitsu"))
     parser.add_argument("--whole-rounds", action="store_true", help="only the whole-round comparison")
-    parser.add_argument("--rounds", default=",".join(CORPUS_ROUNDS), help="corpus rounds for --whole-rounds")
+    parser.add_argument("--rounds", help="corpus rounds for --whole-rounds (default: every round of the suite)")
+    parser.add_argument("--hpc", action="store_true", help="--whole-rounds on the MLPerf HPC rounds (corpus/hpc)")
     parser.add_argument("--corpus", default=str(REPO.parent / "shared/corpus"))
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     if args.whole_rounds:
+        usage = "hpc" if args.hpc else "training"
+        corpus = Path(args.corpus).resolve() / ("hpc" if args.hpc else "")
+        rounds = args.rounds or ",".join(HPC_CORPUS_ROUNDS if args.hpc else CORPUS_ROUNDS)
         with tempfile.TemporaryDirectory(prefix="bench-rounds-") as tmp:
             figures = []
-            for name in args.rounds.split(","):
-                figures.append(bench_round(Path(args.corpus).resolve() / name, args.jobs, Path(tmp)))
+            for name in rounds.split(","):
+                figures.append(bench_round(corpus / name, args.jobs, Path(tmp), usage))
                 print_rounds(figures[-1:], args.jobs)
         print()
         print_rounds(figures, args.jobs)

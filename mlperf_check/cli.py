@@ -7,6 +7,10 @@ The check needs no settings, database or broker: it is the same code the server'
 worker runs. `manage.py check_package` is a thin alias of it for tools that call that name.
 `submit` (mlperf_check/submit.py) checks, then uploads to a results server.
 
+An MLPerf HPC package (results/<system>/{strong,weak}/<benchmark>/) is told by its layout and
+checked against an HPC ruleset (`--ruleset hpc-1.0.0`; default: from the logs' dates). A result
+folder with power/ measurements also gets its energy to train.
+
 PATH is a round folder when it is not a submitter folder itself and holds submitter folders
 (`<round>/<submitter>/systems|results`): every submitter is checked, their result files in one
 pool of `--jobs` processes. `--format json` then prints JSON Lines: one document per submitter
@@ -42,7 +46,7 @@ USAGE_ERROR = 2
 
 
 DESCRIPTION = (
-    "Check an MLPerf training submitter folder (or a .tar/.tar.gz/.tar.xz/.zip of one, or a round "
+    "Check an MLPerf training or HPC submitter folder (or a .tar/.tar.gz/.tar.xz/.zip of one, or a round "
     "folder of them) offline. `mlperf-check submit --help` uploads one to a results server."
 )
 
@@ -56,7 +60,7 @@ def positive_int(text: str) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", help="submitter folder, archive of one, or round folder of submitter folders")
-    parser.add_argument("--ruleset", help="training ruleset, e.g. 1.0.0 (default: from the logs)")
+    parser.add_argument("--ruleset", help="ruleset, e.g. 1.0.0 (training) or hpc-1.0.0 (HPC) (default: from the logs)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     parser.add_argument(
         "--json", dest="format", action="store_const", const="json", help="the same as --format json"

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mlperf_check.report import ERROR, INFO, WARNING, Finding, PackageReport
+from mlperf_check.rules.facts import ruleset_label
 
 FORMATS = ("text", "json", "github")
 
@@ -34,7 +35,7 @@ def to_json(document: dict[str, Any], *, one_line: bool) -> str:
 
 
 def format_text(report: PackageReport) -> str:
-    lines = [f"{report.submitter}: training ruleset {report.ruleset}", ""]
+    lines = [f"{report.submitter}: {ruleset_label(report.ruleset)} ruleset", ""]
     findings = report.all_findings()
     counts = {
         severity: sum(1 for f in findings if f.severity == severity) for severity in (ERROR, WARNING, INFO)
@@ -49,13 +50,19 @@ def format_text(report: PackageReport) -> str:
     lines.append("SCORES (minutes)")
     for result in report.results:
         score = f"{result.score_minutes:.4f}" if result.score_minutes is not None else "-"
+        weak = result.weak
+        if weak is not None and weak.time_to_train_all_minutes is not None:
+            score = f"{weak.time_to_train_all_minutes:.4f}"
         extra = f"  RCP {result.rcp.status}"
         if result.rcp.scaling_factor != 1.0:
             extra += f" x{result.rcp.scaling_factor:.6f}"
+        if weak is not None and weak.number_of_models is not None:
+            extra += f"  {weak.number_of_models} models of scale {weak.instance_scale}, time to train all"
+        if result.energy is not None and result.energy.energy is not None:
+            extra += f"  energy {result.energy.energy:.1f} J"
         note = f"  ({result.score_note})" if result.score_note else ""
-        lines.append(
-            f"  {result.system_id:40} {result.benchmark:16} {result.division:7} {score:>12}{extra}{note}"
-        )
+        benchmark = f"{result.scaling}/{result.benchmark}" if result.scaling else result.benchmark
+        lines.append(f"  {result.system_id:40} {benchmark:16} {result.division:7} {score:>12}{extra}{note}")
     lines.append("")
     lines.append(f"{counts[ERROR]} errors, {counts[WARNING]} warnings, {counts[INFO]} notes")
     return "\n".join(lines)

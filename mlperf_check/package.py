@@ -8,6 +8,15 @@ Standard layout (v0.6 and later), as read by the official package checker:
 v0.6 submitters could instead put an `entry.json` (the v0.5 description schema) into
 `results/<system>/`; it describes the system when `systems/<system>.json` is absent.
 
+MLPerf HPC layout, as read by the official package checker with usage `hpc`:
+
+    <root>/systems/<system>.json
+    <root>/results/<system>/{strong,weak}/<benchmark>/result_*.txt
+
+A package is HPC when a results/<system>/ folder holds a `strong` or `weak` folder. Its other
+folders at that level are not read by the official tools (the package checker asserts on them):
+their files are strays here, and discovery reports the folder.
+
 v0.5 layout: `<root>/<entry>/results/<platform>/<benchmark>/result_N.txt`, with
 `<entry>/submission.json` and `<entry>/results/<platform>/entry.json`. Google grouped its entries
 one level deeper (`google/cloud_v3.8/<entry>/`). Platform names repeat across entries ("tpu"), so
@@ -36,7 +45,10 @@ from mlperf_check.checkers import checker_version
 from mlperf_check.report import ERROR, Finding
 
 STANDARD = "standard"
+HPC = "hpc"
 V05 = "v0.5"
+# The scaling folders of an HPC system folder: time to solution, and throughput.
+HPC_SCALINGS = ("strong", "weak")
 
 # Findings of discovery are layout findings: one checker name for everything about the tree.
 LAYOUT_CHECKER = "layout"
@@ -80,13 +92,14 @@ class BenchmarkDir:
     folder: str  # path of the folder, relative to the package root
     result_files: list[str]  # result_*.txt directly inside the folder
     other_files: list[str]  # every other file below the folder, nested ones included
+    scaling: str = ""  # HPC: "strong" or "weak"; "" in training
 
 
 @dataclass
 class Package:
     root: Path
     submitter: str  # the submitter folder name
-    layout: str  # STANDARD | V05
+    layout: str  # STANDARD | HPC | V05
     system_files: dict[str, str]  # system id -> its description (systems/<id>.json or entry.json)
     benchmark_dirs: list[BenchmarkDir]
     stray_files: list[str]  # files in places the layout does not expect
@@ -139,14 +152,21 @@ def looks_like_submitter_folder(path: Path) -> bool:
     return any(_is_real_dir(child / "results") for child in children)
 
 
+def is_hpc_package(root: Path) -> bool:
+    """Whether a submitter folder has the HPC layout: a results/<system>/strong or /weak folder."""
+    return any(
+        _is_real_dir(system / scaling) for system in _child_folders(root / "results") for scaling in HPC_SCALINGS
+    )
+
+
 def discover_package(root: Path) -> tuple[Package, list[Finding]]:
     root = Path(root)
     if _is_real_dir(root / "results") or _is_real_dir(root / "systems"):
-        layout, entries = STANDARD, []
+        layout, entries = (HPC if is_hpc_package(root) else STANDARD), []
     else:
         entries = _v05_entries(root)
         layout = V05 if entries else STANDARD
-    if layout == STANDARD:
+    if layout in (STANDARD, HPC):
         skipped = {CODE_FOLDERS[STANDARD]}
     else:
         skipped = {f"{entry}/{CODE_FOLDERS[V05]}" for entry in entries}
@@ -161,8 +181,8 @@ def discover_package(root: Path) -> tuple[Package, list[Finding]]:
         files=natural_sorted(tree.files),
         folders=natural_sorted(tree.folders),
     )
-    if layout == STANDARD:
-        _sort_standard(package, tree)
+    if layout in (STANDARD, HPC):
+        tree.findings.extend(_sort_standard(package, tree, hpc=layout == HPC))
     else:
         _sort_v05(package, tree, entries)
     package.benchmark_dirs.sort(key=lambda bench_dir: natural_key(bench_dir.folder))
@@ -174,17 +194,34 @@ def discover_package(root: Path) -> tuple[Package, list[Finding]]:
     return package, tree.findings
 
 
-# -- the two layouts ------------------------------------------------------------------------------
+# -- the layouts ----------------------------------------------------------------------------------
 
 
-def _sort_standard(package: Package, tree: _Tree) -> None:
+def _sort_standard(package: Package, tree: _Tree, hpc: bool = False) -> list[Finding]:
+    """results/<system>/<benchmark>/, or for HPC results/<system>/<scaling>/<benchmark>/; returns
+    the findings about HPC scaling folders that are neither strong nor weak."""
+    depth = 4 if hpc else 3  # path parts of a benchmark folder
     bench_dirs: dict[str, BenchmarkDir] = {}
+    findings = []
     for folder in tree.folders:
         parts = folder.split("/")
-        if parts[0] == "results" and len(parts) == 2:
+        if parts[0] != "results":
+            continue
+        if len(parts) == 2:
             package.result_folders[parts[1]] = folder
-        elif parts[0] == "results" and len(parts) == 3:
-            bench_dirs[folder] = BenchmarkDir(parts[1], parts[2], folder, [], [])
+        elif hpc and len(parts) == 3 and parts[2] not in HPC_SCALINGS:
+            findings.append(
+                _finding(
+                    "LAYOUT_HPC_SCALING",
+                    f"{folder}/ is neither strong/ nor weak/: an HPC system folder holds "
+                    "strong/<benchmark>/ (time to solution) and weak/<benchmark>/ (throughput) folders; "
+                    "nothing in it is checked or scored",
+                    folder,
+                )
+            )
+        elif len(parts) == depth and (not hpc or parts[2] in HPC_SCALINGS):
+            scaling = parts[2] if hpc else ""
+            bench_dirs[folder] = BenchmarkDir(parts[1], parts[-1], folder, [], [], scaling=scaling)
     entry_files: dict[str, str] = {}
     for rel in tree.files:
         parts = rel.split("/")
@@ -197,12 +234,12 @@ def _sort_standard(package: Package, tree: _Tree) -> None:
         ):
             # the official checker's glob systems/*.json, which skips hidden files
             package.system_files[name[: -len(".json")]] = rel
-        elif parts[0] == "results" and len(parts) == 3 and name == V05_ENTRY_FILE:
+        elif not hpc and parts[0] == "results" and len(parts) == 3 and name == V05_ENTRY_FILE:
             entry_files[parts[1]] = rel
         elif parts[0] == "results" and len(parts) == 3 and name in SYSTEM_FOLDER_FILES:
             continue
-        elif parts[0] == "results" and len(parts) >= 4:
-            _add_to_benchmark_dir(bench_dirs["/".join(parts[:3])], rel, len(parts) == 4)
+        elif parts[0] == "results" and len(parts) > depth and "/".join(parts[:depth]) in bench_dirs:
+            _add_to_benchmark_dir(bench_dirs["/".join(parts[:depth])], rel, len(parts) == depth + 1)
         else:
             package.stray_files.append(rel)
     for system_id, rel in entry_files.items():
@@ -211,6 +248,7 @@ def _sort_standard(package: Package, tree: _Tree) -> None:
         else:
             package.system_files[system_id] = rel
     package.benchmark_dirs.extend(_with_aliases(bench_dirs.values()))
+    return findings
 
 
 def _sort_v05(package: Package, tree: _Tree, entries: list[str]) -> None:
@@ -255,12 +293,12 @@ def _with_aliases(bench_dirs) -> list[BenchmarkDir]:
     """Apply the official folder-name aliases, unless the system also has a folder under the
     target name (one result per system and benchmark)."""
     bench_dirs = list(bench_dirs)
-    taken = {(b.system_id, b.benchmark) for b in bench_dirs}
+    taken = {(b.system_id, b.scaling, b.benchmark) for b in bench_dirs}
     for bench_dir in bench_dirs:
         bench_dir.result_files = natural_sorted(bench_dir.result_files)
         bench_dir.other_files = natural_sorted(bench_dir.other_files)
         target = BENCHMARK_ALIASES.get(bench_dir.benchmark)
-        if target and (bench_dir.system_id, target) not in taken:
+        if target and (bench_dir.system_id, bench_dir.scaling, target) not in taken:
             bench_dir.benchmark = target
     return bench_dirs
 

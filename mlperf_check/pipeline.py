@@ -2,8 +2,12 @@
 
 Steps: discover the layout -> read the system descriptions -> stream every result file once
 through the run summary and the per-run checkers -> per result folder, the RCP outcome and the
-olympic score -> the package checkers -> route every finding to the system, result or package it
-concerns. Pure Python: no database, nothing written into the submission tree.
+olympic score (HPC weak scaling: the throughput figures), and the energy where the folder has
+power measurements -> the package checkers -> route every finding to the system, result or
+package it concerns. Pure Python: no database, nothing written into the submission tree.
+
+Training and MLPerf HPC packages go through the same steps; the layout (results/<system>/
+{strong,weak}/<benchmark>) tells an HPC package, and its ruleset is an HPC one ("hpc-1.0.0").
 """
 
 from __future__ import annotations
@@ -17,19 +21,23 @@ from typing import TYPE_CHECKING
 
 from mlperf_check.checkers import checkers_of_scope
 from mlperf_check.checkers.base import PackageContext, RunContext
-from mlperf_check.package import Package, discover_package, looks_like_submitter_folder
+from mlperf_check.package import HPC, Package, discover_package, looks_like_submitter_folder
 from mlperf_check.parsing import ParseStats, iter_records
+from mlperf_check.power import score_energy
 from mlperf_check.report import ERROR, BenchmarkResult, Finding, PackageReport, RcpOutcome
 from mlperf_check.rules.catalog import (
     RulesetSpec,
     get_ruleset,
+    hpc_ruleset_for_timestamp,
+    known_hpc_rulesets,
     known_rulesets,
     ruleset_for_timestamp,
     ruleset_of_log_format,
 )
+from mlperf_check.rules.facts import HPC_PREFIX, is_hpc
 from mlperf_check.rules.rcp import evaluate_rcp
 from mlperf_check.runlog import analyze_run
-from mlperf_check.scoring import olympic_score, read_shipped_factor
+from mlperf_check.scoring import olympic_score, read_shipped_factor, weak_scaling_score
 from mlperf_check.systems import load_system
 
 if TYPE_CHECKING:
@@ -115,25 +123,43 @@ def check_folder(
     package checker ("checking"), for a live status page."""
     progress = progress or _no_progress
     package, discovery_findings = discover_package(root)
-    undetermined = None
+    hpc_layout = package.layout == HPC
+    ruleset_findings = []
+    if ruleset and hpc_layout and not is_hpc(ruleset) and not ruleset.strip().lower().startswith("hpc"):
+        # A bare version given for an HPC package names its HPC ruleset ("1.0.0" -> "hpc-1.0.0").
+        ruleset = HPC_PREFIX + ruleset.strip()
     if ruleset:
         spec = get_ruleset(ruleset)
+        if spec.is_hpc != hpc_layout:
+            expected = "results/<system>/{strong,weak}/<benchmark>/" if spec.is_hpc else "results/<system>/<benchmark>/"
+            ruleset_findings.append(
+                Finding(
+                    ERROR,
+                    "RULESET_LAYOUT_MISMATCH",
+                    f"the package is checked against {spec.label}, whose results sit in {expected}; this "
+                    f"package has the {'HPC' if hpc_layout else 'training'} layout",
+                    checker="pipeline",
+                    expected=expected,
+                )
+            )
     else:
         detected = detect_ruleset(package)
         if detected is None:
-            spec = get_ruleset(known_rulesets()[-1])
-            undetermined = Finding(
-                ERROR,
-                "RULESET_UNDETERMINED",
-                "no result file has a readable run_start, so the round cannot be told from the logs; "
-                f"checked against the newest ruleset, training {spec.version}: pass --ruleset",
-                checker="pipeline",
+            newest = known_hpc_rulesets()[-1] if hpc_layout else known_rulesets()[-1]
+            spec = get_ruleset(newest)
+            ruleset_findings.append(
+                Finding(
+                    ERROR,
+                    "RULESET_UNDETERMINED",
+                    "no result file has a readable run_start, so the round cannot be told from the logs; "
+                    f"checked against the newest ruleset, {spec.label}: pass --ruleset",
+                    checker="pipeline",
+                )
             )
         else:
             spec = get_ruleset(detected)
     report = PackageReport(root=str(root), ruleset=spec.version, submitter=package.submitter)
-    if undetermined:
-        report.findings.append(undetermined)
+    report.findings.extend(ruleset_findings)
     report.findings.extend(discovery_findings)
 
     systems = {system_id: load_system(package, system_id) for system_id in sorted(package.system_files)}
@@ -148,6 +174,7 @@ def check_folder(
             benchmark=bench_dir.benchmark,
             folder=bench_dir.folder,
             division=division,
+            scaling=bench_dir.scaling,
             shipped_factor=read_shipped_factor(package, bench_dir),
         )
         report.results.append(result)
@@ -166,10 +193,12 @@ def check_folder(
     for done, ((result, _), run) in enumerate(zip(contexts, runs, strict=True), start=1):
         result.runs.append(run)
         progress("parsing", done, len(contexts))
-    for result in report.results:
+    for bench_dir, result in zip(package.benchmark_dirs, report.results, strict=True):
         if not result.division:
             result.division = _division_from_logs(result)
         _score(result, spec, waivers)
+        if spec.benchmark(result.benchmark) is not None:
+            result.findings.extend(score_energy(package, bench_dir, result))
 
     context = PackageContext(package=package, ruleset=spec, report=report, waivers=waivers)
     package_checkers = checkers_of_scope("package")
@@ -182,7 +211,8 @@ def check_folder(
 
 def detect_ruleset(package: Package) -> str | None:
     """The ruleset of the round the logs were written for: their line format (v0.5 and v0.6 have
-    their own), else the date of their run_start (see catalog.ROUND_PUBLISHED)."""
+    their own), else the date of their run_start (see catalog.ROUND_PUBLISHED; for an HPC
+    package, catalog.HPC_ROUND_PUBLISHED)."""
     for bench_dir in package.benchmark_dirs:
         for rel in bench_dir.result_files:
             stats = ParseStats()
@@ -194,6 +224,8 @@ def detect_ruleset(package: Package) -> str | None:
                     if count >= RULESET_PROBE_RECORDS:
                         break
                     if record.key == "run_start" and record.time_ms > 0:
+                        if package.layout == HPC:
+                            return hpc_ruleset_for_timestamp(record.time_ms)
                         return ruleset_for_timestamp(record.time_ms)
     return None
 
@@ -241,7 +273,7 @@ def _division_from_logs(result: BenchmarkResult) -> str:
 def _score(result: BenchmarkResult, spec: RulesetSpec, waivers: frozenset[tuple[str, str, str]]) -> None:
     bench = spec.benchmark(result.benchmark)
     if bench is None:
-        result.score_note = f"{result.benchmark!r} is not a benchmark of training {spec.version}"
+        result.score_note = f"{result.benchmark!r} is not a benchmark of {spec.label}"
         result.rcp = RcpOutcome()
         return
     batch_sizes = {run.global_batch_size for run in result.runs if run.global_batch_size is not None}
@@ -254,6 +286,13 @@ def _score(result: BenchmarkResult, spec: RulesetSpec, waivers: frozenset[tuple[
         bypass=(result.system_id, result.benchmark, "rcp_bypass") in waivers,
     )
     result.converge_mean = result.rcp.submission_mean
+    if result.scaling == "weak":
+        # Throughput has no olympic score and no RCP factor (the official summarizer applies none);
+        # the RCP verdict above still stands, as in the official package checker.
+        result.weak, result.run_scores, findings = weak_scaling_score(result.runs, bench)
+        result.findings.extend(findings)
+        result.score_note = result.weak.note
+        return
     outcome = olympic_score(result.runs, bench, result.rcp.scaling_factor)
     result.score_minutes = outcome.score_minutes
     result.mean_minutes = outcome.mean_minutes

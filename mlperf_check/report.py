@@ -104,6 +104,10 @@ class RunLog:
     epochs_to_converge: float | None = None  # epoch_num of the last eval before run_stop
     samples_to_converge: float | None = None
     train_samples: float | None = None
+    # HPC: the instance size as logged (the official summarizer's values: each key's latest value
+    # up to the line where both have been seen), None when not logged.
+    number_of_nodes: Any = None
+    accelerators_per_node: Any = None
     compliant: bool = False  # the official per-run rules all passed
     findings: list[Finding] = field(default_factory=list)
 
@@ -138,6 +142,9 @@ class RcpOutcome:
     rcp_mean: float | None = None
     rcp_min: float | None = None
     rcp_batch_size: int | None = None
+    # The factor the official package checker writes into scaling.json (on any pass faster than the
+    # RCP mean), whether or not the ruleset applies it to the score (`scaling_factor`).
+    checker_factor: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -171,11 +178,72 @@ class RunScore:
 
 
 @dataclass
+class WeakScalingScore:
+    """MLPerf HPC throughput (weak scaling) figures, as the official summarizer prints them.
+
+    `number_of_models`: result files that count (compliant and converged); `instance_scale`:
+    number_of_nodes x max(accelerators_per_node, 1) as logged (the same in every counted file);
+    `time_to_train_all_minutes`: (latest run_stop - earliest run_start) of the counted files,
+    ms / 60 / 1000. All None when fewer models than the benchmark's run count converged.
+    `models_per_minute` is DERIVED here (number_of_models / time_to_train_all_minutes): the
+    official tools do not print it."""
+
+    number_of_models: int | None
+    instance_scale: int | None
+    time_to_train_all_minutes: float | None
+    models_per_minute: float | None  # derived, not an official figure
+    note: str = ""
+
+
+@dataclass
+class RunEnergy:
+    """The energy to train of one run (mlperf_check.power). `energy` is None when it cannot be
+    computed (the power checker's findings say why)."""
+
+    file: str  # the result file
+    power_folder: str  # power/<result name>, relative to the package root
+    node_files: list[str] = field(default_factory=list)
+    switch_files: list[str] = field(default_factory=list)
+    energy: float | None = None  # joules: watts x seconds, as the official arithmetic gives
+    method: str = (
+        "window"  # "window", or "round_tools" where the measurement window was empty (mlperf_check.power)
+    )
+
+
+@dataclass
+class EnergyScore:
+    """The energy of a result folder with a power/ folder.
+
+    `energy` is the official summarizer's `Energy` (olympic mean of the counted runs' energies,
+    in time order, times the scaling factor of the time score); None when any counted run has no
+    energy or the result has no time score. `mean` is the same before the factor. `runs` holds
+    every run's energy, counted or not. For an HPC weak-scaling folder: the mean energy of the
+    counted models without the lowest one, unscaled (the official summarizer's weak power table).
+    Units: joules where the readings are watts (the official tools print no unit)."""
+
+    energy: float | None
+    mean: float | None
+    scaling_factor: float
+    runs: list[RunEnergy]
+    note: str = ""
+
+
+@dataclass
 class BenchmarkResult:
+    """One result folder: results/<system>/<benchmark> (training) or
+    results/<system>/<strong|weak>/<benchmark> (HPC).
+
+    Scores: `score_minutes` is the time to train (training) or time to solution (HPC strong
+    scaling): the olympic mean of the runs' minutes (`mean_minutes`) times the RCP scaling factor
+    the ruleset applies. `weak` holds the HPC throughput figures of a weak-scaling folder (which
+    has no olympic score). `energy` is the energy to train where the folder has a power/ folder,
+    else None."""
+
     system_id: str
     benchmark: str
-    folder: str  # results/<system>/<benchmark>
+    folder: str  # results/<system>/<benchmark>, or results/<system>/<scaling>/<benchmark> (HPC)
     division: str
+    scaling: str = ""  # HPC: "strong" (time to solution) or "weak" (throughput); "" in training
     runs: list[RunLog] = field(default_factory=list)
     run_scores: list[RunScore] = field(default_factory=list)
     score_minutes: float | None = None
@@ -186,6 +254,8 @@ class BenchmarkResult:
     global_batch_size: int | None = None
     converge_mean: float | None = None
     shipped_factor: ShippedFactor | None = None  # None when the folder has no scaling.json
+    weak: WeakScalingScore | None = None  # HPC weak scaling only
+    energy: EnergyScore | None = None  # where the folder has power measurements
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -234,6 +304,40 @@ class PackageReport:
                 "checker": f.checker,
             }
 
+        def energy(result: BenchmarkResult) -> dict[str, Any] | None:
+            score = result.energy
+            if score is None:
+                return None
+            return {
+                "energy": score.energy,
+                "mean": score.mean,
+                "scaling_factor": score.scaling_factor,
+                "unit": "J",
+                "note": score.note,
+                "runs": [
+                    {
+                        "file": run.file,
+                        "power_folder": run.power_folder,
+                        "node_files": len(run.node_files),
+                        "switch_files": len(run.switch_files),
+                        "energy": run.energy,
+                        "method": run.method,
+                    }
+                    for run in score.runs
+                ],
+            }
+
+        def weak(result: BenchmarkResult) -> dict[str, Any] | None:
+            if result.weak is None:
+                return None
+            return {
+                "number_of_models": result.weak.number_of_models,
+                "instance_scale": result.weak.instance_scale,
+                "time_to_train_all_minutes": result.weak.time_to_train_all_minutes,
+                "derived": {"models_per_minute": result.weak.models_per_minute},
+                "note": result.weak.note,
+            }
+
         def runs(result: BenchmarkResult) -> list[dict[str, Any]]:
             scoring = {score.file: score.scoring for score in result.run_scores}
             return [
@@ -264,6 +368,7 @@ class PackageReport:
                 {
                     "system": r.system_id,
                     "benchmark": r.benchmark,
+                    "scaling": r.scaling,
                     "division": r.division,
                     "score_minutes": r.score_minutes,
                     "mean_minutes": r.mean_minutes,
@@ -277,8 +382,11 @@ class PackageReport:
                         "submission_mean": r.rcp.submission_mean,
                         "rcp_mean": r.rcp.rcp_mean,
                         "rcp_min": r.rcp.rcp_min,
+                        "checker_factor": r.rcp.checker_factor,
                     },
                     "shipped_scaling_factor": None if r.shipped_factor is None else r.shipped_factor.factor,
+                    "weak_scaling": weak(r),
+                    "energy": energy(r),
                     "runs": runs(r),
                     "findings": [finding(f) for f in r.findings],
                 }

@@ -62,6 +62,8 @@ SUBMISSION_FIELDS = {
     "submission_status": "status",
 }
 FIRST_VALUE_KEYS = frozenset({*SUBMISSION_FIELDS, "global_batch_size", "train_samples"})
+# HPC: the size of one instance (weak scaling's instance_scale), read as the official summarizer does.
+INSTANCE_KEYS = ("number_of_nodes", "accelerators_per_node")
 # Stable Diffusion: the official configs have no eval_accuracy target for it (quality_target()
 # is None); they check the merged points: 0 <= FID <= 90 and 0.15 <= CLIP <= 1. The official RCP
 # checker converges at the smallest step with FID <= 90 and CLIP >= 0.15 (no sanity bounds).
@@ -150,6 +152,8 @@ class RunSummary:
             elif key == "init_stop":
                 if run.init_stop_ms is None:
                     run.init_stop_ms = record.time_ms
+            elif key in INSTANCE_KEYS:
+                self.note_instance_size(record)
             elif key == "seed":
                 if len(run.seeds) < MAX_SEEDS:
                     run.seeds.append(Seed(bounded(record.value), seed_source(record.metadata), record.line))
@@ -168,6 +172,15 @@ class RunSummary:
             self.run.train_samples = as_number(record.value)
         else:
             setattr(self.run, SUBMISSION_FIELDS[record.key], as_text(record.value))
+
+    def note_instance_size(self, record: Record) -> None:
+        """Like the official `_query_instance_scale`: each value is overwritten until both keys
+        have been seen."""
+        run = self.run
+        if run.number_of_nodes is not None and run.accelerators_per_node is not None:
+            return
+        setattr(run, record.key, bounded(record.value))
+        # The keys stay hyperparameters too (below): what the log says about its instance.
 
     def timed_region_closed(self) -> bool:
         """Like the official summarizer, run_start and run_stop are overwritten until both are set."""
@@ -194,7 +207,9 @@ class RunSummary:
             value = value["value"]
         self.last_eval = record
         self.last_eval_epoch = epoch
-        if record.key != "eval_accuracy":
+        target = self.quality_target()
+        # The curve and the target follow the key the target is on (HPC cosmoflow and oc20: eval_error).
+        if record.key != (target.key if target is not None else "eval_accuracy"):
             return
         if self.benchmark() == SD_BENCHMARK and self.note_stable_diffusion(record, epoch):
             return
@@ -205,7 +220,6 @@ class RunSummary:
         else:
             run.eval_curve_truncated = True
         if run.target_reached_ms is None:
-            target = self.quality_target()
             # Some targets depend on a hyperparameter (BERT 0.7: the global batch size).
             if target is not None and target.met(record, run.hyperparameters):
                 run.target_reached_ms = record.time_ms

@@ -21,7 +21,16 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mlperf_check.report import ERROR, RUN_VERDICT_CHECKERS, RunLog, RunScore, ShippedFactor
+from mlperf_check.checkers import checker_version
+from mlperf_check.report import (
+    ERROR,
+    RUN_VERDICT_CHECKERS,
+    Finding,
+    RunLog,
+    RunScore,
+    ShippedFactor,
+    WeakScalingScore,
+)
 from mlperf_check.rules.catalog import BenchmarkSpec
 
 if TYPE_CHECKING:
@@ -126,6 +135,91 @@ def olympic_score(runs: list[RunLog], spec: BenchmarkSpec, scaling_factor: float
     if scaling_factor != 1.0:
         note += f"; multiplied by the RCP scaling factor {scaling_factor:.4f}"
     return ScoreOutcome(mean * scaling_factor, mean, note, len(failed), run_scores)
+
+
+WEAK_SCALING = "weak_scaling"  # the registry entry of weak-scaling findings
+
+
+def instance_scale(run: RunLog) -> int | None:
+    """number_of_nodes x max(accelerators_per_node, 1) as logged (the official
+    `_query_instance_scale`, which int()s both values); None when either is missing or not a
+    whole number."""
+    values = []
+    for value in (run.number_of_nodes, run.accelerators_per_node):
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            return None
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        if not math.isfinite(number) or number != int(number):
+            return None
+        values.append(int(number))
+    nodes, accelerators = values
+    return nodes * max(accelerators, 1)
+
+
+def weak_scaling_score(
+    runs: list[RunLog], spec: BenchmarkSpec
+) -> tuple[WeakScalingScore, list[RunScore], list[Finding]]:
+    """The official `_compute_weak_score_standalone` for one weak-scaling folder: the models that
+    count, their instance size, and the time from the first run_start to the last run_stop.
+
+    A model counts here when it is `RunLog.converged` (the official summarizer counts every file
+    passing the compliance rules with a run_start and a run_stop, whatever its run_stop status).
+    Where the official summarizer stops with an AssertionError (models of different sizes), this
+    reports a finding and gives no figures."""
+    findings: list[Finding] = []
+    reasons = [(run, failure_reason(run)) for run in runs]
+    counted = [run for run, reason in reasons if not reason]
+    run_scores = [
+        RunScore(run.file, FAILED, reason) if reason else RunScore(run.file, COUNTED, "counted as a model")
+        for run, reason in reasons
+    ]
+    scales = {}
+    for run in counted:
+        scale = instance_scale(run)
+        scales.setdefault(scale, []).append(run.file)
+        if scale is None:
+            findings.append(
+                Finding(
+                    ERROR,
+                    "HPC_INSTANCE_SCALE_MISSING",
+                    f"{run.file} logs no whole-number number_of_nodes and accelerators_per_node "
+                    f"(found {run.number_of_nodes!r} and {run.accelerators_per_node!r}): the instance size "
+                    "of a weak-scaling model is read from its log",
+                    file=run.file,
+                    key="number_of_nodes",
+                    checker=WEAK_SCALING,
+                    checker_version=checker_version(WEAK_SCALING),
+                )
+            )
+    if len(scales) > 1 and None not in scales:
+        listing = "; ".join(f"{scale} in {len(files)} file(s), e.g. {files[0]}" for scale, files in scales.items())
+        findings.append(
+            Finding(
+                ERROR,
+                "HPC_INSTANCE_SCALE_MISMATCH",
+                f"the models of a weak-scaling folder have different sizes (number_of_nodes x "
+                f"accelerators_per_node): {listing}; all instances must be the same size",
+                file=counted[0].file.rpartition("/")[0],
+                checker=WEAK_SCALING,
+                checker_version=checker_version(WEAK_SCALING),
+            )
+        )
+    required = spec.required_runs
+    if len(counted) < required:
+        note = f"{len(counted)} of {len(runs)} models converged; at least {required} must"
+        return WeakScalingScore(None, None, None, None, note), run_scores, findings
+    if findings:
+        return WeakScalingScore(None, None, None, None, "the models' instance size is not known"), run_scores, findings
+    start = min(run.run_start_ms for run in counted)
+    stop = max(run.run_stop_ms for run in counted)
+    minutes = (stop - start) / 60 / 1000
+    (scale,) = scales
+    per_minute = len(counted) / minutes if minutes > 0 else None
+    note = f"{len(counted)} of {len(runs)} models; models per minute is derived (not an official figure)"
+    return WeakScalingScore(len(counted), scale, minutes, per_minute, note), run_scores, findings
 
 
 def read_shipped_factor(package: Package, bench_dir: BenchmarkDir) -> ShippedFactor | None:

@@ -34,6 +34,10 @@ CHECKERS: dict[str, Registered] = {
     "seeds": Registered(1, "mlperf_check.checkers.seeds.SeedChecker"),
     "run_count": Registered(1, "mlperf_check.checkers.run_count.RunCountChecker"),
     "rcp": Registered(1, "mlperf_check.checkers.rcp.RcpChecker"),
+    # Energy to train: each result folder's power/ measurements, checked and scored (mlperf_check.power).
+    "power": Registered(1, ""),
+    # HPC throughput: the figures of a weak-scaling folder (mlperf_check.scoring.weak_scaling_score).
+    "weak_scaling": Registered(1, ""),
     # What the package ships to set its own score (scaling.json, package_checker_params).
     "shipped_factors": Registered(1, "mlperf_check.checkers.shipped_factors.ShippedFactorsChecker"),
     # The server's check that the uploading organisation is the package's (mlperf_check.checkers.uploader).

@@ -4,11 +4,15 @@ The official tools never compare run files (docs/official-tools.md §h item 12),
 counts twice in the olympic mean. Runs are compared by RunLog.sha256 within a folder and across
 the folders of the package; every later copy is reported, naming the first file with that content.
 Copies nested below a benchmark folder are not runs; the layout checker reports them.
+
+MLPerf HPC: one session that is both a strong-scaling run and a model of a weak-scaling folder of
+the same benchmark (Fujitsu's v1.0 open cosmoflow: 10 of the 81 weak-scaling models are the
+strong-scaling runs) is a warning for review, not an error: each folder counts it once.
 """
 
 from __future__ import annotations
 
-from mlperf_check.checkers.base import ERROR, Finding, PackageChecker, PackageContext
+from mlperf_check.checkers.base import ERROR, WARNING, Finding, PackageChecker, PackageContext
 from mlperf_check.package import natural_key
 
 
@@ -20,6 +24,12 @@ class DuplicateFilesChecker(PackageChecker):
         first_file: dict[str, str] = {}  # sha256 -> the first run file with that content
         findings = []
         runs = [run for result in context.report.results for run in result.runs]
+        # HPC: (scaling, benchmark) of each run's folder
+        folder_of = {
+            run.file: (result.scaling, result.benchmark)
+            for result in context.report.results
+            for run in result.runs
+        }
         for run in sorted(runs, key=lambda run: natural_key(run.file)):
             # An empty or unread file has no content to compare; the parser reports it.
             if not run.sha256 or run.size_bytes == 0:
@@ -28,6 +38,21 @@ class DuplicateFilesChecker(PackageChecker):
             if original == run.file:
                 continue
             same_folder = original.rpartition("/")[0] == run.file.rpartition("/")[0]
+            (scaling, benchmark), (other_scaling, other_benchmark) = folder_of[run.file], folder_of[original]
+            if scaling and other_scaling and scaling != other_scaling and benchmark == other_benchmark:
+                findings.append(
+                    self.finding(
+                        WARNING,
+                        "DUPLICATE_RESULT_FILE_ACROSS_SCALING",
+                        f"{run.file} has the same content as {original} (sha256 {run.sha256[:12]}…): one "
+                        "training session is both a strong-scaling run and a weak-scaling model; each "
+                        "folder counts it once, but a reviewer should confirm the rules allow it",
+                        file=run.file,
+                        expected="a distinct log per run",
+                        actual=f"copy of {original}",
+                    )
+                )
+                continue
             findings.append(
                 self.finding(
                     ERROR,

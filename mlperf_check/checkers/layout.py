@@ -21,6 +21,7 @@ from mlperf_check.checkers.base import ERROR, INFO, WARNING, Finding, PackageChe
 from mlperf_check.package import (
     BENCHMARK_ALIASES,
     CODE_FOLDERS,
+    HPC,
     LAYOUT_CHECKER,
     STANDARD,
     V05,
@@ -51,7 +52,7 @@ class LayoutChecker(PackageChecker):
         findings += self._systems(package)
         benchmarks = context.ruleset.benchmarks
         for bench_dir in package.benchmark_dirs:
-            findings += self._benchmark_name(bench_dir, benchmarks, context.ruleset.version)
+            findings += self._benchmark_name(bench_dir, benchmarks, context.ruleset.label)
             findings += self._result_names(bench_dir)
             findings += self._other_files(bench_dir, package, context)
         findings += self._stray_files(package)
@@ -162,7 +163,7 @@ class LayoutChecker(PackageChecker):
             self.finding(
                 WARNING,
                 "LAYOUT_UNKNOWN_BENCHMARK",
-                f"{bench_dir.folder}/ is not a benchmark of training {version} (expected one of "
+                f"{bench_dir.folder}/ is not a benchmark of {version} (expected one of "
                 f"{', '.join(known)}){hint}; its results are not checked or scored, as the official "
                 "package checker skips such folders",
                 file=bench_dir.folder,
@@ -294,13 +295,15 @@ class LayoutChecker(PackageChecker):
 def _expected_result_place(package: Package) -> str:
     if package.layout == V05:
         return "<entry>/results/<platform>/<benchmark>/result_<N>.txt"
+    if package.layout == HPC:
+        return "results/<system>/{strong,weak}/<benchmark>/result_<N>.txt"
     return "results/<system>/<benchmark>/result_<N>.txt"
 
 
 def _expected_files(package: Package) -> str:
-    if package.layout == STANDARD:
+    if package.layout in (STANDARD, HPC):
         return (
-            "systems/<system>.json, results/<system>/<benchmark>/result_<N>.txt, submission.json, "
+            f"systems/<system>.json, {_expected_result_place(package)}, submission.json, "
             f"package_checker_params, {CODE_FOLDERS[STANDARD]}/"
         )
     return "<entry>/submission.json, <entry>/results/<platform>/entry.json and <benchmark>/result_<N>.txt"

@@ -3,6 +3,8 @@
 The official package checker requires exactly the benchmark's run count and accepts up to the
 olympic drop (1, unet3d 4) failing runs. A run fails here when it is not converged (see
 mlperf_check.scoring.failure_reason), which includes aborted runs the official checker lets through.
+An HPC weak-scaling folder needs at least the run count (one file per model instance); the
+official checker rejects it, like any folder, when more than the olympic drop of its files fail.
 """
 
 from __future__ import annotations
@@ -24,12 +26,25 @@ class RunCountChecker(PackageChecker):
             if spec is None:  # the layout checker reports benchmarks the ruleset does not know
                 continue
             count = len(result.runs)
-            if count != spec.required_runs:
+            if result.scaling == "weak":
+                if count < spec.required_runs:
+                    findings.append(
+                        self.finding(
+                            ERROR,
+                            "RUN_COUNT_TOO_FEW",
+                            f"found {count} result_*.txt files in {result.folder}; weak scaling in "
+                            f"{ruleset.label} needs at least {spec.required_runs} models of {result.benchmark}",
+                            file=result.folder,
+                            expected=f"at least {spec.required_runs}",
+                            actual=str(count),
+                        )
+                    )
+            elif count != spec.required_runs:
                 findings.append(
                     self.finding(
                         ERROR,
                         "RUN_COUNT_WRONG",
-                        f"found {count} result_*.txt files in {result.folder}; training {ruleset.version} "
+                        f"found {count} result_*.txt files in {result.folder}; {ruleset.label} "
                         f"requires exactly {spec.required_runs} for {result.benchmark}",
                         file=result.folder,
                         expected=str(spec.required_runs),

@@ -27,7 +27,7 @@ class SeedChecker(PackageChecker):
         for result in context.report.results:
             if result.division.strip().lower() != "closed":
                 continue
-            folder_findings = self._check_folder(result, context.ruleset.version)
+            folder_findings = self._check_folder(result, context.ruleset.label)
             if (result.system_id, result.benchmark, SEED_BYPASS) in context.waivers:
                 for finding in folder_findings:
                     if finding.severity == ERROR:
@@ -46,7 +46,7 @@ class SeedChecker(PackageChecker):
                     self.finding(
                         ERROR,
                         "SEED_MISSING",
-                        f"{run.file} logs no seed; closed-division runs of training {ruleset} must log "
+                        f"{run.file} logs no seed; closed-division runs of {ruleset} must log "
                         "at least one `seed` through mllog",
                         file=run.file,
                         key="seed",

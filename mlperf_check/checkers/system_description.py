@@ -43,12 +43,12 @@ class SystemDescriptionChecker(PackageChecker):
             else:
                 findings += self._required_fields(system, ruleset)
             if ruleset.system_status_checked:
-                findings += self._status(system, ruleset.version)
+                findings += self._status(system, ruleset.label)
         return findings
 
     def _required_fields(self, system: SystemReport, ruleset: RulesetSpec) -> list[Finding]:
         enforced = ruleset.system_fields_enforced
-        version = ruleset.version
+        version = ruleset.label
         spellings = {f.expected: f.actual for f in system.findings if f.code == MISSPELLED}
         findings = []
         for field in REQUIRED_FIELDS:
@@ -59,13 +59,13 @@ class SystemDescriptionChecker(PackageChecker):
                     continue  # the misspelling warning says it all; its value was used
                 message = (
                     f'{system.file} has no field "{field}" (it is spelled "{spellings[field]}"); the '
-                    f"system-description checker of training {version} requires the exact name"
+                    f"system-description checker of {version} requires the exact name"
                 )
             elif enforced:
-                message = f'{system.file} has no field "{field}", which training {version} requires'
+                message = f'{system.file} has no field "{field}", which {version} requires'
             else:
                 message = (
-                    f'{system.file} has no field "{field}"; training {version} did not check system '
+                    f'{system.file} has no field "{field}"; {version} did not check system '
                     "descriptions, but every round from 1.0 on requires it"
                 )
             findings.append(
@@ -82,13 +82,13 @@ class SystemDescriptionChecker(PackageChecker):
         return findings
 
     def _entry_schema(self, system: SystemReport, ruleset: RulesetSpec) -> list[Finding]:
-        version = ruleset.version
+        version = ruleset.label
         if ruleset.system_schema_current:
             return [
                 self.finding(
                     ERROR if ruleset.system_fields_enforced else WARNING,
                     "SYSTEM_SCHEMA_OUTDATED",
-                    f"{system.file} uses the v0.5 entry.json schema (hardware, nodes[...]); training "
+                    f"{system.file} uses the v0.5 entry.json schema (hardware, nodes[...]); "
                     f"{version} expects the system-description fields ({', '.join(REQUIRED_FIELDS[:5])}, ...)",
                     file=system.file,
                     expected="system-description fields",
@@ -117,7 +117,7 @@ class SystemDescriptionChecker(PackageChecker):
             self.finding(
                 ERROR,
                 "SYSTEM_STATUS_INVALID",
-                f"status {status!r} of {system.file} is not allowed in training {version}; expected one of: "
+                f"status {status!r} of {system.file} is not allowed in {version}; expected one of: "
                 + "; ".join(STATUS_OPTIONS),
                 file=system.file,
                 key="status",

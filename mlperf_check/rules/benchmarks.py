@@ -29,4 +29,9 @@ BENCHMARK_INFO: dict[str, dict[str, str]] = {
     "flux1": {"area": "Vision", "model": "FLUX.1", "dataset": "CC12M / COCO-2014", "metric": "Validation loss", "direction": "lower"},
     "gnn": {"area": "Graph", "model": "R-GAT", "dataset": "IGBH-Full", "metric": "Accuracy"},
     "rgat": {"area": "Graph", "model": "R-GAT", "dataset": "IGBH-Full", "metric": "Accuracy"},
+    # MLPerf HPC
+    "cosmoflow": {"area": "Climate", "model": "CosmoFlow", "dataset": "CosmoFlow N-body", "metric": "Mean absolute error", "direction": "lower"},
+    "deepcam": {"area": "Climate", "model": "DeepCAM", "dataset": "CAM5 + TECA", "metric": "IoU"},
+    "oc20": {"area": "Chemistry", "model": "DimeNet++", "dataset": "Open Catalyst 2020", "metric": "Force MAE", "direction": "lower"},
+    "openfold": {"area": "Biology", "model": "OpenFold", "dataset": "OpenProteinSet / PDB", "metric": "Avg. LDDT-Ca"},
 }

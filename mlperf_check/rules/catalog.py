@@ -1,4 +1,8 @@
-"""What each training ruleset contains: benchmarks, run counts, olympic drops, time limits.
+"""What each training or HPC ruleset contains: benchmarks, run counts, olympic drops, time limits.
+
+An HPC ruleset is named "hpc-<version>" (`get_ruleset("hpc-1.0.0")`, also "hpc 1.0.0",
+"hpc_1.0.0", "hpc-v1.0"); a bare version is a training ruleset. HPC rulesets take their
+benchmarks, run counts, rule configs and RCP tables from the `hpc` entries of the same package.
 
 Rulesets 0.6 and later come from the data files of the installed `mlperf-logging` package
 (`benchmark_meta`, compliance configs, RCP tables), so a new ruleset arrives with a package
@@ -16,7 +20,14 @@ from pathlib import Path
 
 from mlperf_check.rules.benchmarks import BENCHMARK_INFO
 from mlperf_check.rules.configs import COMPLIANCE_DIR, PACKAGE_DIR, load_config, shipped_configs
-from mlperf_check.rules.facts import ruleset_facts, version_key
+from mlperf_check.rules.facts import (
+    HPC_PREFIX,
+    config_folder,
+    is_hpc,
+    ruleset_facts,
+    ruleset_label,
+    version_key,
+)
 from mlperf_check.rules.legacy import V05_BENCHMARKS, V05_RULESET
 from mlperf_check.rules.targets import quality_rule_text, quality_target
 
@@ -48,6 +59,12 @@ ROUND_PUBLISHED: dict[str, date] = {
     "6.0": date(2026, 6, 3),
     "6.1": date(2026, 11, 11),
 }
+# The HPC rounds (MLCommons press releases; v0.7 predates the package's HPC rule configs).
+HPC_ROUND_PUBLISHED: dict[str, date] = {
+    "1.0": date(2021, 11, 17),
+    "2.0": date(2022, 11, 9),
+    "3.0": date(2023, 11, 8),
+}
 
 @dataclass(frozen=True)
 class BenchmarkSpec:
@@ -70,7 +87,7 @@ class RulesetSpec:
     by ruleset is a field, set in get_ruleset() (one table, facts.RULESET_FACTS): checkers read
     the field, they do not compare version numbers."""
 
-    version: str  # "1.0.0"
+    version: str  # "1.0.0" (training) or "hpc-1.0.0"
     round: str  # "1.0"
     log_format: str  # "mllog" | "mll" | "mlp05": the line format of its logs
     rule_times_in_seconds: bool  # its configs compare ll.timestamp in seconds (0.6), not ms
@@ -97,11 +114,21 @@ class RulesetSpec:
     # The official RCP checker widens the Llama 3.1 405B threshold by an allowance from 5.0 on.
     rcp_llama31_405b_allowance: bool
     system_status_checked: bool  # the system status value is checked (from 4.0)
+    usage: str = "training"  # "training" | "hpc": the suite, as the official tools name it
 
     @property
     def major_minor(self) -> tuple[int, int]:
-        major, minor = self.version.split(".")[:2]
-        return int(major), int(minor)
+        major, minor = version_key(self.version)[:2]
+        return major, minor
+
+    @property
+    def label(self) -> str:
+        """The ruleset as messages name it: 'training 1.0.0', 'HPC 1.0.0'."""
+        return ruleset_label(self.version)
+
+    @property
+    def is_hpc(self) -> bool:
+        return self.usage == "hpc"
 
     @property
     def rcp_checked(self) -> bool:
@@ -114,10 +141,10 @@ class RulesetSpec:
         return self.init_limit_open_s if division == "open" else self.init_limit_closed_s
 
 
-def _meta():
+def _meta(usage: str = "training"):
     from mlperf_logging import benchmark_meta
 
-    return benchmark_meta._ALL_RESULT_FILE_COUNTS["training"], benchmark_meta._ALL_ALLOWED_BENCHMARKS["training"]
+    return benchmark_meta._ALL_RESULT_FILE_COUNTS[usage], benchmark_meta._ALL_ALLOWED_BENCHMARKS[usage]
 
 
 def _spec(name: str, runs: int, extra: dict | None = None) -> BenchmarkSpec:
@@ -151,11 +178,15 @@ def _with_quality_targets(version: str, benchmarks: dict[str, BenchmarkSpec]) ->
 
 
 def normalize_version(text: str) -> str:
-    """'1.0', 'v1.0', '1.0.0', 'training-v1.0' -> '1.0.0'."""
+    """'1.0', 'v1.0', '1.0.0', 'training-v1.0' -> '1.0.0'; 'hpc-1.0', 'hpc 1.0.0', 'hpc_1.0.0',
+    'hpc-v1.0' -> 'hpc-1.0.0'."""
     match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
     if not match:
         raise UnknownRuleset(f"not a ruleset version: {text!r}")
-    return f"{match.group(1)}.{match.group(2)}.{match.group(3) or 0}"
+    version = f"{match.group(1)}.{match.group(2)}.{match.group(3) or 0}"
+    if (text or "").strip().lower().startswith("hpc"):
+        return HPC_PREFIX + version
+    return version
 
 
 @cache
@@ -169,8 +200,21 @@ def known_rulesets() -> tuple[str, ...]:
 
 
 @cache
+def known_hpc_rulesets() -> tuple[str, ...]:
+    """'hpc-1.0.0', ...: every HPC ruleset whose rule configs the installed package ships."""
+    versions = set()
+    for path in COMPLIANCE_DIR.glob("hpc_*"):
+        match = re.fullmatch(r"hpc_(\d+\.\d+\.\d+)", path.name)
+        if match:
+            versions.add(HPC_PREFIX + match.group(1))
+    return tuple(sorted(versions, key=version_key))
+
+
+@cache
 def get_ruleset(text: str) -> RulesetSpec:
     version = normalize_version(text)
+    if is_hpc(version):
+        return _hpc_ruleset(version)
     if version not in known_rulesets():
         raise UnknownRuleset(
             f"unknown training ruleset {version}; known: {', '.join(known_rulesets())}"
@@ -204,6 +248,40 @@ def get_ruleset(text: str) -> RulesetSpec:
         sd_eval_step_key=sd_eval_step_key(version),
         **ruleset_facts(version),
     )
+
+
+def _hpc_ruleset(version: str) -> RulesetSpec:
+    if version not in known_hpc_rulesets():
+        raise UnknownRuleset(f"unknown HPC ruleset {version}; known: {', '.join(known_hpc_rulesets())}")
+    round_ = ".".join(str(part) for part in version_key(version)[:2])
+    counts, allowed = _meta("hpc")
+    names = allowed.get(round_, [])
+    benchmarks = _with_quality_targets(version, {name: _spec(name, counts[name]) for name in names})
+    rcp_dir = RCP_DIR / config_folder(version)
+    return RulesetSpec(
+        version=version,
+        round=round_,
+        benchmarks=benchmarks,
+        published=HPC_ROUND_PUBLISHED.get(round_),
+        config_dir=COMPLIANCE_DIR / config_folder(version),
+        rcp_dir=rcp_dir if rcp_dir.is_dir() else None,
+        sd_eval_step_key="samples_count",
+        usage="hpc",
+        **ruleset_facts(version),
+    )
+
+
+def hpc_ruleset_for_timestamp(time_ms: float) -> str:
+    """The HPC ruleset of the earliest HPC round published on or after the given log time (the
+    newest shipped one for later logs)."""
+    from datetime import UTC, datetime
+
+    day = datetime.fromtimestamp(time_ms / 1000.0, UTC).date()
+    available = set(known_hpc_rulesets())
+    for round_, published in sorted(HPC_ROUND_PUBLISHED.items(), key=lambda item: item[1]):
+        if day <= published and f"{HPC_PREFIX}{round_}.0" in available:
+            return f"{HPC_PREFIX}{round_}.0"
+    return known_hpc_rulesets()[-1]
 
 
 def sd_eval_step_key(version: str) -> str:

@@ -1,4 +1,5 @@
-"""Compiling the official MLCommons compliance rule configs (training rulesets 0.6.0 ... 6.1.0).
+"""Compiling the official MLCommons compliance rule configs (training rulesets 0.6.0 ... 6.1.0,
+HPC rulesets hpc_1.0.0 ... 3.0.0).
 
 The rules are the YAML files shipped in the installed `mlperf-logging` package
 (`compliance_checker/training_<version>/*.yaml`); how the official engine reads them is in
@@ -27,12 +28,12 @@ import mlperf_logging
 import yaml
 
 from mlperf_check.rules import overrides
-from mlperf_check.rules.facts import ruleset_facts
+from mlperf_check.rules.facts import config_folder, ruleset_facts, ruleset_label, ruleset_of_config_folder
 
 PACKAGE_DIR = Path(mlperf_logging.__file__).resolve().parent
 COMPLIANCE_DIR = PACKAGE_DIR / "compliance_checker"
 
-CONFIG_NAME = re.compile(r"training_(\d+\.\d+\.\d+)/([A-Za-z0-9_]+)\.yaml")
+CONFIG_NAME = re.compile(r"((?:training|hpc)_\d+\.\d+\.\d+)/([A-Za-z0-9_]+)\.yaml")
 STATE_NAME = re.compile(r"""\bs\[['"](\w+)['"]\]""")
 # The Stable Diffusion BEGIN block rewrites the record list (loglines); it is run natively, see
 # ConfigRules.aggregate_by. This finds the metadata field it groups eval lines by.
@@ -131,7 +132,8 @@ class ConfigRules:
 
     @property
     def ruleset(self) -> str:
-        return self.name.split("/")[0].removeprefix("training_")
+        """The ruleset the config belongs to: '1.0.0' (training) or 'hpc-1.0.0'."""
+        return ruleset_of_config_folder(self.name.split("/")[0])
 
 
 @dataclass(frozen=True)
@@ -143,9 +145,10 @@ class OfficialRules:
 
 @cache
 def shipped_configs() -> frozenset[str]:
-    """Every 'training_<version>/<name>.yaml' the installed package ships."""
+    """Every 'training_<version>/<name>.yaml' and 'hpc_<version>/<name>.yaml' the installed
+    package ships."""
     names = set()
-    for path in COMPLIANCE_DIR.glob("training_*/*.yaml"):
+    for path in COMPLIANCE_DIR.glob("*_*/*.yaml"):
         name = f"{path.parent.name}/{path.name}"
         if CONFIG_NAME.fullmatch(name):
             names.add(name)
@@ -317,7 +320,8 @@ def load_config(name: str) -> ConfigRules:
     (mlperf_check.rules.overrides) are applied to the records before compiling."""
     if name not in shipped_configs():
         raise KeyError(f"no shipped compliance config {name!r}")
-    ruleset, stem = CONFIG_NAME.fullmatch(name).groups()
+    folder, stem = CONFIG_NAME.fullmatch(name).groups()
+    ruleset = ruleset_of_config_folder(folder)
     with open(COMPLIANCE_DIR / name, encoding="utf-8") as stream:
         # BaseLoader, like the official engine: every scalar stays a string. The libyaml build of
         # the same loader is ten times faster and reads the same documents.
@@ -392,10 +396,10 @@ def _aggregation_field(name: str, code: str) -> str:
 
 @cache
 def get_official_rules(ruleset_version: str) -> OfficialRules:
-    """The rules of one shipped training ruleset ('1.0.0'); raises KeyError when none is shipped."""
-    entry = f"training_{ruleset_version}/common.yaml"
+    """The rules of one shipped ruleset ('1.0.0', 'hpc-1.0.0'); raises KeyError when none is shipped."""
+    entry = f"{config_folder(ruleset_version)}/common.yaml"
     if entry not in shipped_configs():
-        raise KeyError(f"the installed mlperf-logging ships no training {ruleset_version} rules")
+        raise KeyError(f"the installed mlperf-logging ships no {ruleset_label(ruleset_version)} rules")
     return OfficialRules(
         version=ruleset_version,
         entry=entry,

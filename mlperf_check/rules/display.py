@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from mlperf_check.rules.configs import STATE_NAME, load_config, shipped_configs
+from mlperf_check.rules.facts import config_folder
 
 # Rule text made readable in messages: v['value'] -> value, s['x'] -> state.x, ll.timestamp -> time.
 READABLE = (
@@ -41,7 +42,7 @@ def closed_hyperparameter_rules(ruleset_version: str, benchmark: str) -> list[di
     """The closed-division hyperparameter rules of a benchmark, for display: one entry per key of
     closed_<benchmark>.yaml (and its optimizer sub-configs such as closed_resnet_lars.yaml), with
     the requirement and the checks as readable text."""
-    prefix = f"training_{ruleset_version}/closed_{benchmark}"
+    prefix = f"{config_folder(ruleset_version)}/closed_{benchmark}"
     names = sorted(n for n in shipped_configs() if n == f"{prefix}.yaml" or n.startswith(f"{prefix}_"))
     rules = []
     for name in names:

@@ -47,6 +47,7 @@ from mlperf_check.rules.configs import (
     shipped_configs,
 )
 from mlperf_check.rules.display import readable_rule
+from mlperf_check.rules.facts import ruleset_label
 
 CHECKER = "compliance"  # the registry entry (mlperf_check.checkers) these findings belong to
 
@@ -69,7 +70,8 @@ MAX_PASSES = 32  # real chains are 3-4 configs long; guards against a config enq
 MAX_FINDINGS_PER_KEY = 10  # per config pass, key and code; the rest are counted in one note
 MAX_AGGREGATED_POINTS = 10_000  # Stable Diffusion eval points (real logs have a few dozen)
 MAX_DISTINCT_VALUES = 10  # kept per EXACTLY_ONE key, for the "different values" message
-EVAL_KEYS = ("eval_accuracy", "aggregated_eval_accuracy")  # where ATLEAST_ONE_CHECK is a quality target
+# Where ATLEAST_ONE_CHECK is a quality target (HPC cosmoflow and oc20 target an eval_error).
+EVAL_KEYS = ("eval_accuracy", "aggregated_eval_accuracy", "eval_error")
 
 
 class LogLine(NamedTuple):
@@ -744,12 +746,12 @@ class RuleSession:
         self.stream.pending.append(self.new_pass(load_config(name), parent))
 
     def unknown_config_message(self, parent: ConfigPass, name: Any, record: Record | None) -> str:
-        version = parent.config.ruleset
+        ruleset = ruleset_label(parent.config.ruleset)
         if record is None or not isinstance(name, str):
-            return f"{parent.config.name} asks for the rule set {short_repr(name)}, which training {version} does not ship"
+            return f"{parent.config.name} asks for the rule set {short_repr(name)}, which {ruleset} does not ship"
         expected = expected_values(parent.config, record, name)
         listed = f"; expected one of {', '.join(expected)}" if expected else ""
-        return f"{record.key} {short_repr(record.value)} on line {record.line} has no rule set in training {version}{listed}"
+        return f"{record.key} {short_repr(record.value)} on line {record.line} has no rule set in {ruleset}{listed}"
 
     def log_line(self, record: Record) -> LogLine:
         """What rule code sees as `ll` (and `ll.value` as `v`) for one record. No shipped rule

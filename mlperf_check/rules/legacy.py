@@ -84,6 +84,7 @@ class ThresholdTarget:
     target: float | None
     targets: Mapping[str, float] = field(default_factory=dict)
     direction: str = "higher"
+    key: str = "eval_accuracy"
     bleu_points: bool = False  # the target is in BLEU points; values <= 1 are fractions
 
     def met(self, record: Record, hyperparameters: Mapping[str, Any] | None = None) -> bool:

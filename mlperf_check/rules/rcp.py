@@ -321,6 +321,7 @@ class _Judgement:
     passed: bool
     threshold: float
     factor: float
+    checker_factor: float  # what the official package checker writes into scaling.json
 
 
 def _judge(record: RcpRecord, submission_mean: float, ruleset: RulesetSpec, benchmark: str) -> _Judgement:
@@ -334,9 +335,10 @@ def _judge(record: RcpRecord, submission_mean: float, ruleset: RulesetSpec, benc
     # The factor is only applied (official: scaling.json written) on a pass faster than the mean.
     # Normalisation to the RCP mean is a rule of round 2.1 and later; earlier rounds published
     # unscaled scores, so their factor stays 1.0.
-    faster = passed and submission_mean < record.mean and ruleset.rcp_normalizes
-    factor = max(1.0, norm) if faster else 1.0
-    return _Judgement(passed, threshold, factor)
+    faster = passed and submission_mean < record.mean
+    checker_factor = max(1.0, norm) if faster else 1.0
+    factor = checker_factor if ruleset.rcp_normalizes else 1.0
+    return _Judgement(passed, threshold, factor, checker_factor)
 
 
 def evaluate_rcp(
@@ -352,7 +354,7 @@ def evaluate_rcp(
     `bert_train_samples` forces the official flag of that name (otherwise decided per run)."""
     if ruleset.rcp_dir is None:
         return RcpOutcome(
-            NOT_APPLICABLE, message=f"training {ruleset.version} has no RCPs (they start with 1.0)"
+            NOT_APPLICABLE, message=f"{ruleset.label} has no RCPs (they start with 1.0)"
         )
     if division.strip().lower() != "closed":
         return RcpOutcome(NOT_APPLICABLE, message="RCPs apply to the closed division only")
@@ -361,7 +363,7 @@ def evaluate_rcp(
     spec = ruleset.benchmark(benchmark)
     if spec is None:
         return RcpOutcome(
-            NOT_APPLICABLE, message=f"{benchmark!r} is not a benchmark of training {ruleset.version}"
+            NOT_APPLICABLE, message=f"{benchmark!r} is not a benchmark of {ruleset.label}"
         )
     if not runs:
         return RcpOutcome(NOT_APPLICABLE, message="no result files")
@@ -480,4 +482,5 @@ def _outcome(
         rcp_mean=record.mean,
         rcp_min=judged.threshold,
         rcp_batch_size=int(record.batch_size),
+        checker_factor=judged.checker_factor,
     )

@@ -2,7 +2,8 @@
 numbers and text for display.
 
 From 0.7 on the target is the ATLEAST_ONE_CHECK of the closed config's eval_accuracy rule
-(mlperf_check.rules.configs); 0.5 and 0.6 targets are data (mlperf_check.rules.legacy).
+(mlperf_check.rules.configs), or its eval_error rule where the metric is an error to minimise
+(HPC cosmoflow and oc20); 0.5 and 0.6 targets are data (mlperf_check.rules.legacy).
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ from mlperf_check.rules.configs import (
     shipped_configs,
 )
 from mlperf_check.rules.engine import LogLine
-from mlperf_check.rules.facts import ruleset_facts
+from mlperf_check.rules.facts import config_folder, ruleset_facts
+
+# Keys a closed config may put the quality target on, in the order they are looked for.
+TARGET_KEYS = ("eval_accuracy", "eval_error")
 
 
 class TargetPredicate(Protocol):
@@ -36,6 +40,7 @@ class TargetPredicate(Protocol):
     target: float | None  # the threshold, for display
     targets: Mapping[str, float]  # per component (Mask R-CNN BBOX / SEGM)
     direction: str  # "higher" | "lower"
+    key: str  # the key of the records it judges: eval_accuracy, or eval_error
 
     def met(self, record: Record, hyperparameters: Mapping[str, Any] | None = None) -> bool: ...
 
@@ -53,6 +58,7 @@ class OfficialTarget:
     target: float | None
     targets: Mapping[str, float]
     direction: str
+    key: str  # the key the target is on: eval_accuracy, or eval_error (HPC cosmoflow, oc20)
     rule: Rule
     initial_state: Mapping[str, Any]
     state_names: tuple[str, ...]
@@ -84,12 +90,12 @@ def quality_target(ruleset_version: str, benchmark: str) -> TargetPredicate | No
         return legacy.legacy_target(ruleset_version, benchmark)
     if not isinstance(benchmark, str) or not re.fullmatch(r"[A-Za-z0-9_]+", benchmark):
         return None
-    name = f"training_{ruleset_version}/closed_{benchmark}.yaml"
+    name = f"{config_folder(ruleset_version)}/closed_{benchmark}.yaml"
     if name not in shipped_configs():
         return None
     config = load_config(name)
-    rule = config.keys.get("eval_accuracy")
-    if rule is None or rule.atleast_one is None:
+    rule = _target_rule(config)
+    if rule is None:
         return None
     initial_state: dict[str, Any] = {}
     if config.begin is not None:
@@ -101,14 +107,25 @@ def quality_target(ruleset_version: str, benchmark: str) -> TargetPredicate | No
     direction = BENCHMARK_INFO.get(benchmark, {}).get("direction", "higher")
     target, targets = target_numbers(text, initial_state, direction)
     return OfficialTarget(
-        text=target_text(text, initial_state),
+        text=target_text(text, initial_state, rule.name),
         target=target,
         targets=MappingProxyType(targets),
         direction=direction,
+        key=rule.name,
         rule=rule.atleast_one,
         initial_state=MappingProxyType(initial_state),
         state_names=state_names,
     )
+
+
+def _target_rule(config):
+    """The rule whose ATLEAST_ONE_CHECK is the target: on eval_accuracy, else on eval_error (an
+    error to minimise: HPC cosmoflow and oc20)."""
+    for key in TARGET_KEYS:
+        rule = config.keys.get(key)
+        if rule is not None and rule.atleast_one is not None:
+            return rule
+    return None
 
 
 def quality_rule_text(ruleset_version: str, benchmark: str) -> str:
@@ -117,7 +134,7 @@ def quality_rule_text(ruleset_version: str, benchmark: str) -> str:
     target = quality_target(ruleset_version, benchmark)
     if target is not None:
         return target.text
-    name = f"training_{ruleset_version}/closed_{benchmark}.yaml"
+    name = f"{config_folder(ruleset_version)}/closed_{benchmark}.yaml"
     if name not in shipped_configs():
         return ""
     rule = load_config(name).keys.get("aggregated_eval_accuracy")
@@ -126,10 +143,10 @@ def quality_rule_text(ruleset_version: str, benchmark: str) -> str:
     return f"{target_text(rule.atleast_one.text, {})} at one eval point"
 
 
-def target_text(text: str, initial_state: Mapping[str, Any]) -> str:
+def target_text(text: str, initial_state: Mapping[str, Any], key: str = "eval_accuracy") -> str:
     """'v['value'] >= 0.7590 and v['value'] < 1.0' -> 'eval_accuracy >= 0.7590 and eval_accuracy < 1.0'."""
-    text = re.sub(r"""v\[['"]value['"]\]\[['"](\w+)['"]\]""", r"eval_accuracy.\1", text)
-    text = re.sub(r"""v\[['"]value['"]\]""", "eval_accuracy", text)
+    text = re.sub(r"""v\[['"]value['"]\]\[['"](\w+)['"]\]""", rf"{key}.\1", text)
+    text = re.sub(r"""v\[['"]value['"]\]""", key, text)
     text = STATE_NAME.sub(
         lambda m: (
             repr(initial_state[m.group(1)]) if initial_state.get(m.group(1)) is not None else m.group(1)

@@ -268,6 +268,34 @@ def official_verdict(data: bytes, ruleset: str) -> bool | None:
     return None if checker.crash else not checker.has_messages()
 
 
+ALTERNATIVES = re.compile(r"occurrence of ('\w+'(?: or '\w+')+)")
+
+
+def message_key(key: str | None, message: str) -> str:
+    """What a failure message of either checker is about, in one spelling: the key, "a or b" for
+    alternatives (AT_LEAST_ONE_OR), "END" for an end-of-log rule."""
+    alternatives = ALTERNATIVES.search(message)
+    if alternatives:
+        return " or ".join(sorted(re.findall(r"'(\w+)'", alternatives[1])))
+    if key:
+        return key
+    target = re.match(r"Failed checks for (\w+)", message)
+    if target:
+        return target[1]
+    ends = ("failed test:", "Failed executing CHECK code", "the end-of-log rule")
+    return "END" if message.startswith(ends) else message
+
+
+def official_failures(data: bytes, ruleset: str) -> set[str] | None:
+    """What the official checker fails the log on (message_key of each message), None where it
+    crashes; an empty set is its pass."""
+    checker = official_check(data, ruleset, recording=False)
+    if checker.crash:
+        return None
+    messages = [*checker.overwritable.items(), *((None, message) for message in checker.not_overwritable)]
+    return {message_key(key, message) for key, message in messages}
+
+
 NAMES = {"math": math, "is_integer": mlp_compliance.is_integer, "enqueue_config": lambda config: None}
 # Starting values of hyperparameters that other keys' rules are relative to, chosen so the
 # relations of every shipped config hold (qwen: 72 prompts x 16 generations; llama31_405b: the

@@ -7,8 +7,8 @@ Inputs (every one is checked by both versions, from the same files):
 - every training round of ../shared/corpus (v0.5 ... v4.0), as one round folder, `--ruleset` from
   the folder name;
 - every inference round of ../shared/corpus/inference;
-- generated logs: for each ruleset mlperf-logging ships and each of its benchmarks, one package
-  whose benchmark folder holds the conforming log and every mutation of it
+- generated logs: for each ruleset mlperf-logging ships and each division, one package whose
+  benchmark folders hold each benchmark's conforming log and every mutation of it
   (mlperf_check/tests/generated_logs.py, this tree's generator), so every rule of every benchmark,
   broken and unbroken, is in the comparison.
 
@@ -20,7 +20,6 @@ exits 1 if any stdout or exit status differs; `--keep DIR` keeps both outputs of
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -35,37 +34,23 @@ sys.path.insert(0, str(REPO))
 from mlperf_check.tests import generated_logs  # noqa: E402
 from mlperf_check.tests.corpus import training_rounds  # noqa: E402
 
-SYSTEM = {
-    "submitter": "Generated",
-    "division": "closed",
-    "status": "onprem",
-    "system_name": "generated-system",
-    "number_of_nodes": "1",
-    "host_processors_per_node": "2",
-    "host_processor_model_name": "CPU",
-    "host_processor_core_count": "64",
-    "accelerators_per_node": "8",
-    "accelerator_model_name": "Accelerator",
-    "framework": "framework",
-}
-
 
 def write_generated_packages(root: Path) -> list[tuple[str, Path, list[str]]]:
-    """One package per ruleset: results/generated/<benchmark>/result_<i>.txt, the conforming log
-    first, then each mutation."""
+    """One package per ruleset and division: results/generated/<benchmark>/result_<i>.txt, the
+    conforming log first, then each mutation."""
     inputs = []
     for ruleset in generated_logs.shipped_rulesets():
-        package = root / f"training_{ruleset}" / "Generated"
-        (package / "systems").mkdir(parents=True)
-        (package / "systems" / "generated.json").write_text(json.dumps(SYSTEM))
-        for benchmark in generated_logs.benchmarks(ruleset):
-            folder = package / "results" / "generated" / benchmark
-            folder.mkdir(parents=True)
-            logs = [generated_logs.conforming_log(ruleset, benchmark)]
-            logs += [data for _, data in generated_logs.mutations(ruleset, benchmark)]
-            for index, data in enumerate(logs):
-                (folder / f"result_{index}.txt").write_bytes(data)
-        inputs.append((f"generated {ruleset}", package, ["--ruleset", ruleset]))
+        for division in generated_logs.DIVISIONS:
+            logs = {
+                benchmark: [
+                    generated_logs.conforming_log(ruleset, benchmark, division),
+                    *(data for _, data in generated_logs.mutations(ruleset, benchmark, division=division)),
+                ]
+                for benchmark in generated_logs.benchmarks(ruleset, division)
+            }
+            package = root / f"training_{ruleset}_{division}" / "Generated"
+            generated_logs.write_package(package, logs, division)
+            inputs.append((f"generated {ruleset} {division}", package, ["--ruleset", ruleset]))
     return inputs
 
 

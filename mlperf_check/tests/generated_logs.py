@@ -54,6 +54,8 @@ TIMELINE = {
 # Keys that are not logged: the Stable Diffusion config builds aggregated_eval_accuracy itself
 # from eval_accuracy lines that carry a `metric` (FID, CLIP) in their metadata.
 VIRTUAL = {"aggregated_eval_accuracy"}
+# The keys that say what the log is: never changed to please a config.
+IDENTITY = {"submission_division", "submission_benchmark"}
 REQUIRED = re.compile(r"EXACTLY_ONE|AT_LEAST_ONE$|AT_LEAST\((\d+)\)")
 
 
@@ -97,19 +99,23 @@ def accepted_values(check: str) -> list:
     return []
 
 
-def listed_benchmarks(ruleset: str) -> list[str]:
-    """What a ruleset's closed_common.yaml accepts as submission_benchmark."""
-    record = key_records(f"training_{ruleset}/closed_common.yaml")["submission_benchmark"]
+DIVISIONS = ("closed", "open")
+
+
+def listed_benchmarks(ruleset: str, division: str = "closed") -> list[str]:
+    """What a ruleset's <division>_common.yaml accepts as submission_benchmark."""
+    record = key_records(f"training_{ruleset}/{division}_common.yaml")["submission_benchmark"]
     return sorted(accepted_values(record["CHECK"]))
 
 
-def benchmarks(ruleset: str) -> list[str]:
-    """The benchmarks of a ruleset: listed in closed_common.yaml, with a closed_<benchmark>.yaml.
-    (4.0.0 and 4.1.0 still list retired benchmarks whose configs they no longer ship.)"""
+def benchmarks(ruleset: str, division: str = "closed") -> list[str]:
+    """The benchmarks of a ruleset's division: listed in <division>_common.yaml, with a
+    <division>_<benchmark>.yaml. (4.0.0 and 4.1.0 still list retired benchmarks whose configs they
+    no longer ship.)"""
     return [
         name
-        for name in listed_benchmarks(ruleset)
-        if (CONFIG_DIR / f"training_{ruleset}/closed_{name}.yaml").exists()
+        for name in listed_benchmarks(ruleset, division)
+        if (CONFIG_DIR / f"training_{ruleset}/{division}_{name}.yaml").exists()
     ]
 
 
@@ -570,11 +576,13 @@ def solve(log: Draft, rounds: int = 16) -> Draft:
         changed = False
         for _config, logline, test, s in checker.failed:  # first: line numbers are this draft's
             line = log.line_at(logline.lineno)
+            if logline.key in IDENTITY:
+                continue  # what the log is stays; a config that rejects it is the finding
             fixed = solution(test, line.as_v(), s) if line is not None else None
             if fixed is not None and fixed != line.as_v():
                 line.value, line.metadata = fixed["value"], fixed["metadata"]
                 changed = True
-        for config in checker.configs:  # what the enqueued configs require
+        for config in [c for c in checker.configs if (CONFIG_DIR / c).exists()]:  # what they require
             for name, lines in repeated_lines(config).items():
                 if name not in log.repeated:
                     log.repeated[name] = lines
@@ -585,11 +593,14 @@ def solve(log: Draft, rounds: int = 16) -> Draft:
                     log.hyperparameters[name] = initial_line(config, name)
                     changed = True
             for name, record in key_records(config).items():
-                if name == "eval_accuracy" and "ATLEAST_ONE_CHECK" in record:
+                # The quality target: on the last eval, or on a key logged with the hyperparameters
+                # (open flux1's averaged_validation_loss).
+                line = log.evals[-1] if name == "eval_accuracy" else log.hyperparameters.get(name)
+                if "ATLEAST_ONE_CHECK" in record and line is not None:
                     state = checker.state.get(config, {})
-                    fixed = target_line(record["ATLEAST_ONE_CHECK"], log.evals[-1], state)
+                    fixed = target_line(record["ATLEAST_ONE_CHECK"], line, state)
                     if fixed is not None:
-                        log.evals[-1].value, log.evals[-1].metadata = fixed.value, fixed.metadata
+                        line.value, line.metadata = fixed.value, fixed.metadata
                         changed = True
         if not changed:
             break
@@ -650,51 +661,53 @@ def wrong(value):
     return None
 
 
-def missed_target(ruleset: str, benchmark: str) -> object | None:
-    """An eval_accuracy value that every CHECK of the benchmark accepts but its quality target
-    (ATLEAST_ONE_CHECK) does not, None when eval_accuracy has no target of its own."""
-    log = conforming_draft(ruleset, benchmark)
-    last = [item for item in as_events(log.data()) if item["key"] == "eval_accuracy"][-1]
-    line = {"value": last["value"], "metadata": last["metadata"]}
-    configs = configs_of(ruleset, benchmark)
+def missed_target(ruleset: str, benchmark: str, division: str, key: str) -> object | None:
+    """A value of `key` that every CHECK of the benchmark on it accepts but its quality target
+    (ATLEAST_ONE_CHECK) does not, None when there is none to find."""
+    log = conforming_draft(ruleset, benchmark, division)
+    events = [item for item in as_events(log.data()) if item["key"] == key]
+    line = {"value": events[-1]["value"], "metadata": events[-1]["metadata"]}
+    configs = configs_of(ruleset, benchmark, division)
     # The CHECKs on the value (those on the metadata held on the log and depend on its state then)
     checks = [
         test
         for config in configs
-        for test in checks_of(key_records(config).get("eval_accuracy", {}))
+        for test in checks_of(key_records(config).get(key, {}))
         if "v['value']" in test
     ]
     for config in configs:
-        target = key_records(config).get("eval_accuracy", {}).get("ATLEAST_ONE_CHECK")
+        target = key_records(config).get(key, {}).get("ATLEAST_ONE_CHECK")
         if target is None:
             continue
-        s = final_state(ruleset, benchmark)[config]
-        tries = [log.evals[0].value, 0.0, -1.0, 1e9]
+        s = final_state(ruleset, benchmark, division)[config]
+        tries = [{**line, "value": value} for value in (events[0]["value"], 0.0, -1.0, 1e9)]
         for path, value in candidates(target, s):
-            if len(path) == 1 and isinstance(value, (int, float)):
-                tries += [value - max(abs(value) * 0.01, 0.001), value + max(abs(value) * 0.01, 0.001)]
-        for value in tries:
-            candidate = {**line, "value": value}
+            if isinstance(value, (int, float)):
+                step = max(abs(value) * 0.01, 0.001)
+                tries += [with_value(line, path, miss) for miss in (value - step, value + step, -1.0, 1e9)]
+        for candidate in tries:
             if not passes(target, candidate, s) and all(passes(test, candidate, s) for test in checks):
-                return value
+                return candidate["value"]
     return None
 
 
-def quality_target_keys(ruleset: str, benchmark: str) -> list[str]:
+def quality_target_keys(ruleset: str, benchmark: str, division: str) -> list[str]:
     """The keys with a quality target (ATLEAST_ONE_CHECK) in the benchmark's configs."""
     return [
         name
-        for config in configs_of(ruleset, benchmark)
+        for config in configs_of(ruleset, benchmark, division)
         for name, record in key_records(config).items()
         if "ATLEAST_ONE_CHECK" in record
     ]
 
 
-def missed_target_log(ruleset: str, benchmark: str, events: list[dict]) -> tuple[str, bytes] | None:
-    """The log with every eval short of the quality target: eval_accuracy set to a value its CHECKs
-    accept and its target does not, or (Stable Diffusion's aggregated metrics) every eval given the
-    first eval's metrics, which miss the target."""
-    if "aggregated_eval_accuracy" in quality_target_keys(ruleset, benchmark):
+def missed_target_log(
+    ruleset: str, benchmark: str, division: str, events: list[dict]
+) -> tuple[str, bytes] | None:
+    """The log with every eval short of the quality target: the target's key set to a value its
+    CHECKs accept and its target does not, or (Stable Diffusion's aggregated metrics) every eval
+    given the first eval's metrics, which miss the target."""
+    if "aggregated_eval_accuracy" in quality_target_keys(ruleset, benchmark, division):
         first = {}
         for item in events:
             if item["key"] == "eval_accuracy":
@@ -706,29 +719,30 @@ def missed_target_log(ruleset: str, benchmark: str, events: list[dict]) -> tuple
             for item in events
         ]
         return "target not reached (every eval as the first)", as_log(changed)
-    target = missed_target(ruleset, benchmark)
-    if target is None:
-        return None
-    changed = [dict(item, value=target) if item["key"] == "eval_accuracy" else item for item in events]
-    return f"target not reached (eval_accuracy {target!r})", as_log(changed)
+    for key in quality_target_keys(ruleset, benchmark, division):  # eval_accuracy, open flux1's loss
+        target = missed_target(ruleset, benchmark, division, key)
+        if target is not None:
+            changed = [dict(item, value=target) if item["key"] == key else item for item in events]
+            return f"target not reached ({key} {target!r})", as_log(changed)
+    return None
 
 
 @functools.cache
-def _official_run(ruleset: str, benchmark: str) -> RecordingChecker:
-    return official_check(conforming_log(ruleset, benchmark), ruleset)
+def _official_run(ruleset: str, benchmark: str, division: str) -> RecordingChecker:
+    return official_check(conforming_log(ruleset, benchmark, division), ruleset)
 
 
-def configs_of(ruleset: str, benchmark: str) -> list[str]:
+def configs_of(ruleset: str, benchmark: str, division: str = "closed") -> list[str]:
     """The configs the official checker runs on the benchmark's conforming log, in its order."""
-    return list(dict.fromkeys(_official_run(ruleset, benchmark).configs))
+    return list(dict.fromkeys(_official_run(ruleset, benchmark, division).configs))
 
 
-def final_state(ruleset: str, benchmark: str) -> dict[str, dict]:
-    return _official_run(ruleset, benchmark).state
+def final_state(ruleset: str, benchmark: str, division: str) -> dict[str, dict]:
+    return _official_run(ruleset, benchmark, division).state
 
 
 def mutations(
-    ruleset: str, benchmark: str, common_too: bool = True, base: bytes | None = None
+    ruleset: str, benchmark: str, common_too: bool = True, base: bytes | None = None, division: str = "closed"
 ) -> list[tuple[str, bytes]]:
     """(name, log) for each rule of the benchmark's configs broken in turn: every required key
     missing, every checked key with a wrong value, the quality target missed, run_stop without a
@@ -736,9 +750,9 @@ def mutations(
     the division's common config (the same for every benchmark of a ruleset) but those of the
     run's timeline (a benchmark's config may count eval_accuracy in its own way). `base`: the log to
     break, the conforming log by default."""
-    events = as_events(base if base is not None else conforming_log(ruleset, benchmark))
+    events = as_events(base if base is not None else conforming_log(ruleset, benchmark, division))
     keys: dict[str, dict] = {}
-    for config in configs_of(ruleset, benchmark):
+    for config in configs_of(ruleset, benchmark, division):
         for name, record in key_records(config).items():
             if common_too or not config.endswith("common.yaml") or name in TIMELINE:
                 keys.setdefault(name, {}).update(record)
@@ -762,7 +776,7 @@ def mutations(
         found.append(
             (f"no {' or '.join(sorted(pair))}", as_log([item for item in events if item["key"] not in pair]))
         )
-    missed = missed_target_log(ruleset, benchmark, events)
+    missed = missed_target_log(ruleset, benchmark, division, events)
     if missed is not None:
         found.append(missed)
     for status in (None, "aborted", "success_wrong"):
@@ -782,3 +796,34 @@ def mutations(
     ]
     found.append(("init 241 minutes", as_log(changed)))
     return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Packages of generated logs, for the package checker and the CLI.
+
+SYSTEM = {
+    "submitter": "Generated",
+    "status": "onprem",
+    "system_name": "generated-system",
+    "number_of_nodes": "1",
+    "host_processors_per_node": "2",
+    "host_processor_model_name": "CPU",
+    "host_processor_core_count": "64",
+    "host_memory_capacity": "1 TB",
+    "accelerators_per_node": "8",
+    "accelerator_model_name": "Accelerator",
+    "framework": "framework",
+}
+
+
+def write_package(package: Path, logs: dict[str, list[bytes]], division: str = "closed") -> Path:
+    """A submitter folder: systems/generated.json and results/generated/<benchmark>/result_<i>.txt
+    for each benchmark's logs in order."""
+    (package / "systems").mkdir(parents=True)
+    (package / "systems" / "generated.json").write_text(json.dumps({**SYSTEM, "division": division}))
+    for benchmark, runs in logs.items():
+        folder = package / "results" / "generated" / benchmark
+        folder.mkdir(parents=True)
+        for index, data in enumerate(runs):
+            (folder / f"result_{index}.txt").write_bytes(data)
+    return package

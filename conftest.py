@@ -10,7 +10,7 @@ CORPUS = REPO.parent / "shared" / "corpus"
 SAMPLE = REPO / "sample_data"
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # a path: module fixtures that check the whole corpus once use it
 def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"the MLPerf corpus is not at {CORPUS}; corpus-wide tests need ../shared/corpus")

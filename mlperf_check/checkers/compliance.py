@@ -21,6 +21,7 @@ PARSER = "parser"
 # its rules were advisory (RulesetSpec.compliance_advisory): no published v0.6 log passes them all
 # (most lack submission_poc_name, submission_entry or epoch_stop), so there they are reported as
 # warnings and only the quality target (mlperf_check.rules.legacy) decides.
+ADVISORY_NOTE = " (advisory: the official rules were not yet binding in this round)"
 
 
 class Session(Protocol):
@@ -78,5 +79,5 @@ def _advisory(finding: Finding) -> Finding:
     if finding.severity != ERROR:
         return finding
     finding.severity = WARNING
-    finding.message += " (advisory: the official rules were not yet binding in this round)"
+    finding.message += ADVISORY_NOTE
     return finding

@@ -189,7 +189,7 @@ def test_it_never_crashes_on_any_corpus_submitter(corpus):
             document = json.loads(out)
             assert document["submitter"] == submitter.name
             checked += 1
-    assert checked >= 27
+    assert checked == len([p for p in corpus.glob("v*/*") if p.is_dir()])
 
 
 def test_it_reports_when_the_logs_do_not_tell_the_ruleset(tmp_path):

@@ -78,8 +78,17 @@ COMPLIANCE_CODE = {
         ["TEST01", "TEST04"],
         {
             "TEST04": [
-                *_BERT, *_DLRM2, *_UNET, "retinanet", "rnnt", *_GPTJ, *_LLAMA2, *_LLAMA2_INT,
-                "mixtral-8x7b", "llama3.1-405b", "rgat",
+                *_BERT,
+                *_DLRM2,
+                *_UNET,
+                "retinanet",
+                "rnnt",
+                *_GPTJ,
+                *_LLAMA2,
+                *_LLAMA2_INT,
+                "mixtral-8x7b",
+                "llama3.1-405b",
+                "rgat",
             ],
             "TEST01": [*_GPTJ, *_LLAMA2, *_LLAMA2_INT, "mixtral-8x7b", "llama3.1-405b"],
         },
@@ -89,18 +98,42 @@ COMPLIANCE_CODE = {
         ["TEST01", "TEST04"],
         {
             "TEST04": [
-                *_BERT, *_DLRM2, *_UNET, "retinanet", "rnnt", "llama3.1-8b", "llama3.1-8b-edge", *_LLAMA2,
-                "mixtral-8x7b", "llama3.1-405b", "rgat", "deepseek-r1", "whisper",
+                *_BERT,
+                *_DLRM2,
+                *_UNET,
+                "retinanet",
+                "rnnt",
+                "llama3.1-8b",
+                "llama3.1-8b-edge",
+                *_LLAMA2,
+                "mixtral-8x7b",
+                "llama3.1-405b",
+                "rgat",
+                "deepseek-r1",
+                "whisper",
             ],
             "TEST01": [
-                "llama3.1-8b", "llama3.1-8b-edge", *_LLAMA2, "mixtral-8x7b", "llama3.1-405b", "deepseek-r1",
-                *_LLAMA2_INT, "llama3.1-8b-interactive", "llama3.1-405b-interactive",
+                "llama3.1-8b",
+                "llama3.1-8b-edge",
+                *_LLAMA2,
+                "mixtral-8x7b",
+                "llama3.1-405b",
+                "deepseek-r1",
+                *_LLAMA2_INT,
+                "llama3.1-8b-interactive",
+                "llama3.1-405b-interactive",
             ],
         },
         {
             "TEST06": [
-                *_LLAMA2, "mixtral-8x7b", "llama3.1-405b", "llama3.1-8b", "deepseek-r1", *_LLAMA2_INT,
-                "llama3.1-8b-interactive", "llama3.1-405b-interactive",
+                *_LLAMA2,
+                "mixtral-8x7b",
+                "llama3.1-405b",
+                "llama3.1-8b",
+                "deepseek-r1",
+                *_LLAMA2_INT,
+                "llama3.1-8b-interactive",
+                "llama3.1-405b-interactive",
             ]
         },
     ),
@@ -123,6 +156,9 @@ SPECIAL_UNITS_CODE = {
         **{m: _TOKENS_INT for m in [*_LLAMA2, "mixtral-8x7b", "llama3.1-405b", "deepseek-r1"]},
     },
 }
+# v4.1 looked the unit up by the result's folder name, not its benchmark (a mapped open model gets
+# the scenario's default unit); v5.0 on by the benchmark.
+UNITS_BY_FOLDER = {"v4.1"}
 DEFAULT_UNITS = {
     "SingleStream": "Latency (ms)",
     "MultiStream": "Latency (ms)",
@@ -211,7 +247,9 @@ def _compliance(version: str, config: dict) -> dict:
             tests += [t for t, names in added.items() if model in names]
             out[model] = tests
         return out
-    tests_of = {key.removeprefix("models_"): names for key, names in config.items() if key.startswith("models_TEST")}
+    tests_of = {
+        key.removeprefix("models_"): names for key, names in config.items() if key.startswith("models_TEST")
+    }
     return {m: sorted(t for t, names in tests_of.items() if m in names) for m in models}
 
 
@@ -226,7 +264,9 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
     if version in SPECIAL_UNITS_CODE:
         units = SPECIAL_UNITS_CODE[version]
     else:
-        units = {m: {s: u for s, u in v.items() if s[0].isupper()} for m, v in names["SPECIAL_UNIT_DICT"].items()}
+        units = {
+            m: {s: u for s, u in v.items() if s[0].isupper()} for m, v in names["SPECIAL_UNIT_DICT"].items()
+        }
     images = {
         model: per_round[version]["images"]
         for model, per_round in names.get("REQUIRED_ACC_BENCHMARK", {}).items()
@@ -266,11 +306,16 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
         "result_field_overrides": overrides,
         "llm_latency_limits": _llm_limits(names.get("LLM_LATENCY_LIMITS", {})),
         "units": units,
+        "units_keyed_by": "folder" if version in UNITS_BY_FOLDER else "model",
         "default_units": DEFAULT_UNITS,
         "power_units": POWER_UNITS,
         "compliance_tests": _compliance(version, config),
         "accuracy_images": images,
         "ignore_errors": list(config.get("ignore_errors", [])),
+        "measurement_files": list(names["REQUIRED_MEASURE_FILES"]),
+        "implementation_fields": list(names["SYSTEM_IMP_REQUIRED_FILES"]),
+        "accuracy_files": list(names["REQUIRED_ACC_FILES"]),
+        "max_accuracy_log_bytes": names["MAX_ACCURACY_LOG_SIZE"],
     }
 
 

@@ -45,6 +45,7 @@ CHECKERS: dict[str, Registered] = {
     "inference_settings": Registered(1, "mlperf_check.inference.checkers.settings.InferenceSettingsChecker"),
     "inference_accuracy": Registered(1, "mlperf_check.inference.checkers.accuracy.InferenceAccuracyChecker"),
     "inference_compliance": Registered(1, "mlperf_check.inference.checkers.compliance.InferenceComplianceChecker"),
+    "inference_round_rules": Registered(1, "mlperf_check.inference.checkers.tables.InferenceRoundTablesChecker"),
 }
 
 

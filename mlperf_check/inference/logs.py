@@ -29,6 +29,7 @@ SCENARIO_NAMES = {
     "multistream": "MultiStream",
     "server": "Server",
     "offline": "Offline",
+    "interactive": "Interactive",  # v5.0+: an LLM Server run under the Interactive latency limits
 }
 
 # A summary line: a key (letters, digits, spaces, brackets, dots, slashes) then a colon.
@@ -148,6 +149,8 @@ class Detail:
     log_format: str = ""  # "text" or "mllog"
     effective: dict[str, Any] = field(default_factory=dict)
     results: dict[str, Any] = field(default_factory=dict)  # MLLOG result_* and early_stopping* keys
+    requested: dict[str, Any] = field(default_factory=dict)  # MLLOG requested_* settings, without the prefix
+    power: dict[str, str] = field(default_factory=dict)  # MLLOG power_begin / power_end (analyzer clock)
     lines: dict[str, int] = field(default_factory=dict)  # "effective_<key>", "result_<key>" -> line
     errors: list[LogMessage] = field(default_factory=list)
     warnings: list[LogMessage] = field(default_factory=list)
@@ -267,6 +270,10 @@ def _mllog_event(detail: Detail, event: dict, number: int) -> None:
     elif key.startswith("result_") or key.startswith("early_stopping"):
         detail.results[key] = value
         detail.lines[key] = number
+    elif key.startswith("requested_"):
+        detail.requested[key[len("requested_") :]] = value
+    elif key in ("power_begin", "power_end"):
+        detail.power[key] = str(value)
     elif key == "generated_query_count":
         detail.generated_queries = _int(value)
     elif key == "generated_samples_per_query":

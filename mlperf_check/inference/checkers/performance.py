@@ -141,6 +141,8 @@ class InferencePerformanceChecker(InferenceChecker):
                             line=message.line,
                         )
                     )
+            if rules.from_tables:
+                return out  # v2.1+: inference_round_rules applies the round's own settings rules
             if detail.first_ts_ms is not None and detail.last_ts_ms is not None:
                 duration = detail.last_ts_ms - detail.first_ts_ms
                 if duration < rules.min_duration_ms:

@@ -1,0 +1,518 @@
+"""The rules of the rounds checked from the official tables (v2.1 on), as that round's official
+checker applies them to one result: the benchmark and its category's scenarios, the measurements
+folder, every accuracy figure against its bounds, the performance run's settings and LLM token
+latencies, and the compliance tests of the model. (v0.5-v2.0 use the accuracy, settings and
+compliance checkers instead; the layout, division and performance checkers serve every round.)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from mlperf_check.inference.checkers.base import InferenceChecker, ResultContext
+from mlperf_check.inference.discovery import ACCURACY_LOG, DETAIL, SUMMARY
+from mlperf_check.inference.logs import decode_lines, parse_detail, to_number
+from mlperf_check.inference.rules import INTERACTIVE, OFFLINE, SERVER
+from mlperf_check.report import ERROR, INFO, Finding
+
+HASH = re.compile(r"^hash=([\w\d]+)$")
+# The verify_accuracy.txt lines of TEST06 (LLM output checks): each must say True (the first-token
+# check may say Skipped: Offline runs do not stream a first token).
+TEST06_CHECKS = {
+    "First token": ("First token check pass: True", "First token check pass: Skipped"),
+    "EOS": ("EOS check pass: True",),
+    "Sample length": ("Sample length check pass: True",),
+}
+UNCOMMITTED = "Loadgen built with uncommitted changes"
+
+
+class InferenceRoundTablesChecker(InferenceChecker):
+    name = "inference_round_rules"
+    description = "v2.1+: the round's official tables (category scenarios, measurements, accuracy, settings, LLM latency, compliance)"
+
+    def check(self, context: ResultContext) -> list[Finding]:
+        if not context.rules.from_tables:
+            return []
+        out: list[Finding] = []
+        model = context.model
+        result = context.result
+        where = context.rel(context.folder.rel)
+        if model is None:
+            if result.division == "open":  # closed: the division checker's unknown_model
+                out.append(
+                    self.finding(
+                        ERROR,
+                        "model_without_rules",
+                        f"'{context.folder.model_folder}' maps to no {context.rules.version} benchmark "
+                        "(model_mapping.json names the benchmark an open model stands for)",
+                        file=where,
+                    )
+                )
+            return out
+        out.extend(self._category(context, where))
+        out.extend(self._measurements(context, where))
+        out.extend(self._accuracy(context))
+        out.extend(self._performance(context))
+        if result.division != "open":
+            out.extend(self._compliance(context))
+        return out
+
+    # -- benchmark and category ------------------------------------------------------------------
+
+    def _category(self, context: ResultContext, where: str) -> list[Finding]:
+        rules, model, result = context.rules, context.model, context.result
+        system_type = result.system_type
+        required = rules.required_scenarios(model.name, system_type)
+        if required is None:
+            return [
+                self.finding(
+                    ERROR,
+                    "model_not_in_category",
+                    f"{model.name} is not a benchmark of the '{system_type}' category in {rules.version}",
+                    file=where,
+                    actual=system_type,
+                )
+            ]
+        allowed = required | rules.optional_scenarios(model.name, system_type)
+        if result.division != "open" and result.scenario not in allowed:
+            return [
+                self.finding(
+                    ERROR,
+                    "scenario_not_allowed",
+                    f"{result.scenario} is neither required nor optional for {model.name} on a '{system_type}' system",
+                    file=where,
+                    expected=", ".join(sorted(allowed)),
+                    actual=result.scenario,
+                )
+            ]
+        return []
+
+    # -- measurements ----------------------------------------------------------------------------
+
+    def _measurements(self, context: ResultContext, where: str) -> list[Finding]:
+        folder, table = context.folder, context.rules.table
+        measurements = (
+            folder.submitter_root
+            / "measurements"
+            / folder.system
+            / folder.model_folder
+            / folder.scenario_folder
+        )
+        rel = context.rel(measurements)
+        if not measurements.is_dir():
+            if context.result.division == "open":  # closed: the division checker's missing_measurements
+                return [self.finding(ERROR, "missing_measurements", "no measurements folder", file=rel)]
+            return []
+        out = []
+        for name in table["measurement_files"]:
+            path = measurements / name
+            if not path.is_file() or path.stat().st_size == 0:
+                out.append(
+                    self.finding(
+                        ERROR,
+                        "measurement_file",
+                        f"{name} is {'empty' if path.is_file() else 'missing'}",
+                        file=rel,
+                        expected=name,
+                    )
+                )
+        implementation = None
+        for path in sorted(measurements.glob(f"{folder.system}*.json")):
+            implementation = path
+            if path.name.endswith(f"_{folder.scenario_folder}.json"):
+                break
+        if implementation is None:
+            out.append(
+                self.finding(ERROR, "missing_implementation_json", f"no {folder.system}*.json", file=rel)
+            )
+            return out
+        try:
+            data = json.loads(implementation.read_bytes().decode("utf-8", errors="replace"))
+        except ValueError as exc:
+            data = None
+            out.append(
+                self.finding(
+                    ERROR, "implementation_json", f"not JSON: {exc}", file=context.rel(implementation)
+                )
+            )
+        if isinstance(data, dict):
+            empty = [name for name in table["implementation_fields"] if not data.get(name)]
+            if empty:
+                out.append(
+                    self.finding(
+                        ERROR,
+                        "implementation_fields",
+                        f"implementation JSON lacks a value for {', '.join(empty)}",
+                        file=context.rel(implementation),
+                    )
+                )
+        code = folder.submitter_root / "code" / folder.model_folder
+        if not code.exists():
+            out.append(
+                self.finding(
+                    ERROR, "missing_code", f"no code/{folder.model_folder}/ folder", file=context.rel(code)
+                )
+            )
+        return out
+
+    # -- accuracy --------------------------------------------------------------------------------
+
+    def _accuracy(self, context: ResultContext) -> list[Finding]:
+        folder, model, table, result = context.folder, context.model, context.rules.table, context.result
+        if folder.accuracy_dir is None:
+            return []  # discovery's missing_accuracy
+        accuracy = folder.accuracy_dir
+        rel = context.rel(accuracy)
+        missing = [name for name in table["accuracy_files"] if not (accuracy / name).is_file()]
+        if missing:
+            return [
+                self.finding(
+                    ERROR,
+                    "accuracy_files",
+                    f"accuracy/ lacks {', '.join(missing)}",
+                    file=rel,
+                    expected=", ".join(table["accuracy_files"]),
+                )
+            ]
+        closed = result.division != "open"
+        miss = ERROR if closed else INFO  # the open division's accuracy is taken as it is
+        out = []
+        targets = model.scenario_accuracy.get(result.scenario, model.accuracy_targets)
+        figures, hashed, lines = self._figures(
+            accuracy / "accuracy.txt", targets, model.accuracy_upper, table
+        )
+        result.accuracy_figures = figures
+        if targets:
+            result.accuracy_kind, result.accuracy_target = targets[0]
+            result.accuracy_value = figures.get(targets[0][0])
+        for metric, bound in targets:
+            value = figures.get(metric)
+            if value is None:
+                out.append(
+                    self.finding(
+                        miss,
+                        "accuracy_not_found",
+                        f"no {metric} figure in accuracy.txt",
+                        file=f"{rel}/accuracy.txt",
+                    )
+                )
+            elif value < bound:
+                out.append(
+                    self.finding(
+                        miss,
+                        "accuracy_below_target",
+                        f"{metric} {value:g} is below the target {bound:.6g}",
+                        file=f"{rel}/accuracy.txt",
+                        line=lines.get(metric),
+                        expected=f">= {bound:.6g}",
+                        actual=f"{value:g}",
+                    )
+                )
+        for metric, bound in model.accuracy_upper:
+            value = figures.get(metric)
+            if value is not None and value > bound:
+                out.append(
+                    self.finding(
+                        miss,
+                        "accuracy_above_limit",
+                        f"{metric} {value:g} is above the upper limit {bound:.6g}",
+                        file=f"{rel}/accuracy.txt",
+                        line=lines.get(metric),
+                        expected=f"<= {bound:.6g}",
+                        actual=f"{value:g}",
+                    )
+                )
+        if not hashed:
+            out.append(
+                self.finding(
+                    ERROR,
+                    "accuracy_hash",
+                    "accuracy.txt has no hash= line for mlperf_log_accuracy.json",
+                    file=f"{rel}/accuracy.txt",
+                )
+            )
+        log = accuracy / ACCURACY_LOG
+        if log.stat().st_size > table["max_accuracy_log_bytes"]:
+            out.append(
+                self.finding(
+                    ERROR,
+                    "accuracy_log_not_truncated",
+                    f"{ACCURACY_LOG} is {log.stat().st_size} bytes; the round keeps at most {table['max_accuracy_log_bytes']}",
+                    file=context.rel(log),
+                )
+            )
+        out.extend(self._detail_errors(accuracy / DETAIL, context.rel(accuracy / DETAIL), table))
+        if model.accuracy_images:
+            absent = [n for n in model.accuracy_images if not (accuracy / "images" / f"{n}.png").is_file()]
+            if absent:
+                out.append(
+                    self.finding(
+                        miss,
+                        "accuracy_images",
+                        f"accuracy/images/ lacks the sample images the round asks for ({', '.join(absent)})",
+                        file=rel,
+                    )
+                )
+        return out
+
+    @staticmethod
+    def _figures(path, targets, upper, table) -> tuple[dict[str, float], bool, dict[str, int]]:
+        """Every figure the round's patterns find in accuracy.txt (the first match of each), and
+        whether a hash line is there."""
+        patterns = {
+            metric: re.compile(table["accuracy_patterns"][metric])
+            for metric, _ in (*targets, *upper)
+            if metric in table["accuracy_patterns"]
+        }
+        figures: dict[str, float] = {}
+        lines: dict[str, int] = {}
+        hashed = False
+        for number, line in enumerate(decode_lines(path.read_bytes()), start=1):
+            for metric, pattern in patterns.items():
+                if metric in figures:
+                    continue
+                match = pattern.match(line)
+                if match:
+                    value = to_number(match.group(1))
+                    if value is not None:
+                        figures[metric], lines[metric] = value, number
+            if HASH.match(line):
+                hashed = True
+        return figures, hashed, lines
+
+    def _detail_errors(self, path, rel: str, table) -> list[Finding]:
+        with path.open("rb") as stream:
+            detail = parse_detail(stream, rel)
+        out = []
+        for message in detail.errors:
+            if UNCOMMITTED in message.text or any(known in message.text for known in table["ignore_errors"]):
+                continue
+            out.append(
+                self.finding(
+                    ERROR, "detail_error", f"LoadGen error: {message.text}", file=rel, line=message.line
+                )
+            )
+        return out
+
+    # -- performance -----------------------------------------------------------------------------
+
+    def _performance(self, context: ResultContext) -> list[Finding]:
+        result, model, rules = context.result, context.model, context.rules
+        run = result.first_run
+        if run is None or run.detail is None or not run.detail.effective:
+            return []
+        detail = run.detail
+        file = f"{run.folder}/{DETAIL}"
+        out = []
+
+        def setting(key: str):
+            return detail.effective.get(key)
+
+        def wrong(code: str, message: str, key: str, expected, actual) -> None:
+            out.append(
+                self.finding(
+                    ERROR,
+                    code,
+                    message,
+                    file=file,
+                    line=detail.lines.get(f"effective_{key}"),
+                    key=key,
+                    expected=str(expected),
+                    actual=str(actual),
+                )
+            )
+
+        count = to_number(setting("performance_sample_count"))
+        if count is not None and count < model.performance_sample_count:
+            wrong(
+                "performance_sample_count",
+                f"performance_sample_count below {model.name}'s {model.performance_sample_count}",
+                "performance_sample_count",
+                f">= {model.performance_sample_count}",
+                f"{count:.0f}",
+            )
+        for seed, value in rules.seeds.items():
+            logged = setting(seed)
+            if logged is not None and str(logged) != str(value):
+                wrong("wrong_seed", f"{seed} is not the {rules.version} seed", seed, value, logged)
+        ran = str(setting("scenario") or "")
+        if ran == OFFLINE:
+            samples = to_number(setting("samples_per_query"))
+            if samples is not None and samples < model.offline_min_samples:
+                wrong(
+                    "too_few_samples",
+                    f"the Offline query holds {samples:.0f} samples; {model.name} needs at least {model.offline_min_samples}",
+                    "samples_per_query",
+                    f">= {model.offline_min_samples}",
+                    f"{samples:.0f}",
+                )
+        min_duration = to_number(setting("min_duration_ms"))
+        if min_duration is not None and min_duration < rules.min_duration_ms:
+            wrong(
+                "min_duration_setting",
+                "min_duration below the round's 600 s",
+                "min_duration_ms",
+                f">= {rules.min_duration_ms}",
+                f"{min_duration:.0f}",
+            )
+        # Server runs under early stopping: the latency LoadGen targeted must be within the bound
+        # (the observed percentile is LoadGen's own early-stopping verdict).
+        bound = model.latency_constraint_ns.get(ran)
+        target = to_number(setting("target_latency_ns"))
+        if bound and target is not None and target > bound:
+            wrong(
+                "latency_target_too_loose",
+                f"LoadGen targeted {target / 1e6:g} ms; the {ran} bound of {model.name} is {bound / 1e6:g} ms",
+                "target_latency_ns",
+                f"<= {bound}",
+                f"{target:.0f}",
+            )
+        out.extend(self._token_latency(context, run, file))
+        return out
+
+    def _token_latency(self, context: ResultContext, run, file: str) -> list[Finding]:
+        """LLM Server and Interactive runs: TTFT and TPOT at the 99th percentile within the limits."""
+        model, result, detail = context.model, context.result, run.detail
+        if not model.token_limits_ns:
+            return []
+        if not detail.requested.get("use_token_latencies"):
+            return [
+                self.finding(
+                    ERROR,
+                    "token_latencies_off",
+                    f"{model.name} is measured with use_token_latencies enabled; this run did not enable it",
+                    file=file,
+                )
+            ]
+        if result.scenario == OFFLINE:
+            return []
+        limits = model.token_limits_ns.get(result.scenario) or (
+            model.token_limits_ns.get(SERVER) if result.scenario in (SERVER, INTERACTIVE) else None
+        )
+        if not limits:
+            return []
+        out = []
+        for key, limit_key, name in (
+            ("result_first_token_99.00_percentile_latency_ns", "ttft_ns", "TTFT"),
+            ("result_time_per_output_token_99.00_percentile_ns", "tpot_ns", "TPOT"),
+        ):
+            value = to_number(detail.results.get(key))
+            limit = limits[limit_key]
+            if value is None:
+                out.append(
+                    self.finding(ERROR, "token_latency_missing", f"no {key} in the detail log", file=file)
+                )
+            elif value >= limit:
+                out.append(
+                    self.finding(
+                        ERROR,
+                        "token_latency_over_limit",
+                        f"{name} 99th percentile {value / 1e6:.3f} ms is not below the {result.scenario} limit {limit / 1e6:g} ms",
+                        file=file,
+                        line=detail.lines.get(key),
+                        key=key,
+                        expected=f"< {limit}",
+                        actual=f"{value:.0f}",
+                    )
+                )
+        return out
+
+    # -- compliance ------------------------------------------------------------------------------
+
+    def _compliance(self, context: ResultContext) -> list[Finding]:
+        folder, model = context.folder, context.model
+        if not model.compliance_tests:
+            return []
+        base = (
+            folder.submitter_root
+            / "compliance"
+            / folder.system
+            / folder.model_folder
+            / folder.scenario_folder
+        )
+        if not base.is_dir():
+            return [self.finding(ERROR, "compliance_missing", "no compliance folder", file=context.rel(base))]
+        out = []
+        for test in model.compliance_tests:
+            test_dir = base / test
+            rel = context.rel(test_dir)
+            if not test_dir.is_dir():
+                out.append(
+                    self.finding(ERROR, "compliance_missing", f"compliance test {test} is missing", file=rel)
+                )
+                continue
+            if test == "TEST06":
+                out.extend(self._test06(test_dir, rel))
+                continue
+            run = test_dir / "performance" / "run_1"
+            for name in (SUMMARY, DETAIL):
+                if not (run / name).is_file():
+                    out.append(
+                        self.finding(
+                            ERROR,
+                            "compliance_run_file",
+                            f"{test}: {name} missing from performance/run_1",
+                            file=rel,
+                        )
+                    )
+            verdicts = [test_dir / "verify_performance.txt"]
+            if test == "TEST01":
+                verdicts.append(test_dir / "verify_accuracy.txt")
+            for verdict in verdicts:
+                if not verdict.is_file():
+                    out.append(
+                        self.finding(
+                            ERROR, "compliance_no_verdict", f"{test} has no {verdict.name}", file=rel
+                        )
+                    )
+                elif "TEST PASS" not in verdict.read_bytes().decode("utf-8", errors="replace"):
+                    if verdict.name == "verify_accuracy.txt" and self._test01_accuracy_agrees(
+                        context, test_dir
+                    ):
+                        continue
+                    out.append(
+                        self.finding(
+                            ERROR,
+                            "compliance_failed",
+                            f"{test}: {verdict.name} has no 'TEST PASS'",
+                            file=f"{rel}/{verdict.name}",
+                        )
+                    )
+        return out
+
+    def _test06(self, test_dir, rel: str) -> list[Finding]:
+        verdict = test_dir / "verify_accuracy.txt"
+        if not verdict.is_file():
+            return [
+                self.finding(ERROR, "compliance_no_verdict", "TEST06 has no verify_accuracy.txt", file=rel)
+            ]
+        lines = {line.strip() for line in decode_lines(verdict.read_bytes())}
+        failed = [check for check, passes in TEST06_CHECKS.items() if not lines & set(passes)]
+        if failed:
+            return [
+                self.finding(
+                    ERROR,
+                    "compliance_failed",
+                    f"TEST06: {', '.join(failed)} check did not pass",
+                    file=f"{rel}/verify_accuracy.txt",
+                )
+            ]
+        return []
+
+    def _test01_accuracy_agrees(self, context: ResultContext, test_dir) -> bool:
+        """TEST01's byte comparison may fail on non-deterministic outputs; the rules then ask the
+        baseline and compliance accuracy to be within the model's delta (1 %, 0.1 % for -99.9)."""
+        model, table = context.model, context.rules.table
+        delta = 0.1 if "99.9" in model.name else 1.0
+        figures = []
+        for name in ("baseline_accuracy.txt", "compliance_accuracy.txt"):
+            path = test_dir / "accuracy" / name
+            if not path.is_file():
+                return False
+            found, _, _ = self._figures(path, model.accuracy_targets[:1], (), table)
+            figures.append(found.get(model.accuracy_targets[0][0]) if model.accuracy_targets else None)
+        baseline, compliance = figures
+        if baseline is None or compliance is None or baseline == 0:
+            return False
+        return abs(compliance - baseline) * 100 / abs(baseline) <= delta

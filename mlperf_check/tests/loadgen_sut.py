@@ -5,6 +5,12 @@ LoadGen's own mlperf_log_summary.txt and mlperf_log_detail.txt into OUTDIR. The 
 query after DELAY_MS of simulated work per sample. Settings are LoadGen TestSettings attributes (small
 minimum durations and query counts keep a run to a second or two). A subprocess per run: LoadGen
 keeps global state and logs to the process's stdout.
+
+An LLM-like SUT: the settings `tokens=N ttft_ms=X tpot_ms=Y` (not TestSettings) make it stream
+each sample's answer as LoadGen's token API expects: the first token after X ms
+(FirstTokenComplete), then the other N-1 tokens Y ms apart, and the completed sample with its
+token count (QuerySamplesComplete). Add use_token_latencies=1 with ttft_latency/tpot_latency (ns)
+so that LoadGen judges the run on them.
 """
 
 from __future__ import annotations
@@ -19,8 +25,23 @@ import mlperf_loadgen as lg
 SAMPLES = 64
 
 
+LLM_SETTINGS = ("tokens", "ttft_ms", "tpot_ms")
+
+
 def run(outdir: str, scenario: str, delay_ms: float, settings: dict[str, str]) -> None:
     os.makedirs(outdir, exist_ok=True)
+    llm = {name: float(settings.pop(name)) for name in LLM_SETTINGS if name in settings}
+
+    def stream(sample):
+        time.sleep(llm["ttft_ms"] / 1000)
+        lg.FirstTokenComplete([lg.QuerySampleResponse(sample.id, 0, 0)])
+        tokens = int(llm["tokens"])
+        time.sleep(llm["tpot_ms"] * (tokens - 1) / 1000)
+        lg.QuerySamplesComplete([lg.QuerySampleResponse(sample.id, 0, 0, tokens)])
+
+    def issue_llm(samples):
+        for sample in samples:
+            threading.Thread(target=stream, args=(sample,)).start()
 
     def issue(samples):
         def answer():
@@ -31,7 +52,7 @@ def run(outdir: str, scenario: str, delay_ms: float, settings: dict[str, str]) -
 
         threading.Thread(target=answer).start()
 
-    sut = lg.ConstructSUT(issue, lambda: None)
+    sut = lg.ConstructSUT(issue_llm if llm else issue, lambda: None)
     qsl = lg.ConstructQSL(SAMPLES, SAMPLES, lambda indices: None, lambda indices: None)
     test = lg.TestSettings()
     test.scenario = getattr(lg.TestScenario, scenario)

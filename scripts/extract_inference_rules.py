@@ -237,6 +237,33 @@ def _llm_limits(raw: dict) -> dict:
     return out
 
 
+# Where a result's companions sit, relative to the submitter folder, before v6.0 (which moved the
+# measurements and compliance runs into the result folder and the code into src/; its checker
+# has path tables, read below).
+LAYOUT_BEFORE_V6 = {
+    "measurements": "measurements/{system}/{benchmark}/{scenario}",
+    "implementation_json": "{system}*.json",
+    "code": "code/{benchmark}",
+    "compliance": "compliance/{system}/{benchmark}/{scenario}",
+}
+
+
+def _layout(version: str, names: dict) -> dict:
+    if "COMPLIANCE_PATH" not in names:
+        return LAYOUT_BEFORE_V6
+
+    def relative(table: str) -> str:
+        return _per_version(names[table], version).removeprefix("{division}/{submitter}/").rstrip("/")
+
+    measurements, _, implementation = relative("MEASUREMENTS_PATH").rpartition("/")
+    return {
+        "measurements": measurements,
+        "implementation_json": "{system}*.json" if implementation == "{file}" else implementation,
+        "code": relative("SRC_PATH"),
+        "compliance": relative("COMPLIANCE_PATH"),
+    }
+
+
 def _compliance(version: str, config: dict) -> dict:
     models = config["models"]
     if version in COMPLIANCE_CODE:
@@ -312,6 +339,7 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
         "compliance_tests": _compliance(version, config),
         "accuracy_images": images,
         "ignore_errors": list(config.get("ignore_errors", [])),
+        "layout": _layout(version, names),
         "measurement_files": list(names["REQUIRED_MEASURE_FILES"]),
         "implementation_fields": list(names["SYSTEM_IMP_REQUIRED_FILES"]),
         "accuracy_files": list(names["REQUIRED_ACC_FILES"]),

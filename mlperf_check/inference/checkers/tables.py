@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from mlperf_check.inference.checkers.base import InferenceChecker, ResultContext
 from mlperf_check.inference.discovery import ACCURACY_LOG, DETAIL, SUMMARY
@@ -25,6 +26,14 @@ TEST06_CHECKS = {
     "Sample length": ("Sample length check pass: True",),
 }
 UNCOMMITTED = "Loadgen built with uncommitted changes"
+
+
+def _place(template: str, folder) -> Path:
+    """A path of the round's layout table (relative to the submitter folder) for one result."""
+    relative = template.format(
+        system=folder.system, benchmark=folder.model_folder, scenario=folder.scenario_folder
+    )
+    return folder.submitter_root / relative
 
 
 class InferenceRoundTablesChecker(InferenceChecker):
@@ -92,18 +101,10 @@ class InferenceRoundTablesChecker(InferenceChecker):
 
     def _measurements(self, context: ResultContext, where: str) -> list[Finding]:
         folder, table = context.folder, context.rules.table
-        measurements = (
-            folder.submitter_root
-            / "measurements"
-            / folder.system
-            / folder.model_folder
-            / folder.scenario_folder
-        )
+        measurements = _place(table["layout"]["measurements"], folder)
         rel = context.rel(measurements)
         if not measurements.is_dir():
-            if context.result.division == "open":  # closed: the division checker's missing_measurements
-                return [self.finding(ERROR, "missing_measurements", "no measurements folder", file=rel)]
-            return []
+            return [self.finding(ERROR, "missing_measurements", "no measurements folder", file=rel)]
         out = []
         for name in table["measurement_files"]:
             path = measurements / name
@@ -118,14 +119,13 @@ class InferenceRoundTablesChecker(InferenceChecker):
                     )
                 )
         implementation = None
-        for path in sorted(measurements.glob(f"{folder.system}*.json")):
+        pattern = table["layout"]["implementation_json"].format(system=folder.system)
+        for path in sorted(measurements.glob(pattern)):
             implementation = path
             if path.name.endswith(f"_{folder.scenario_folder}.json"):
                 break
         if implementation is None:
-            out.append(
-                self.finding(ERROR, "missing_implementation_json", f"no {folder.system}*.json", file=rel)
-            )
+            out.append(self.finding(ERROR, "missing_implementation_json", f"no {pattern}", file=rel))
             return out
         try:
             data = json.loads(implementation.read_bytes().decode("utf-8", errors="replace"))
@@ -147,11 +147,11 @@ class InferenceRoundTablesChecker(InferenceChecker):
                         file=context.rel(implementation),
                     )
                 )
-        code = folder.submitter_root / "code" / folder.model_folder
+        code = _place(table["layout"]["code"], folder)
         if not code.exists():
             out.append(
                 self.finding(
-                    ERROR, "missing_code", f"no code/{folder.model_folder}/ folder", file=context.rel(code)
+                    ERROR, "missing_code", "no code folder for the benchmark", file=context.rel(code)
                 )
             )
         return out
@@ -424,13 +424,7 @@ class InferenceRoundTablesChecker(InferenceChecker):
         folder, model = context.folder, context.model
         if not model.compliance_tests:
             return []
-        base = (
-            folder.submitter_root
-            / "compliance"
-            / folder.system
-            / folder.model_folder
-            / folder.scenario_folder
-        )
+        base = _place(context.rules.table["layout"]["compliance"], folder)
         if not base.is_dir():
             return [self.finding(ERROR, "compliance_missing", "no compliance folder", file=context.rel(base))]
         out = []

@@ -341,6 +341,8 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
         "ignore_errors": list(config.get("ignore_errors", [])),
         "layout": _layout(version, names),
         "measurement_files": list(names["REQUIRED_MEASURE_FILES"]),
+        # Patterns ("analyzer_table.*"); v3.1 on.
+        "power_measurement_files": list(names.get("REQUIRED_POWER_MEASURE_FILES", [])),
         "implementation_fields": list(names["SYSTEM_IMP_REQUIRED_FILES"]),
         "accuracy_files": list(names["REQUIRED_ACC_FILES"]),
         "max_accuracy_log_bytes": names["MAX_ACCURACY_LOG_SIZE"],

@@ -57,7 +57,9 @@ def _extras(result) -> str:
     """Power and LLM token latencies, where a result has them (v2.1+ rounds)."""
     out = ""
     if result.power_value is not None:
-        out += f"; power {result.power_value:.6g} {result.power_unit}, {result.power_efficiency:.6g} samples/J"
+        out += (
+            f"; power {result.power_value:.6g} {result.power_unit}, {result.power_efficiency:.6g} samples/J"
+        )
     latency = result.token_latency
     if latency.get("ttft_p99_ms") is not None and latency.get("ttft_limit_ms") is not None:
         out += (

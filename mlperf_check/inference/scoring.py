@@ -139,6 +139,9 @@ def _power(result: InferenceResult, rules: InferenceRound, run) -> None:
     result.findings.extend(
         _finding(ERROR, code, message, f"{folder}/{file}") for code, message, file in measured.errors
     )
+    result.findings.extend(
+        _finding(WARNING, code, message, f"{folder}/{file}") for code, message, file in measured.warnings
+    )
     if measured.value is None or result.metric_value is None:
         return
     result.power_value = measured.value

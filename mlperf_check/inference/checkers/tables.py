@@ -147,6 +147,8 @@ class InferenceRoundTablesChecker(InferenceChecker):
                         file=context.rel(implementation),
                     )
                 )
+        if (context.result_dir / "performance" / "power").is_dir():
+            out.extend(self._power_measurements(context, measurements))
         code = _place(table["layout"]["code"], folder)
         if not code.exists():
             out.append(
@@ -154,6 +156,32 @@ class InferenceRoundTablesChecker(InferenceChecker):
                     ERROR, "missing_code", "no code folder for the benchmark", file=context.rel(code)
                 )
             )
+        return out
+
+    def _power_measurements(self, context: ResultContext, measurements: Path) -> list[Finding]:
+        """A power result's analyzer table and power settings, in the measurements folder or up to
+        three folders above it (the official checker's search)."""
+        folders = [measurements, *list(measurements.parents)[:3]]
+        out = []
+        for pattern in context.rules.table["power_measurement_files"]:
+            prefix = pattern.rstrip("*")  # "analyzer_table.*" matched from the start of the name
+            found = [
+                p
+                for d in folders
+                if d.is_dir()
+                for p in sorted(d.iterdir())
+                if p.is_file() and p.name.startswith(prefix)
+            ]
+            if not found or found[-1].stat().st_size == 0:
+                out.append(
+                    self.finding(
+                        ERROR,
+                        "power_measurement_file",
+                        f"a power result needs a non-empty {prefix}* file beside its measurements",
+                        file=context.rel(measurements),
+                        expected=f"{prefix}*",
+                    )
+                )
         return out
 
     # -- accuracy --------------------------------------------------------------------------------

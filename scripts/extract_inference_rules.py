@@ -340,6 +340,9 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
         "accuracy_images": images,
         "ignore_errors": list(config.get("ignore_errors", [])),
         "layout": _layout(version, names),
+        "availabilities": list(names["VALID_AVAILABILITIES"]),
+        "system_fields": list(names["SYSTEM_DESC_REQUIRED_FIELDS"]),
+        "system_fields_meaningful": list(names.get("SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS", [])),
         "measurement_files": list(names["REQUIRED_MEASURE_FILES"]),
         # Patterns ("analyzer_table.*"); v3.1 on.
         "power_measurement_files": list(names.get("REQUIRED_POWER_MEASURE_FILES", [])),

@@ -19,7 +19,8 @@ from mlperf_check.inference import check_inference_package
 from mlperf_check.inference.rules import ROUNDS
 
 MS = 1_000_000  # ns
-SYSTEM = {
+# Every field the v6.1 checker asks of a system description (a superset of v5.1's), with a value.
+SYSTEM = {name: "test" for name in ROUNDS["v6.1"].table["system_fields"]} | {
     "division": "closed",
     "submitter": "Test",
     "status": "available",
@@ -233,3 +234,17 @@ def test_a_model_the_round_does_not_have(tmp_path):
     result.parent.rename(result.parent.parent / "gptj-99")
     (report_result,) = check(tmp_path, "v5.1").results
     assert "unknown_model" in {f.code for f in report_result.all_findings() if f.severity == "error"}
+
+
+def test_the_system_description(tmp_path):
+    """The round's system fields, a known availability and category, the folder's submitter and
+    division: otherwise every result of the system is refused."""
+    write_result(tmp_path, "v6.1", "Offline", "Offline", ttft_ms=0, tpot_ms=0)
+    path = tmp_path / "closed" / "Test" / "systems" / "sut.json"
+    system = json.loads(path.read_text())
+    del system["host_memory_capacity"]
+    system.update(status="Research", system_type="cloud", division="open", accelerator_model_name="")
+    path.write_text(json.dumps(system))
+    (result,) = check(tmp_path, "v6.1").results
+    codes = {f.code for f in result.all_findings() if f.severity == "error"}
+    assert {"system_status", "system_type", "system_fields", "system_fields_empty", "system_division"} <= codes

@@ -39,7 +39,7 @@ LLAMA = replace(
     token_limits_ns=LIMITS,
 )
 TEST_RULES = replace(V51, version="test", models={"llama2-70b-99": LLAMA}, min_duration_ms=500, seeds={})
-SYSTEM = {
+SYSTEM = {name: "test" for name in V51.table["system_fields"]} | {
     "division": "closed",
     "submitter": "Test",
     "status": "available",

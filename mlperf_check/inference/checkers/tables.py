@@ -59,12 +59,71 @@ class InferenceRoundTablesChecker(InferenceChecker):
                     )
                 )
             return out
+        out.extend(self._system(context))
         out.extend(self._category(context, where))
         out.extend(self._measurements(context, where))
         out.extend(self._accuracy(context))
         out.extend(self._performance(context))
         if result.division != "open":
             out.extend(self._compliance(context))
+        return out
+
+    # -- system description -----------------------------------------------------------------------
+
+    def _system(self, context: ResultContext) -> list[Finding]:
+        """systems/<system>.json: availability, category, the round's fields (some with a value), and
+        the submitter and division of the folder it sits in. (Missing: the layout checker's.)"""
+        system, table, folder = context.system_description, context.rules.table, context.folder
+        if system is None:
+            return []
+        file = context.rel(f"systems/{folder.system}.json")
+        out = []
+
+        def wrong(code: str, message: str, key: str = "", expected: str = "", actual: str = "") -> None:
+            out.append(
+                self.finding(ERROR, code, message, file=file, key=key, expected=expected, actual=actual)
+            )
+
+        status = str(system.get("status", "")).lower()
+        if status not in table["availabilities"]:
+            wrong(
+                "system_status",
+                f"status '{system.get('status')}' is not one of {', '.join(table['availabilities'])}",
+                "status",
+                ", ".join(table["availabilities"]),
+                str(system.get("status")),
+            )
+        system_type = system.get("system_type")
+        if system_type not in ("datacenter", "edge", "datacenter,edge", "edge,datacenter"):
+            wrong(
+                "system_type",
+                f"system_type '{system_type}' is not datacenter, edge or both",
+                "system_type",
+                "datacenter, edge, datacenter,edge",
+                str(system_type),
+            )
+        missing = [name for name in table["system_fields"] if name not in system]
+        if missing:
+            wrong("system_fields", f"the system description lacks {', '.join(missing)}")
+        empty = [name for name in table["system_fields_meaningful"] if name in system and not system[name]]
+        if empty:
+            wrong("system_fields_empty", f"the system description leaves {', '.join(empty)} empty")
+        if str(system.get("submitter", "")).lower() != folder.submitter.lower():
+            wrong(
+                "system_submitter",
+                "the system description names another submitter",
+                "submitter",
+                folder.submitter,
+                str(system.get("submitter")),
+            )
+        if folder.division and system.get("division") != folder.division:
+            wrong(
+                "system_division",
+                "the system description names another division",
+                "division",
+                folder.division,
+                str(system.get("division")),
+            )
         return out
 
     # -- benchmark and category ------------------------------------------------------------------

@@ -54,8 +54,17 @@ class PowerMeasurement:
 
 
 def _time(text: str) -> datetime | None:
+    """`MM-DD-YYYY HH:MM:SS.fff` (the analyzer's and LoadGen's power clock); sliced by hand, as
+    spl.txt has a line per sample and strptime is slow."""
+    text = text.strip()
     try:
-        return datetime.strptime(text.strip(), TIME_FORMAT)
+        if len(text) >= 20 and text[2] == text[5] == "-" and text[10] == " " and text[19] == ".":
+            fraction = text[20:26].ljust(6, "0")
+            return datetime(
+                int(text[6:10]), int(text[0:2]), int(text[3:5]),
+                int(text[11:13]), int(text[14:16]), int(text[17:19]), int(fraction),
+            )  # fmt: skip
+        return datetime.strptime(text, TIME_FORMAT)
     except ValueError:
         return None
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mlperf_check.inference.checkers.base import InferenceChecker, ResultContext
 from mlperf_check.inference.discovery import ACCURACY_LOG, DETAIL, SUMMARY
-from mlperf_check.inference.logs import decode_lines, parse_detail, to_number
+from mlperf_check.inference.logs import decode_lines, detail_errors, to_number
 from mlperf_check.inference.rules import INTERACTIVE, OFFLINE, SERVER
 from mlperf_check.report import ERROR, INFO, Finding
 
@@ -370,9 +370,9 @@ class InferenceRoundTablesChecker(InferenceChecker):
 
     def _detail_errors(self, path, rel: str, table) -> list[Finding]:
         with path.open("rb") as stream:
-            detail = parse_detail(stream, rel)
+            errors = detail_errors(stream)
         out = []
-        for message in detail.errors:
+        for message in errors:
             if UNCOMMITTED in message.text or any(known in message.text for known in table["ignore_errors"]):
                 continue
             out.append(

@@ -28,7 +28,7 @@ def run(path: str, *, round_version: str | None, as_json: bool, stdout: TextIO, 
 
 
 def format_report(report: InferenceReport) -> str:
-    lines = [f"inference round {report.round}: {len(report.results)} results", ""]
+    lines = [f"inference round {report.round or '(no rules)'}: {len(report.results)} results", ""]
     findings = report.all_findings()
     for severity in (ERROR, WARNING, INFO):
         group = [f for f in findings if f.severity == severity]

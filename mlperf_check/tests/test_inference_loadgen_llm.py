@@ -21,6 +21,7 @@ import pytest
 
 from mlperf_check.inference import check_inference_package
 from mlperf_check.inference.rules import ROUNDS
+from mlperf_check.tests.loadgen_sut import assert_agrees_with_loadgen
 
 pytest.importorskip("mlperf_loadgen")
 
@@ -29,7 +30,7 @@ MS = 1_000_000  # ns
 V51 = ROUNDS["v5.1"]
 LIMITS = {
     "Server": {"ttft_ns": 200 * MS, "tpot_ns": 20 * MS},
-    "Interactive": {"ttft_ns": 60 * MS, "tpot_ns": 8 * MS},
+    "Interactive": {"ttft_ns": 100 * MS, "tpot_ns": 15 * MS},
 }
 LLAMA = replace(
     V51.models["llama2-70b-99"],
@@ -78,10 +79,10 @@ CASES = {
     ),
     "interactive_valid": ("Interactive", "Server", 10, 20, 2, _server(LIMITS["Interactive"]), "VALID", None),
     "interactive_tpot_over": (
-        "Interactive", "Server", 10, 20, 12, _server(LIMITS["Interactive"]), "INVALID", "token_latency_over_limit",
+        "Interactive", "Server", 10, 20, 25, _server(LIMITS["Interactive"]), "INVALID", "token_latency_over_limit",
     ),
     "offline_valid": (
-        "Offline", "Offline", 10, 5, 1, {"min_duration_ms": 500, "offline_expected_qps": 300, "use_token_latencies": 1},
+        "Offline", "Offline", 10, 2, 0.25, {"min_duration_ms": 500, "offline_expected_qps": 300, "use_token_latencies": 1},
         "VALID", None,
     ),
 }  # fmt: skip
@@ -125,14 +126,7 @@ def test_llm_verdict_agrees_with_loadgen(tmp_path, case):
     report = check_inference_package(root, rules=TEST_RULES)
     (result,) = report.results
     run = result.runs[0]
-    errors = {f.code for f in result.all_findings() if f.severity == "error"}
-    said = run.summary.get("Result is")
-    assert result.valid == (said == "VALID"), errors
-    if said != loadgen_verdict:
-        # Timing on a shared machine can tip a run; the agreement above still held.
-        pytest.skip(f"LoadGen said {said} on this loaded machine (expected {loadgen_verdict})")
-    if finding:
-        assert finding in errors and "loadgen_invalid" in errors
+    assert_agrees_with_loadgen(result, loadgen_verdict, finding)
     assert result.scenario == folder and result.metric_unit == "Tokens/s"
     if scenario == "Offline":
         assert result.metric_name == "result_tokens_per_second"

@@ -173,6 +173,31 @@ POWER_UNITS = {
     "Server": "Watts",
     "Interactive": "Watts",
 }
+# Which settings checks of the performance run reject a result; the others the checker only logs
+# (check_performance_dir of each commit; v6.0 on: the performance_check module).
+_ALL_SETTINGS = ["seeds", "latency_target", "offline_min_samples", "min_duration"]
+SETTINGS_REJECT = {
+    "v2.1": [],
+    "v3.0": [],
+    "v3.1": ["seeds", "latency_target", "offline_min_samples"],
+    "v4.0": ["seeds", "latency_target", "offline_min_samples"],
+}
+# v6.0 on: the Offline minimum binds the closed division only.
+OFFLINE_MIN_CLOSED_ONLY = {"v6.0", "v6.1"}
+# The models whose runs must use LoadGen's token latencies (and meet the TTFT/TPOT limits in Server
+# and Interactive), as each checker lists them in code; v6.x: Config.get_llm_models().
+_LLM_V51 = [*_LLAMA2, *_LLAMA2_INT, "mixtral-8x7b", "llama3.1-405b", "llama3.1-8b", "llama3.1-8b-edge", "deepseek-r1"]
+LLM_MODELS = {
+    "v4.1": [*_LLAMA2, "mixtral-8x7b"],
+    "v5.0": [*_LLAMA2, *_LLAMA2_INT, "mixtral-8x7b", "llama3.1-405b"],
+    "v5.1": _LLM_V51,
+    "v6.0": [*_LLM_V51, "gpt-oss-120b"],
+    "v6.1": [*_LLM_V51, "gpt-oss-120b"],
+}
+# Whose scenario picks the TTFT/TPOT limits: the result folder's (v4.1-v5.1: an Interactive folder
+# gets the Interactive limits) or the scenario LoadGen ran (v6.0 on: a LoadGen Server run is held
+# to the Server limits, whatever its folder).
+TOKEN_LIMITS_BY_LOADGEN_SCENARIO = {"v6.0", "v6.1"}
 # Offline samples in the one query before OFFLINE_MIN_SPQ_SINCE_V4 (v4.0) made it per model.
 OFFLINE_MIN_SPQ = 24576
 
@@ -339,6 +364,10 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
         "compliance_tests": _compliance(version, config),
         "accuracy_images": images,
         "ignore_errors": list(config.get("ignore_errors", [])),
+        "settings_reject": SETTINGS_REJECT.get(version, _ALL_SETTINGS),
+        "offline_min_closed_only": version in OFFLINE_MIN_CLOSED_ONLY,
+        "llm_models": LLM_MODELS.get(version, []),
+        "token_limits_by": "loadgen" if version in TOKEN_LIMITS_BY_LOADGEN_SCENARIO else "folder",
         "layout": _layout(version, names),
         "availabilities": list(names["VALID_AVAILABILITIES"]),
         "system_fields": list(names["SYSTEM_DESC_REQUIRED_FIELDS"]),

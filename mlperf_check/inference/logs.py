@@ -42,7 +42,6 @@ MLLOG_PREFIX = ":::MLLOG "
 _BULK = b':::MLLOG {"key": "loaded_qsl_set"'
 
 
-
 def normalize_scenario(text: str) -> str:
     """`Single Stream`, `SingleStream`, `singlestream` -> `SingleStream`; "" when unknown."""
     return SCENARIO_NAMES.get(re.sub(r"[\s_-]", "", text).lower(), "")
@@ -238,7 +237,9 @@ def detail_errors(lines: Iterable[bytes]) -> list[LogMessage]:
             ):
                 errors.append(LogMessage(number, str(event.get("value"))))
             continue
-        match = _TEXT_DETAIL_LINE.match(raw.replace(b"\0", b"").decode("utf-8", errors="replace").rstrip("\r\n"))
+        match = _TEXT_DETAIL_LINE.match(
+            raw.replace(b"\0", b"").decode("utf-8", errors="replace").rstrip("\r\n")
+        )
         if match and match.group(2).partition(" : ")[0].strip() == "ERROR":
             errors.append(LogMessage(number, match.group(2).partition(" : ")[2].strip()))
     return errors

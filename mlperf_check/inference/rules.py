@@ -122,6 +122,12 @@ class InferenceRound:
         required = self.table["required_scenarios"].get(category, {}).get(model)
         return None if required is None else set(required)
 
+    def token_limits(self, model: ModelRule, folder_scenario: str, ran: str) -> dict[str, int] | None:
+        """The TTFT/TPOT limits a run is held to: by its result folder's scenario (v4.1-v5.1: an
+        Interactive folder gets the Interactive limits) or by the scenario LoadGen ran (v6.0 on)."""
+        scenario = ran if self.table["token_limits_by"] == "loadgen" else folder_scenario
+        return model.token_limits_ns.get(scenario)
+
     def optional_scenarios(self, model: str, system_type: str) -> set[str]:
         return set(self.table["optional_scenarios"].get(_category(system_type), {}).get(model, []))
 

@@ -80,10 +80,10 @@ def score_from_tables(result: InferenceResult, rules: InferenceRound, model: Mod
         latency = model.latency_constraint_ns.get(ran)
         if latency:
             result.latency_bound_ms, result.latency_percentile = latency / NS_PER_MS, 0.99
-        limits = model.token_limits_ns.get(result.scenario) or model.token_limits_ns.get(ran)
+        limits = rules.token_limits(model, result.scenario, ran)
         ttft = to_number(detail.results.get("result_first_token_99.00_percentile_latency_ns"))
         tpot = to_number(detail.results.get("result_time_per_output_token_99.00_percentile_ns"))
-        if limits and ran != OFFLINE or ttft is not None:
+        if ttft is not None or tpot is not None:
             result.token_latency = {
                 "ttft_p99_ms": None if ttft is None else ttft / NS_PER_MS,
                 "tpot_p99_ms": None if tpot is None else tpot / NS_PER_MS,

@@ -176,22 +176,52 @@ def test_interactive_valid_and_over_the_tpot_limit(tmp_path, version):
         interactive.metric_name == "result_completed_tokens_per_second"
         and interactive.metric_value == 25_000.0
     )
+    # v5.1 holds an Interactive folder to the Interactive limits; v6.0 on, the checker picks the
+    # limits by the scenario LoadGen ran (Server), and LoadGen's own verdict carries the
+    # Interactive settings the run was made with.
+    limits = {"v5.1": (500.0, 30.0), "v6.1": (2000.0, 100.0)}[version]
     assert interactive.token_latency == {
         "ttft_p99_ms": 400.0,
         "tpot_p99_ms": 25.0,
-        "ttft_limit_ms": 500.0,
-        "tpot_limit_ms": 30.0,
+        "ttft_limit_ms": limits[0],
+        "tpot_limit_ms": limits[1],
     }
     assert offline.metric_name == "result_tokens_per_second" and offline.metric_unit == "Tokens/s"
 
-    # The same TPOT under the Server limit is fine in a Server folder, and over the Interactive one.
+    # A TPOT under the Server limit is fine in a Server folder; in an Interactive one, over the
+    # Interactive limit in v5.1 (and within the Server limit the v6.1 checker applies).
     write_result(tmp_path / "slow", version, "Interactive", "Server", ttft_ms=400, tpot_ms=45)
     write_result(tmp_path / "slow", version, "Server", "Server", ttft_ms=400, tpot_ms=45)
     results = {r.scenario: r for r in check(tmp_path / "slow", version).results}
     errors = [f for f in results["Interactive"].all_findings() if f.severity == "error"]
-    assert [f.code for f in errors] == ["token_latency_over_limit"]
-    assert "TPOT 99th percentile 45.000 ms is not below the Interactive limit 30 ms" in errors[0].message
+    if version == "v5.1":
+        assert [f.code for f in errors] == ["token_latency_over_limit"]
+        assert "TPOT 99th percentile 45.000 ms is not below the Interactive limit 30 ms" in errors[0].message
+    else:
+        assert errors == []
     assert results["Server"].valid
+    # Over the Server limit: refused in both.
+    write_result(tmp_path / "slower", version, "Server", "Server", ttft_ms=400, tpot_ms=120)
+    (server,) = check(tmp_path / "slower", version).results
+    assert [f.code for f in server.all_findings() if f.severity == "error"] == ["token_latency_over_limit"]
+
+
+def test_settings_a_round_only_logged(tmp_path):
+    """v2.1's and v3.0's checkers logged a wrong seed or a short min_duration without refusing the
+    result (a warning here); from v4.1 both refuse it."""
+    from mlperf_check.inference.rules import ROUNDS as rounds
+
+    for version, severity in (("v3.0", "warning"), ("v4.1", "error")):
+        root = tmp_path / version
+        result = write_result(root, "v6.1", "Offline", "Offline", ttft_ms=0, tpot_ms=0)
+        detail = result / "performance" / "run_1" / "mlperf_log_detail.txt"
+        short = '"effective_min_duration_ms", "value": 60000,'
+        detail.write_text(detail.read_text().replace('"effective_min_duration_ms", "value": 600000,', short))
+        result.parent.rename(result.parent.parent / "bert-99")  # a benchmark of both rounds
+        rules = rounds[version]
+        report = check_inference_package(root, rules=rules)
+        findings = {f.code: f.severity for f in report.results[0].all_findings()}
+        assert findings["min_duration_setting"] == severity and findings["wrong_seed"] == severity
 
 
 def test_v61_layout_keeps_measurements_and_compliance_in_the_result(tmp_path):
@@ -247,4 +277,10 @@ def test_the_system_description(tmp_path):
     path.write_text(json.dumps(system))
     (result,) = check(tmp_path, "v6.1").results
     codes = {f.code for f in result.all_findings() if f.severity == "error"}
-    assert {"system_status", "system_type", "system_fields", "system_fields_empty", "system_division"} <= codes
+    assert {
+        "system_status",
+        "system_type",
+        "system_fields",
+        "system_fields_empty",
+        "system_division",
+    } <= codes

@@ -15,7 +15,7 @@ from mlperf_check.inference.checkers.base import InferenceChecker, ResultContext
 from mlperf_check.inference.discovery import ACCURACY_LOG, DETAIL, SUMMARY
 from mlperf_check.inference.logs import decode_lines, detail_errors, to_number
 from mlperf_check.inference.rules import INTERACTIVE, OFFLINE, SERVER
-from mlperf_check.report import ERROR, INFO, Finding
+from mlperf_check.report import ERROR, INFO, WARNING, Finding
 
 HASH = re.compile(r"^hash=([\w\d]+)$")
 # The verify_accuracy.txt lines of TEST06 (LLM output checks): each must say True (the first-token
@@ -383,17 +383,21 @@ class InferenceRoundTablesChecker(InferenceChecker):
         run = result.first_run
         if run is None or run.detail is None or not run.detail.effective:
             return []
-        detail = run.detail
+        detail, table = run.detail, rules.table
         file = f"{run.folder}/{DETAIL}"
         out = []
 
         def setting(key: str):
             return detail.effective.get(key)
 
-        def wrong(code: str, message: str, key: str, expected, actual) -> None:
+        def wrong(rule: str, code: str, message: str, key: str, expected, actual) -> None:
+            # Some rounds' checkers only log some of these (settings_reject lists those that reject).
+            severity = (
+                ERROR if rule in table["settings_reject"] or rule == "performance_sample_count" else WARNING
+            )
             out.append(
                 self.finding(
-                    ERROR,
+                    severity,
                     code,
                     message,
                     file=file,
@@ -408,6 +412,7 @@ class InferenceRoundTablesChecker(InferenceChecker):
         if count is not None and count < model.performance_sample_count:
             wrong(
                 "performance_sample_count",
+                "performance_sample_count",
                 f"performance_sample_count below {model.name}'s {model.performance_sample_count}",
                 "performance_sample_count",
                 f">= {model.performance_sample_count}",
@@ -416,21 +421,23 @@ class InferenceRoundTablesChecker(InferenceChecker):
         for seed, value in rules.seeds.items():
             logged = setting(seed)
             if logged is not None and str(logged) != str(value):
-                wrong("wrong_seed", f"{seed} is not the {rules.version} seed", seed, value, logged)
+                wrong("seeds", "wrong_seed", f"{seed} is not the {rules.version} seed", seed, value, logged)
         ran = str(setting("scenario") or "")
-        if ran == OFFLINE:
-            samples = to_number(setting("samples_per_query"))
-            if samples is not None and samples < model.offline_min_samples:
-                wrong(
-                    "too_few_samples",
-                    f"the Offline query holds {samples:.0f} samples; {model.name} needs at least {model.offline_min_samples}",
-                    "samples_per_query",
-                    f">= {model.offline_min_samples}",
-                    f"{samples:.0f}",
-                )
+        binds = result.division != "open" or not table["offline_min_closed_only"]
+        samples = to_number(setting("samples_per_query"))
+        if ran == OFFLINE and binds and samples is not None and samples < model.offline_min_samples:
+            wrong(
+                "offline_min_samples",
+                "too_few_samples",
+                f"the Offline query holds {samples:.0f} samples; {model.name} needs at least {model.offline_min_samples}",
+                "samples_per_query",
+                f">= {model.offline_min_samples}",
+                f"{samples:.0f}",
+            )
         min_duration = to_number(setting("min_duration_ms"))
         if min_duration is not None and min_duration < rules.min_duration_ms:
             wrong(
+                "min_duration",
                 "min_duration_setting",
                 "min_duration below the round's 600 s",
                 "min_duration_ms",
@@ -443,20 +450,21 @@ class InferenceRoundTablesChecker(InferenceChecker):
         target = to_number(setting("target_latency_ns"))
         if bound and target is not None and target > bound:
             wrong(
+                "latency_target",
                 "latency_target_too_loose",
                 f"LoadGen targeted {target / 1e6:g} ms; the {ran} bound of {model.name} is {bound / 1e6:g} ms",
                 "target_latency_ns",
                 f"<= {bound}",
                 f"{target:.0f}",
             )
-        out.extend(self._token_latency(context, run, file))
+        if model.name in table["llm_models"]:
+            out.extend(self._token_latency(context, run, file, ran))
         return out
 
-    def _token_latency(self, context: ResultContext, run, file: str) -> list[Finding]:
-        """LLM Server and Interactive runs: TTFT and TPOT at the 99th percentile within the limits."""
+    def _token_latency(self, context: ResultContext, run, file: str, ran: str) -> list[Finding]:
+        """LLM runs use LoadGen's token latencies; Server and Interactive ones keep TTFT and TPOT at
+        the 99th percentile below the round's limits."""
         model, result, detail = context.model, context.result, run.detail
-        if not model.token_limits_ns:
-            return []
         if not detail.requested.get("use_token_latencies"):
             return [
                 self.finding(
@@ -466,13 +474,12 @@ class InferenceRoundTablesChecker(InferenceChecker):
                     file=file,
                 )
             ]
-        if result.scenario == OFFLINE:
+        if result.scenario not in (SERVER, INTERACTIVE):
             return []
-        limits = model.token_limits_ns.get(result.scenario) or (
-            model.token_limits_ns.get(SERVER) if result.scenario in (SERVER, INTERACTIVE) else None
-        )
+        limits = context.rules.token_limits(model, result.scenario, ran)
         if not limits:
             return []
+        which = ran if context.rules.table["token_limits_by"] == "loadgen" else result.scenario
         out = []
         for key, limit_key, name in (
             ("result_first_token_99.00_percentile_latency_ns", "ttft_ns", "TTFT"),
@@ -489,7 +496,7 @@ class InferenceRoundTablesChecker(InferenceChecker):
                     self.finding(
                         ERROR,
                         "token_latency_over_limit",
-                        f"{name} 99th percentile {value / 1e6:.3f} ms is not below the {result.scenario} limit {limit / 1e6:g} ms",
+                        f"{name} 99th percentile {value / 1e6:.3f} ms is not below the {which} limit {limit / 1e6:g} ms",
                         file=file,
                         line=detail.lines.get(key),
                         key=key,

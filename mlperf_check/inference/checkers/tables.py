@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mlperf_check.inference.checkers.base import InferenceChecker, ResultContext
 from mlperf_check.inference.discovery import ACCURACY_LOG, DETAIL, SUMMARY
-from mlperf_check.inference.logs import decode_lines, detail_errors, to_number
+from mlperf_check.inference.logs import decode_lines, detail_errors, parse_detail, to_number
 from mlperf_check.inference.rules import INTERACTIVE, OFFLINE, SERVER
 from mlperf_check.report import ERROR, INFO, WARNING, Finding
 
@@ -34,6 +34,26 @@ def _place(template: str, folder) -> Path:
         system=folder.system, benchmark=folder.model_folder, scenario=folder.scenario_folder
     )
     return folder.submitter_root / relative
+
+
+# Files any folder may hold besides the listed ones (the official files_diff).
+ALWAYS_OPTIONAL = ("mlperf_log_trace.json", "results.json", ".gitkeep")
+
+
+def _file_set(folder: Path, required, optional=()) -> str:
+    """ "" when `folder` holds exactly the required files (and any optional ones), else what is
+    missing and what is unexpected, as the official checker compares them."""
+    present = {p.name for p in folder.iterdir() if p.is_file()} if folder.is_dir() else set()
+    missing = sorted(set(required) - present)
+    unexpected = sorted(present - set(required) - set(optional) - set(ALWAYS_OPTIONAL))
+    parts = ([f"lacks {', '.join(missing)}"] if missing else []) + (
+        [f"holds unexpected {', '.join(unexpected)}"] if unexpected else []
+    )
+    return "; ".join(parts)
+
+
+def _has_power(context: ResultContext) -> bool:
+    return (context.result_dir / "performance" / "power").is_dir()
 
 
 class InferenceRoundTablesChecker(InferenceChecker):
@@ -206,7 +226,7 @@ class InferenceRoundTablesChecker(InferenceChecker):
                         file=context.rel(implementation),
                     )
                 )
-        if (context.result_dir / "performance" / "power").is_dir():
+        if _has_power(context):
             out.extend(self._power_measurements(context, measurements))
         code = _place(table["layout"]["code"], folder)
         if not code.exists():
@@ -251,13 +271,13 @@ class InferenceRoundTablesChecker(InferenceChecker):
             return []  # discovery's missing_accuracy
         accuracy = folder.accuracy_dir
         rel = context.rel(accuracy)
-        missing = [name for name in table["accuracy_files"] if not (accuracy / name).is_file()]
-        if missing:
+        problem = _file_set(accuracy, table["accuracy_files"])
+        if problem:
             return [
                 self.finding(
                     ERROR,
                     "accuracy_files",
-                    f"accuracy/ lacks {', '.join(missing)}",
+                    f"accuracy/ {problem}",
                     file=rel,
                     expected=", ".join(table["accuracy_files"]),
                 )
@@ -379,12 +399,34 @@ class InferenceRoundTablesChecker(InferenceChecker):
     # -- performance -----------------------------------------------------------------------------
 
     def _performance(self, context: ResultContext) -> list[Finding]:
-        result, model, rules = context.result, context.model, context.rules
+        result, rules = context.result, context.rules
         run = result.first_run
         if run is None or run.detail is None or not run.detail.effective:
             return []
-        detail, table = run.detail, rules.table
         file = f"{run.folder}/{DETAIL}"
+        out = []
+        problem = _file_set(
+            run.path_on_disk,
+            (
+                SUMMARY,
+                DETAIL,
+                *(("spl.txt",) if result.power_value is not None or _has_power(context) else ()),
+            ),
+            (ACCURACY_LOG,),
+        )
+        if problem:
+            out.append(self.finding(ERROR, "run_files", f"performance/run_1 {problem}", file=run.folder))
+        out.extend(self._settings(context, run.detail, file, rules.seeds))
+        ran = str(run.detail.effective.get("scenario") or "")
+        if context.model.name in rules.table["llm_models"]:
+            out.extend(self._token_latency(context, run, file, ran))
+        return out
+
+    def _settings(self, context: ResultContext, detail, file: str, seeds: dict) -> list[Finding]:
+        """The LoadGen settings of one run against the round's rules (the result's run, or a
+        compliance test's)."""
+        result, model, rules = context.result, context.model, context.rules
+        table = rules.table
         out = []
 
         def setting(key: str):
@@ -418,7 +460,7 @@ class InferenceRoundTablesChecker(InferenceChecker):
                 f">= {model.performance_sample_count}",
                 f"{count:.0f}",
             )
-        for seed, value in rules.seeds.items():
+        for seed, value in seeds.items():
             logged = setting(seed)
             if logged is not None and str(logged) != str(value):
                 wrong("seeds", "wrong_seed", f"{seed} is not the {rules.version} seed", seed, value, logged)
@@ -457,8 +499,6 @@ class InferenceRoundTablesChecker(InferenceChecker):
                 f"<= {bound}",
                 f"{target:.0f}",
             )
-        if model.name in table["llm_models"]:
-            out.extend(self._token_latency(context, run, file, ran))
         return out
 
     def _token_latency(self, context: ResultContext, run, file: str, ran: str) -> list[Finding]:
@@ -528,16 +568,15 @@ class InferenceRoundTablesChecker(InferenceChecker):
                 out.extend(self._test06(test_dir, rel))
                 continue
             run = test_dir / "performance" / "run_1"
-            for name in (SUMMARY, DETAIL):
-                if not (run / name).is_file():
-                    out.append(
-                        self.finding(
-                            ERROR,
-                            "compliance_run_file",
-                            f"{test}: {name} missing from performance/run_1",
-                            file=rel,
-                        )
+            problem = _file_set(run, (SUMMARY, DETAIL), (ACCURACY_LOG,))
+            if problem:
+                out.append(
+                    self.finding(
+                        ERROR, "compliance_run_file", f"{test}: performance/run_1 {problem}", file=rel
                     )
+                )
+            else:
+                out.extend(self._compliance_run(context, test, run))
             verdicts = [test_dir / "verify_performance.txt"]
             if test == "TEST01":
                 verdicts.append(test_dir / "verify_accuracy.txt")
@@ -561,6 +600,39 @@ class InferenceRoundTablesChecker(InferenceChecker):
                             file=f"{rel}/{verdict.name}",
                         )
                     )
+        return out
+
+    def _compliance_run(self, context: ResultContext, test: str, run: Path) -> list[Finding]:
+        """A compliance test's own LoadGen run, checked as the result's run is (TEST05 with its own
+        seeds): LoadGen's verdict, errors, sample count, seeds, the Offline minimum, min_duration."""
+        rel = context.rel(run / DETAIL)
+        with (run / DETAIL).open("rb") as stream:
+            detail = parse_detail(stream, rel)
+        out = list(detail.findings)
+        if detail.results.get("result_validity") != "VALID":
+            out.append(
+                self.finding(
+                    ERROR,
+                    "compliance_run_invalid",
+                    f"{test}: LoadGen judged the compliance run {detail.results.get('result_validity') or 'unknown'}",
+                    file=rel,
+                )
+            )
+        for message in detail.errors:
+            if UNCOMMITTED not in message.text and not any(
+                k in message.text for k in context.rules.table["ignore_errors"]
+            ):
+                out.append(
+                    self.finding(
+                        ERROR,
+                        "detail_error",
+                        f"{test}: LoadGen error: {message.text}",
+                        file=rel,
+                        line=message.line,
+                    )
+                )
+        seeds = context.rules.table["test05_seeds"] if test == "TEST05" else context.rules.seeds
+        out.extend(self._settings(context, detail, rel, seeds))
         return out
 
     def _test06(self, test_dir, rel: str) -> list[Finding]:

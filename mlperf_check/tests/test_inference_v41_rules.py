@@ -1,8 +1,8 @@
-"""Power results (LoadGen + PTDaemon logs) of the v4.1 corpus, and the same logs made wrong.
+"""One real v4.1 power result (closed/UntetherAI h13_u3_slim resnet50 singlestream), then the same
+logs and folders made wrong, one thing at a time: each is something the v4.1 official checker (or
+the Power WG's power_checker.py it runs) refuses.
 
-closed/UntetherAI h13_u3_slim resnet50 singlestream: 29.238986918 mJ per query and 34.200911
-samples per joule in the official checker's summary; each change below is one thing the official
-power check (or the Power WG's power_checker.py) refuses.
+Published: 29.238986918 mJ per query and 34.200911 samples per joule.
 """
 
 from __future__ import annotations
@@ -99,3 +99,32 @@ def test_the_analyzer_table_is_required(untether):
     for path in untether.joinpath("measurements").rglob("analyzer_table.*"):
         path.unlink()
     assert singlestream(untether)[1] == {"power_measurement_file"}
+
+
+# The same result's compliance runs and file sets, as the v4.1 checker holds them.
+COMPLIANCE = Path("compliance/h13_u3_slim/resnet50/singlestream")
+
+
+def test_a_compliance_run_loadgen_refused(untether):
+    detail = untether / COMPLIANCE / "TEST04" / "performance" / "run_1" / "mlperf_log_detail.txt"
+    detail.write_text(
+        detail.read_text().replace(
+            '"result_validity", "value": "VALID"', '"result_validity", "value": "INVALID"'
+        )
+    )
+    assert singlestream(untether)[1] == {"compliance_run_invalid"}
+
+
+def test_test05_runs_with_its_own_seeds(untether):
+    detail = untether / COMPLIANCE / "TEST05" / "performance" / "run_1" / "mlperf_log_detail.txt"
+    # The round's ordinary qsl seed in a TEST05 run is wrong: TEST05 has seeds of its own.
+    detail.write_text(detail.read_text().replace("16799458546791641818", "3066443479025735752"))
+    result, errors = singlestream(untether)
+    assert errors == {"wrong_seed"}
+    assert any("TEST05" in f.file for f in result.all_findings() if f.code == "wrong_seed")
+
+
+def test_files_a_run_folder_may_not_hold(untether):
+    (untether / RESULT / "performance" / "run_1" / "notes.txt").write_text("x")
+    (untether / COMPLIANCE / "TEST01" / "performance" / "run_1" / "console.log").write_text("x")
+    assert singlestream(untether)[1] == {"run_files", "compliance_run_file"}

@@ -186,7 +186,15 @@ SETTINGS_REJECT = {
 OFFLINE_MIN_CLOSED_ONLY = {"v6.0", "v6.1"}
 # The models whose runs must use LoadGen's token latencies (and meet the TTFT/TPOT limits in Server
 # and Interactive), as each checker lists them in code; v6.x: Config.get_llm_models().
-_LLM_V51 = [*_LLAMA2, *_LLAMA2_INT, "mixtral-8x7b", "llama3.1-405b", "llama3.1-8b", "llama3.1-8b-edge", "deepseek-r1"]
+_LLM_V51 = [
+    *_LLAMA2,
+    *_LLAMA2_INT,
+    "mixtral-8x7b",
+    "llama3.1-405b",
+    "llama3.1-8b",
+    "llama3.1-8b-edge",
+    "deepseek-r1",
+]
 LLM_MODELS = {
     "v4.1": [*_LLAMA2, "mixtral-8x7b"],
     "v5.0": [*_LLAMA2, *_LLAMA2_INT, "mixtral-8x7b", "llama3.1-405b"],
@@ -198,6 +206,21 @@ LLM_MODELS = {
 # gets the Interactive limits) or the scenario LoadGen ran (v6.0 on: a LoadGen Server run is held
 # to the Server limits, whatever its folder).
 TOKEN_LIMITS_BY_LOADGEN_SCENARIO = {"v6.0", "v6.1"}
+# Equal-issue mode (LoadGen's sample_concatenate_permutation) required of these models'
+# performance runs (Config.requires_equal_issue and its use in each commit): v4.1 reads it from
+# the measurements' mlperf.conf/user.conf (its detail-log test compares a JSON true with the
+# string "true", which never holds), v5.0 (closed) and v5.1 (every division) from the detail log;
+# v6.0 on asks it of no model.
+_EQUAL_V50 = [*_UNET, *_GPTJ, *_LLAMA2, *_LLAMA2_INT, "mixtral-8x7b", "llama3.1-405b", "rgat"]
+_EQUAL_V51 = [
+    *_UNET, *_GPTJ, *_LLAMA2, "mixtral-8x7b", "llama3.1-405b", "llama3.1-8b", "llama3.1-8b-edge",
+    "deepseek-r1", "rgat", "whisper",
+]  # fmt: skip
+EQUAL_ISSUE = {
+    "v4.1": {"models": [*_UNET, *_GPTJ, *_LLAMA2, "mixtral-8x7b"], "closed_only": True, "source": "conf"},
+    "v5.0": {"models": _EQUAL_V50, "closed_only": True, "source": "detail"},
+    "v5.1": {"models": _EQUAL_V51, "closed_only": False, "source": "detail"},
+}
 # Offline samples in the one query before OFFLINE_MIN_SPQ_SINCE_V4 (v4.0) made it per model.
 OFFLINE_MIN_SPQ = 24576
 
@@ -367,6 +390,7 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
         "settings_reject": SETTINGS_REJECT.get(version, _ALL_SETTINGS),
         "offline_min_closed_only": version in OFFLINE_MIN_CLOSED_ONLY,
         "llm_models": LLM_MODELS.get(version, []),
+        "equal_issue": EQUAL_ISSUE.get(version, {"models": [], "closed_only": True, "source": "detail"}),
         "token_limits_by": "loadgen" if version in TOKEN_LIMITS_BY_LOADGEN_SCENARIO else "folder",
         "layout": _layout(version, names),
         "availabilities": list(names["VALID_AVAILABILITIES"]),

@@ -284,3 +284,27 @@ def test_the_system_description(tmp_path):
         "system_fields_empty",
         "system_division",
     } <= codes
+
+
+@pytest.mark.parametrize("version, division, refused", [("v5.1", "open", True), ("v6.1", "closed", False)])
+def test_equal_issue_mode(tmp_path, version, division, refused):
+    """v5.1 asks equal-issue mode of llama3.1-8b in every division; v6.1 of no model."""
+    result = write_result(tmp_path, version, "Offline", "Offline", ttft_ms=0, tpot_ms=0, division=division)
+    detail = result / "performance" / "run_1" / "mlperf_log_detail.txt"
+    on = '"effective_sample_concatenate_permutation", "value": true'
+    detail.write_text(detail.read_text().replace(on, on.replace("true", "false")))
+    (checked,) = check(tmp_path, version).results
+    assert ("equal_issue_off" in {f.code for f in checked.all_findings() if f.severity == "error"}) == refused
+
+
+def test_v41_reads_equal_issue_mode_from_the_conf_files(tmp_path):
+    from mlperf_check.inference.checkers.tables import _conf_equal_issue
+
+    (tmp_path / "mlperf.conf").write_text(
+        "# c\n*.Server.target_qps = 1\ngptj.*.sample_concatenate_permutation = 1\n"
+    )
+    assert _conf_equal_issue(tmp_path, "gptj-99.9", "Offline")
+    (tmp_path / "user.conf").write_text("gptj.Offline.sample_concatenate_permutation = 0\n")
+    assert not _conf_equal_issue(tmp_path, "gptj-99.9", "Offline")
+    assert _conf_equal_issue(tmp_path, "gptj-99", "Server")  # user.conf names Offline only
+    assert not _conf_equal_issue(tmp_path, "llama2-70b-99", "Server")

@@ -66,6 +66,7 @@ def _server(limits: dict, qps: int = 200) -> dict:
         "min_query_count": 600,
         "server_target_qps": qps,
         "use_token_latencies": 1,
+        "sample_concatenate_permutation": 1,  # equal-issue mode, required of llama2 from v5.0
         "ttft_latency": limits["ttft_ns"],
         "tpot_latency": limits["tpot_ns"],
     }
@@ -82,7 +83,7 @@ CASES = {
         "Interactive", "Server", 10, 20, 25, _server(LIMITS["Interactive"]), "INVALID", "token_latency_over_limit",
     ),
     "offline_valid": (
-        "Offline", "Offline", 10, 2, 0.25, {"min_duration_ms": 500, "offline_expected_qps": 300, "use_token_latencies": 1},
+        "Offline", "Offline", 10, 2, 0.25, {"min_duration_ms": 500, "offline_expected_qps": 300, "use_token_latencies": 1, "sample_concatenate_permutation": 1},
         "VALID", None,
     ),
 }  # fmt: skip

@@ -52,6 +52,29 @@ def _file_set(folder: Path, required, optional=()) -> str:
     return "; ".join(parts)
 
 
+def _conf_equal_issue(measurements: Path, model: str, scenario: str) -> bool:
+    """`<model>.<scenario>.sample_concatenate_permutation = 1` (model without -99/-99.9, or `*`;
+    scenario as the folder spells it, or `*`) in mlperf.conf, then user.conf (which overrides)."""
+    reference = model.replace("-99.9", "").replace("-99", "")
+    used = False
+    for name in ("mlperf.conf", "user.conf"):
+        path = measurements / name
+        if not path.is_file():
+            continue
+        for raw in decode_lines(path.read_bytes()):
+            line = raw.replace(" ", "")
+            if not line or line.startswith("#") or line.count("=") != 1:
+                continue
+            key, value = line.split("=")
+            parts = key.split(".")
+            if len(parts) != 3 or parts[2] != "sample_concatenate_permutation":
+                continue
+            if parts[0] in (reference, "*") and parts[1] in (scenario, "*") and value.isnumeric():
+                used = int(value) == 1
+                break
+    return used
+
+
 def _has_power(context: ResultContext) -> bool:
     return (context.result_dir / "performance" / "power").is_dir()
 
@@ -417,10 +440,35 @@ class InferenceRoundTablesChecker(InferenceChecker):
         if problem:
             out.append(self.finding(ERROR, "run_files", f"performance/run_1 {problem}", file=run.folder))
         out.extend(self._settings(context, run.detail, file, rules.seeds))
+        out.extend(self._equal_issue(context, run.detail, file))
         ran = str(run.detail.effective.get("scenario") or "")
         if context.model.name in rules.table["llm_models"]:
             out.extend(self._token_latency(context, run, file, ran))
         return out
+
+    def _equal_issue(self, context: ResultContext, detail, file: str) -> list[Finding]:
+        """Equal-issue mode (sample_concatenate_permutation) where the round requires it: in the
+        run's detail log, or (v4.1) in the measurements' mlperf.conf / user.conf."""
+        rule, model, folder = context.rules.table["equal_issue"], context.model, context.folder
+        if model.name not in rule["models"] or (rule["closed_only"] and context.result.division == "open"):
+            return []
+        if rule["source"] == "conf":
+            measurements = _place(context.rules.table["layout"]["measurements"], folder)
+            used = _conf_equal_issue(measurements, model.name, folder.scenario_folder)
+        else:
+            used = detail.effective.get("sample_concatenate_permutation") is True
+        if used:
+            return []
+        return [
+            self.finding(
+                ERROR,
+                "equal_issue_off",
+                f"{model.name} runs in equal-issue mode (sample_concatenate_permutation = 1) in {context.rules.version}",
+                file=file,
+                key="sample_concatenate_permutation",
+                expected="true",
+            )
+        ]
 
     def _settings(self, context: ResultContext, detail, file: str, seeds: dict) -> list[Finding]:
         """The LoadGen settings of one run against the round's rules (the result's run, or a

@@ -221,6 +221,10 @@ EQUAL_ISSUE = {
     "v5.0": {"models": _EQUAL_V50, "closed_only": True, "source": "detail"},
     "v5.1": {"models": _EQUAL_V51, "closed_only": False, "source": "detail"},
 }
+# Closed submitters document their quantization calibration (calibration.md or
+# documentation/calibration.md): checked by v5.1's checker only (added after v5.0; the v6.0
+# package has the option but no check).
+CALIBRATION_DOC = {"v5.1"}
 # Offline samples in the one query before OFFLINE_MIN_SPQ_SINCE_V4 (v4.0) made it per model.
 OFFLINE_MIN_SPQ = 24576
 
@@ -390,6 +394,7 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
         "settings_reject": SETTINGS_REJECT.get(version, _ALL_SETTINGS),
         "offline_min_closed_only": version in OFFLINE_MIN_CLOSED_ONLY,
         "llm_models": LLM_MODELS.get(version, []),
+        "calibration_doc": version in CALIBRATION_DOC,
         "equal_issue": EQUAL_ISSUE.get(version, {"models": [], "closed_only": True, "source": "detail"}),
         "token_limits_by": "loadgen" if version in TOKEN_LIMITS_BY_LOADGEN_SCENARIO else "folder",
         "layout": _layout(version, names),

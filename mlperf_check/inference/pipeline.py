@@ -35,7 +35,7 @@ from mlperf_check.inference.rules import (
     round_from_seed,
     rules_for,
 )
-from mlperf_check.inference.scoring import required_scenarios, score_from_tables
+from mlperf_check.inference.scoring import score_from_tables, submitter_findings
 from mlperf_check.report import ERROR, INFO, Finding
 
 # Findings about the round's rules and the scenario metric name scoring as their checker.
@@ -85,7 +85,7 @@ def check_inference_package(
             checked.append(result)
         report.results.extend(checked)
         if rules.from_tables:
-            report.findings.extend(required_scenarios(rules, checked, systems, prefix))
+            report.findings.extend(submitter_findings(rules, submitter, checked, systems))
     return report
 
 

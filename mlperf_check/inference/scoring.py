@@ -157,6 +157,29 @@ def _performance_dir(result: InferenceResult, run):
     return None if run.path_on_disk is None else run.path_on_disk.parent
 
 
+def submitter_findings(
+    rules: InferenceRound, submitter, results: list[InferenceResult], systems: dict
+) -> list[Finding]:
+    """The rules about a submitter folder as a whole (they reject no single result, as in the
+    official checker): each benchmark's required scenarios, and (v5.1) the calibration document."""
+    out = required_scenarios(rules, results, systems, submitter.rel)
+    root = submitter.root
+    if rules.table["calibration_doc"] and submitter.division != "open":
+        if (
+            not (root / "calibration.md").is_file()
+            and not (root / "documentation" / "calibration.md").is_file()
+        ):
+            out.append(
+                _finding(
+                    ERROR,
+                    "calibration_doc",
+                    "a closed submission documents its calibration in calibration.md or documentation/calibration.md",
+                    submitter.rel,
+                )
+            )
+    return out
+
+
 def required_scenarios(
     rules: InferenceRound, results: list[InferenceResult], systems: dict, prefix: str
 ) -> list[Finding]:

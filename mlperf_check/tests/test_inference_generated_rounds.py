@@ -137,6 +137,7 @@ def write_result(
     log = b"[\n]\n"
     (accuracy / "mlperf_log_accuracy.json").write_bytes(log)
     (accuracy / "accuracy.txt").write_text(ACCURACY + f"hash={hashlib.sha256(log).hexdigest()}\n")
+    (submitter / "calibration.md").write_text("# Calibration\n")
     (submitter / "systems").mkdir(parents=True, exist_ok=True)
     (submitter / "systems" / "sut.json").write_text(json.dumps({**SYSTEM, "division": division}))
     place = {"system": "sut", "benchmark": "llama3.1-8b", "scenario": folder}
@@ -308,3 +309,14 @@ def test_v41_reads_equal_issue_mode_from_the_conf_files(tmp_path):
     assert not _conf_equal_issue(tmp_path, "gptj-99.9", "Offline")
     assert _conf_equal_issue(tmp_path, "gptj-99", "Server")  # user.conf names Offline only
     assert not _conf_equal_issue(tmp_path, "llama2-70b-99", "Server")
+
+
+def test_v51_closed_submitters_document_calibration(tmp_path):
+    write_result(tmp_path, "v5.1", "Offline", "Offline", ttft_ms=0, tpot_ms=0)
+    (tmp_path / "closed" / "Test" / "calibration.md").unlink()
+    report = check(tmp_path, "v5.1")
+    assert report.results[0].valid  # a submitter-level error, as in the official checker
+    assert "calibration_doc" in {f.code for f in report.findings}
+    (tmp_path / "closed" / "Test" / "calibration.md").write_text("# calibration\n")
+    assert "calibration_doc" not in {f.code for f in check(tmp_path, "v5.1").findings}
+    assert "calibration_doc" not in {f.code for f in check(tmp_path, "v6.1").findings}

@@ -225,6 +225,8 @@ EQUAL_ISSUE = {
 # documentation/calibration.md): checked by v5.1's checker only (added after v5.0; the v6.0
 # package has the option but no check).
 CALIBRATION_DOC = {"v5.1"}
+# Every systems/*.json and measurements/<system>/ of a submitter has results (v5.1's checker).
+ALL_SYSTEMS_WITH_RESULTS = {"v5.1"}
 # Offline samples in the one query before OFFLINE_MIN_SPQ_SINCE_V4 (v4.0) made it per model.
 OFFLINE_MIN_SPQ = 24576
 
@@ -395,6 +397,7 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
         "offline_min_closed_only": version in OFFLINE_MIN_CLOSED_ONLY,
         "llm_models": LLM_MODELS.get(version, []),
         "calibration_doc": version in CALIBRATION_DOC,
+        "all_systems_with_results": version in ALL_SYSTEMS_WITH_RESULTS,
         "equal_issue": EQUAL_ISSUE.get(version, {"models": [], "closed_only": True, "source": "detail"}),
         "token_limits_by": "loadgen" if version in TOKEN_LIMITS_BY_LOADGEN_SCENARIO else "folder",
         "layout": _layout(version, names),

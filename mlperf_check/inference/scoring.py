@@ -161,7 +161,8 @@ def submitter_findings(
     rules: InferenceRound, submitter, results: list[InferenceResult], systems: dict
 ) -> list[Finding]:
     """The rules about a submitter folder as a whole (they reject no single result, as in the
-    official checker): each benchmark's required scenarios, and (v5.1) the calibration document."""
+    official checker): each benchmark's required scenarios; in v5.1 the calibration document and
+    no system description or measurements folder without results."""
     out = required_scenarios(rules, results, systems, submitter.rel)
     root = submitter.root
     if rules.table["calibration_doc"] and submitter.division != "open":
@@ -177,6 +178,25 @@ def submitter_findings(
                     submitter.rel,
                 )
             )
+    if rules.table["all_systems_with_results"]:
+        with_results = {p.name for p in (root / "results").iterdir() if p.is_dir()}
+        described = {p.stem for p in (root / "systems").glob("*.json")}
+        measured = (
+            {p.name for p in (root / "measurements").iterdir() if p.is_dir()}
+            if (root / "measurements").is_dir()
+            else set()
+        )
+        for kind, names in (("systems", described), ("measurements", measured)):
+            idle = sorted(names - with_results)
+            if idle:
+                out.append(
+                    _finding(
+                        ERROR,
+                        "system_without_results",
+                        f"{kind}/ names systems with no results: {', '.join(idle)}",
+                        f"{submitter.rel}/{kind}" if submitter.rel else kind,
+                    )
+                )
     return out
 
 

@@ -320,3 +320,13 @@ def test_v51_closed_submitters_document_calibration(tmp_path):
     (tmp_path / "closed" / "Test" / "calibration.md").write_text("# calibration\n")
     assert "calibration_doc" not in {f.code for f in check(tmp_path, "v5.1").findings}
     assert "calibration_doc" not in {f.code for f in check(tmp_path, "v6.1").findings}
+
+
+def test_v51_every_system_has_results(tmp_path):
+    write_result(tmp_path, "v5.1", "Offline", "Offline", ttft_ms=0, tpot_ms=0)
+    (tmp_path / "closed" / "Test" / "systems" / "spare.json").write_text(json.dumps(SYSTEM))
+    (idle,) = [f for f in check(tmp_path, "v5.1").findings if f.code == "system_without_results"]
+    assert (
+        idle.message == "systems/ names systems with no results: spare" and idle.file == "closed/Test/systems"
+    )
+    assert "system_without_results" not in {f.code for f in check(tmp_path, "v6.1").findings}

@@ -227,6 +227,9 @@ EQUAL_ISSUE = {
 CALIBRATION_DOC = {"v5.1"}
 # Every systems/*.json and measurements/<system>/ of a submitter has results (v5.1's checker).
 ALL_SYSTEMS_WITH_RESULTS = {"v5.1"}
+# The accuracy run covers the whole data set (its qsl_reported_total_count, or from v6.0
+# effective_accuracy_sample_count, equals the table's count): v5.1 only logs a miss, v6.0 on refuse.
+ACCURACY_COUNT_REJECTS = {"v6.0", "v6.1"}
 # Offline samples in the one query before OFFLINE_MIN_SPQ_SINCE_V4 (v4.0) made it per model.
 OFFLINE_MIN_SPQ = 24576
 
@@ -397,6 +400,12 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
         "offline_min_closed_only": version in OFFLINE_MIN_CLOSED_ONLY,
         "llm_models": LLM_MODELS.get(version, []),
         "calibration_doc": version in CALIBRATION_DOC,
+        # model -> samples (or {scenario: samples}); empty before v5.1
+        "accuracy_sample_count": {
+            **config.get("dataset-size", {}),
+            **config.get("accuracy-sample-count", {}),
+        },
+        "accuracy_sample_count_rejects": version in ACCURACY_COUNT_REJECTS,
         "all_systems_with_results": version in ALL_SYSTEMS_WITH_RESULTS,
         "equal_issue": EQUAL_ISSUE.get(version, {"models": [], "closed_only": True, "source": "detail"}),
         "token_limits_by": "loadgen" if version in TOKEN_LIMITS_BY_LOADGEN_SCENARIO else "folder",

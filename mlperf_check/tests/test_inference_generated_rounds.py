@@ -75,6 +75,7 @@ def llm_logs(
     tokens_per_second = 25_000.0
     events: list[tuple[str, object]] = [
         ("loadgen_version", "6.0.17 @ 0123456"),
+        ("qsl_reported_total_count", 13368),  # llama3.1-8b's data set, all of it
         ("requested_use_token_latencies", True),
         ("effective_scenario", scenario),
         ("effective_test_mode", "PerformanceOnly"),
@@ -330,3 +331,15 @@ def test_v51_every_system_has_results(tmp_path):
         idle.message == "systems/ names systems with no results: spare" and idle.file == "closed/Test/systems"
     )
     assert "system_without_results" not in {f.code for f in check(tmp_path, "v6.1").findings}
+
+
+def test_the_accuracy_run_covers_the_data_set(tmp_path):
+    """v5.1 logs an accuracy run over part of the data set (a warning); v6.1 refuses it."""
+    for version, severity in (("v5.1", "warning"), ("v6.1", "error")):
+        result = write_result(tmp_path / version, version, "Offline", "Offline", ttft_ms=0, tpot_ms=0)
+        detail = result / "accuracy" / "mlperf_log_detail.txt"
+        count = '"qsl_reported_total_count", "value": 13368'
+        detail.write_text(detail.read_text().replace(count, count.replace("13368", "500")))
+        (checked,) = check(tmp_path / version, version).results
+        (finding,) = [f for f in checked.all_findings() if f.code == "accuracy_sample_count"]
+        assert finding.severity == severity and (finding.expected, finding.actual) == ("13368", "500")

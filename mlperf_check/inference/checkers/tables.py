@@ -75,6 +75,22 @@ def _conf_equal_issue(measurements: Path, model: str, scenario: str) -> bool:
     return used
 
 
+def _detail_values(path: Path, keys: tuple[str, ...]) -> dict:
+    """The values of a few `:::MLLOG` keys of a detail log, without decoding the other lines."""
+    wanted = tuple(f'"key": "{key}"'.encode() for key in keys)
+    found = {}
+    with path.open("rb") as stream:
+        for raw in stream:
+            if any(key in raw[:80] for key in wanted):
+                try:
+                    event = json.loads(raw.split(b":::MLLOG ", 1)[-1])
+                except ValueError:
+                    continue
+                if isinstance(event, dict):
+                    found[event.get("key")] = event.get("value")
+    return found
+
+
 def _has_power(context: ResultContext) -> bool:
     return (context.result_dir / "performance" / "power").is_dir()
 
@@ -367,6 +383,7 @@ class InferenceRoundTablesChecker(InferenceChecker):
                 )
             )
         out.extend(self._detail_errors(accuracy / DETAIL, context.rel(accuracy / DETAIL), table))
+        out.extend(self._accuracy_coverage(context, accuracy / DETAIL))
         if model.accuracy_images:
             absent = [n for n in model.accuracy_images if not (accuracy / "images" / f"{n}.png").is_file()]
             if absent:
@@ -379,6 +396,29 @@ class InferenceRoundTablesChecker(InferenceChecker):
                     )
                 )
         return out
+
+    def _accuracy_coverage(self, context: ResultContext, detail) -> list[Finding]:
+        """The accuracy run covers the model's whole data set (v5.1 on)."""
+        table, model, scenario = context.rules.table, context.model, context.result.scenario
+        expected = table["accuracy_sample_count"].get(model.name)
+        if isinstance(expected, dict):
+            expected = expected.get(scenario, expected.get(scenario.lower()))
+        if expected is None:
+            return []
+        found = _detail_values(detail, ("effective_accuracy_sample_count", "qsl_reported_total_count"))
+        count = found.get("effective_accuracy_sample_count", found.get("qsl_reported_total_count"))
+        if count == expected:
+            return []
+        return [
+            self.finding(
+                ERROR if table["accuracy_sample_count_rejects"] else WARNING,
+                "accuracy_sample_count",
+                f"the accuracy run covers {count} samples; {model.name}'s data set has {expected}",
+                file=context.rel(detail),
+                expected=str(expected),
+                actual=str(count),
+            )
+        ]
 
     @staticmethod
     def _figures(path, targets, upper, table) -> tuple[dict[str, float], bool, dict[str, int]]:

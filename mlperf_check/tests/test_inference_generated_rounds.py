@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -343,3 +344,23 @@ def test_the_accuracy_run_covers_the_data_set(tmp_path):
         (checked,) = check(tmp_path / version, version).results
         (finding,) = [f for f in checked.all_findings() if f.code == "accuracy_sample_count"]
         assert finding.severity == severity and (finding.expected, finding.actual) == ("13368", "500")
+
+
+def test_v61_gpt_oss_compliance_tests_07_and_09(tmp_path):
+    """gpt-oss-120b's TEST07 and TEST09 are verdict files only (no performance run of their own)."""
+    result = write_result(tmp_path, "v6.1", "Offline", "Offline", ttft_ms=0, tpot_ms=0)
+    gpt = result.parent.rename(result.parent.parent / "gpt-oss-120b") / "Offline"
+    shutil.rmtree(gpt / "TEST06")
+    for test, name in (("TEST07", "verify_accuracy.txt"), ("TEST09", "verify_output_len.txt")):
+        (gpt / test).mkdir()
+        (gpt / test / name).write_text("TEST PASS\n")
+    codes = {f.code for f in check(tmp_path, "v6.1").results[0].all_findings() if f.severity == "error"}
+    assert not codes & {
+        "compliance_missing",
+        "compliance_no_verdict",
+        "compliance_failed",
+        "compliance_run_file",
+    }
+    (gpt / "TEST09" / "verify_output_len.txt").write_text("TEST FAIL\n")
+    codes = {f.code for f in check(tmp_path, "v6.1").results[0].all_findings() if f.severity == "error"}
+    assert "compliance_failed" in codes

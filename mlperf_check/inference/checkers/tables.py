@@ -36,6 +36,13 @@ def _place(template: str, folder) -> Path:
     return folder.submitter_root / relative
 
 
+# v6.x tests without a performance run of their own, and the file whose "TEST PASS" is their verdict:
+# TEST07 (accuracy in performance mode), TEST08 (dlrm-v3 NE), TEST09 (output lengths).
+VERDICT_ONLY_TESTS = {
+    "TEST07": "verify_accuracy.txt",
+    "TEST08": "verify_accuracy.txt",
+    "TEST09": "verify_output_len.txt",
+}
 # Files any folder may hold besides the listed ones (the official files_diff).
 ALWAYS_OPTIONAL = ("mlperf_log_trace.json", "results.json", ".gitkeep")
 
@@ -654,6 +661,24 @@ class InferenceRoundTablesChecker(InferenceChecker):
                 continue
             if test == "TEST06":
                 out.extend(self._test06(test_dir, rel))
+                continue
+            if test in VERDICT_ONLY_TESTS:
+                verdict = test_dir / VERDICT_ONLY_TESTS[test]
+                if not verdict.is_file():
+                    out.append(
+                        self.finding(
+                            ERROR, "compliance_no_verdict", f"{test} has no {verdict.name}", file=rel
+                        )
+                    )
+                elif "TEST PASS" not in verdict.read_bytes().decode("utf-8", errors="replace"):
+                    out.append(
+                        self.finding(
+                            ERROR,
+                            "compliance_failed",
+                            f"{test}: {verdict.name} has no 'TEST PASS'",
+                            file=f"{rel}/{verdict.name}",
+                        )
+                    )
                 continue
             run = test_dir / "performance" / "run_1"
             problem = _file_set(run, (SUMMARY, DETAIL), (ACCURACY_LOG,))

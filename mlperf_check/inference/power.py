@@ -105,7 +105,14 @@ def measure_power(run_dir: Path, detail, scenario: str, inferred_from: str) -> P
             )
         )
         return out
-    _session_checks(out, performance, run_dir, (begin, end), average)
+    try:
+        _session_checks(out, performance, run_dir, (begin, end), average)
+    except (TypeError, KeyError, IndexError, AttributeError, ValueError) as exc:
+        # A session file with the fields but not their shape (uuid not an object, a phase not
+        # a [time, ...] pair): reported, never a crash.
+        out.errors.append(
+            ("power_session", f"client.json/server.json are not PTDaemon session files ({exc!r})", "power")
+        )
     if scenario in ("SingleStream", "MultiStream"):
         queries = detail.results.get("result_query_count")
         if not isinstance(queries, int | float) or queries <= 0:

@@ -128,3 +128,10 @@ def test_files_a_run_folder_may_not_hold(untether):
     (untether / RESULT / "performance" / "run_1" / "notes.txt").write_text("x")
     (untether / COMPLIANCE / "TEST01" / "performance" / "run_1" / "console.log").write_text("x")
     assert singlestream(untether)[1] == {"run_files", "compliance_run_file"}
+
+
+def test_a_malformed_session_file_is_a_finding(untether):
+    power = untether / RESULT / "performance" / "power"
+    edit_json(power / "client.json", lambda d: d.update(uuid="not an object", phases={"testing": [1, 2, 3]}))
+    result, errors = singlestream(untether)
+    assert errors == {"power_session"} and not result.valid

@@ -35,7 +35,7 @@ from mlperf_check.inference.rules import (
     round_from_seed,
     rules_for,
 )
-from mlperf_check.inference.scoring import score_from_tables, submitter_findings
+from mlperf_check.inference.scoring import score_from_tables, submitter_findings, system_info
 from mlperf_check.report import ERROR, INFO, Finding
 
 # Findings about the round's rules and the scenario metric name scoring as their checker.
@@ -182,6 +182,7 @@ def _check_result(
         result.runs.append(_parse_run(run_folder.path, _join(prefix, run_folder.rel), run_folder.number))
     if rules.from_tables:
         result.system_type = str((system or {}).get("system_type", ""))
+        result.system_info = system_info(system)
         score_from_tables(result, rules, model)
     else:
         _score(result, rules, model)

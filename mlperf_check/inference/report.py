@@ -56,6 +56,9 @@ class InferenceResult:
     # the LLM token latencies against their limits, and power.
     accuracy_figures: dict[str, float] = field(default_factory=dict)
     system_type: str = ""
+    # From systems/<system>.json: availability, nodes, accelerators per node and in all (None
+    # where the description gives no whole number), the accelerator's name.
+    system_info: dict[str, Any] = field(default_factory=dict)
     token_latency: dict[str, float | None] = field(default_factory=dict)
     power_value: float | None = None  # Watts (Offline, Server, Interactive) or millijoules per query
     power_unit: str = ""
@@ -136,6 +139,8 @@ class InferenceResult:
         out: dict[str, Any] = {}
         if self.system_type:
             out["system_type"] = self.system_type
+        if self.system_info:
+            out["system"] = self.system_info
         if self.accuracy_figures:
             out["accuracy_figures"] = self.accuracy_figures
         if self.token_latency:

@@ -93,6 +93,25 @@ def score_from_tables(result: InferenceResult, rules: InferenceRound, model: Mod
     _power(result, rules, run)
 
 
+def system_info(system: dict | None) -> dict:
+    """What per-accelerator and per-category views need from a system description."""
+    if not system:
+        return {}
+
+    def whole(key: str) -> int | None:
+        value = to_number(system.get(key))
+        return int(value) if value is not None and value == int(value) and value > 0 else None
+
+    nodes, per_node = whole("number_of_nodes"), whole("accelerators_per_node")
+    return {
+        "availability": str(system.get("status", "")).strip().lower(),
+        "nodes": nodes,
+        "accelerators_per_node": per_node,
+        "accelerators": nodes * per_node if nodes and per_node else None,
+        "accelerator": str(system.get("accelerator_model_name", "")).strip(),
+    }
+
+
 def _ran_scenario(detail, folder_scenario: str) -> str:
     from mlperf_check.inference.logs import normalize_scenario
 

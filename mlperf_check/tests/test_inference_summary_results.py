@@ -101,6 +101,12 @@ def test_the_v41_reference_summary_agrees_with_our_check():
         result = ours[record.location.lower()]
         assert result.model == record.model and result.metric_unit == record.performance_unit, record.location
         assert result.metric_value == pytest.approx(record.performance, rel=1e-6), record.location
+        system = result.system_info  # what per-accelerator views divide by
+        assert (system["nodes"], system["accelerators_per_node"]) == (
+            record.nodes,
+            record.accelerators_per_node,
+        )
+        assert (system["availability"], system["accelerator"]) == (record.availability, record.accelerator)
         if record.has_power:
             assert (
                 result.power_value == pytest.approx(record.power, rel=1e-9)

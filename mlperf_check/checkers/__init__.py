@@ -55,6 +55,7 @@ CHECKERS: dict[str, Registered] = {
     "inference_compliance": Registered(1, "mlperf_check.inference.checkers.compliance.InferenceComplianceChecker"),
     # Inference: reading the scenario metric of each result (mlperf_check.inference.pipeline).
     "inference_scoring": Registered(1, ""),
+    "inference_round_rules": Registered(1, "mlperf_check.inference.checkers.tables.InferenceRoundTablesChecker"),
 }
 
 

@@ -28,7 +28,7 @@ def run(path: str, *, round_version: str | None, as_json: bool, stdout: TextIO, 
 
 
 def format_report(report: InferenceReport) -> str:
-    lines = [f"inference round {report.round}: {len(report.results)} results", ""]
+    lines = [f"inference round {report.round or '(no rules)'}: {len(report.results)} results", ""]
     findings = report.all_findings()
     for severity in (ERROR, WARNING, INFO):
         group = [f for f in findings if f.severity == severity]
@@ -44,10 +44,26 @@ def format_report(report: InferenceReport) -> str:
         value = f"{result.metric_value:.6g}" if result.metric_value is not None else "-"
         verdict = "VALID" if result.valid else "INVALID"
         metric = f"{value} {result.metric_unit} ({result.metric_direction})" if result.metric_unit else value
-        lines.append(f"  {verdict:8} {result.folder:80} {metric}")
+        lines.append(f"  {verdict:8} {result.folder:80} {metric}{_extras(result)}")
     counts = {
         severity: sum(1 for f in findings if f.severity == severity) for severity in (ERROR, WARNING, INFO)
     }
     lines.append("")
     lines.append(f"{counts[ERROR]} errors, {counts[WARNING]} warnings, {counts[INFO]} notes")
     return "\n".join(lines)
+
+
+def _extras(result) -> str:
+    """Power and LLM token latencies, where a result has them (v2.1+ rounds)."""
+    out = ""
+    if result.power_value is not None:
+        out += (
+            f"; power {result.power_value:.6g} {result.power_unit}, {result.power_efficiency:.6g} samples/J"
+        )
+    latency = result.token_latency
+    if latency.get("ttft_p99_ms") is not None and latency.get("ttft_limit_ms") is not None:
+        out += (
+            f"; TTFT p99 {latency['ttft_p99_ms']:.4g}/{latency['ttft_limit_ms']:g} ms, "
+            f"TPOT p99 {latency['tpot_p99_ms']:.4g}/{latency['tpot_limit_ms']:g} ms"
+        )
+    return out

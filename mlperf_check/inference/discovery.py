@@ -136,6 +136,17 @@ def read_system_descriptions(submitter_root: Path) -> dict[str, dict]:
     return out
 
 
+def read_model_mapping(submitter_root: Path) -> dict[str, str]:
+    """model_mapping.json of a submitter (open division: model folder -> benchmark), {} when absent
+    or unreadable."""
+    path = submitter_root / "model_mapping.json"
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+    except (ValueError, OSError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
 def _subdirs(path: Path) -> list[Path]:
     try:
         return sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink())

@@ -30,6 +30,7 @@ SCENARIO_NAMES = {
     "multistream": "MultiStream",
     "server": "Server",
     "offline": "Offline",
+    "interactive": "Interactive",  # v5.0+: an LLM Server run under the Interactive latency limits
 }
 
 # A summary line: a key (letters, digits, spaces, brackets, dots, slashes) then a colon.
@@ -37,6 +38,9 @@ _SUMMARY_LINE = re.compile(r"^\s*([A-Za-z0-9_][^:]*?)\s*:\s*(.*?)\s*$")
 _TEXT_DETAIL_LINE = re.compile(r'^"pid": \d+, "tid": \d+, "ts": (\d+)ns : ?(.*)$')
 _GENERATED = re.compile(r'"queries" : (\d+), "samples per query" : (\d+)')
 MLLOG_PREFIX = ":::MLLOG "
+# The one bulky event no check reads (the loaded sample indices: megabytes on one line in dlrm,
+# retinanet and LLM logs): skipped before it is decoded.
+_BULK = b':::MLLOG {"key": "loaded_qsl_set"'
 
 
 def normalize_scenario(text: str) -> str:
@@ -149,6 +153,8 @@ class Detail:
     log_format: str = ""  # "text" or "mllog"
     effective: dict[str, Any] = field(default_factory=dict)
     results: dict[str, Any] = field(default_factory=dict)  # MLLOG result_* and early_stopping* keys
+    requested: dict[str, Any] = field(default_factory=dict)  # MLLOG requested_* settings, without the prefix
+    power: dict[str, str] = field(default_factory=dict)  # MLLOG power_begin / power_end (analyzer clock)
     lines: dict[str, int] = field(default_factory=dict)  # "effective_<key>", "result_<key>" -> line
     errors: list[LogMessage] = field(default_factory=list)
     warnings: list[LogMessage] = field(default_factory=list)
@@ -172,6 +178,9 @@ def parse_detail(lines: Iterable[bytes], file: str) -> Detail:
     bad_json = 0
     for number, raw in enumerate(lines, start=1):
         detail.line_count = number
+        if raw.startswith(_BULK):
+            detail.log_format = detail.log_format or "mllog"
+            continue
         line = raw.replace(b"\0", b"").decode("utf-8", errors="replace").rstrip("\r\n")
         if line.startswith(MLLOG_PREFIX):
             detail.log_format = detail.log_format or "mllog"
@@ -204,6 +213,37 @@ def parse_detail(lines: Iterable[bytes], file: str) -> Detail:
         first_bad = next(f for f in detail.findings if f.code == "detail_bad_json")
         first_bad.message += f" ({bad_json} such lines)"
     return detail
+
+
+# An :::MLLOG line that may be an error event (the JSON is decoded only then).
+_MAYBE_ERROR = re.compile(rb'"is_error"\s*:\s*true|"key"\s*:\s*"error"')
+
+
+def detail_errors(lines: Iterable[bytes]) -> list[LogMessage]:
+    """Only the ERROR events of a detail log, as parse_detail reads them, in one cheap pass: the
+    accuracy run's log is checked for errors and nothing else."""
+    errors = []
+    prefix = MLLOG_PREFIX.encode()
+    for number, raw in enumerate(lines, start=1):
+        if raw.startswith(prefix):
+            if not _MAYBE_ERROR.search(raw):
+                continue
+            try:
+                event = json.loads(raw[len(prefix) :])
+            except ValueError:
+                continue
+            metadata = event.get("metadata") if isinstance(event, dict) else None
+            if isinstance(event, dict) and (
+                (isinstance(metadata, dict) and metadata.get("is_error")) or event.get("key") == "error"
+            ):
+                errors.append(LogMessage(number, str(event.get("value"))))
+            continue
+        match = _TEXT_DETAIL_LINE.match(
+            raw.replace(b"\0", b"").decode("utf-8", errors="replace").rstrip("\r\n")
+        )
+        if match and match.group(2).partition(" : ")[0].strip() == "ERROR":
+            errors.append(LogMessage(number, match.group(2).partition(" : ")[2].strip()))
+    return errors
 
 
 _SECTIONS = {"Effective Settings:": "effective", "Requested Settings:": "requested"}
@@ -268,6 +308,10 @@ def _mllog_event(detail: Detail, event: dict, number: int) -> None:
     elif key.startswith("result_") or key.startswith("early_stopping"):
         detail.results[key] = value
         detail.lines[key] = number
+    elif key.startswith("requested_"):
+        detail.requested[key[len("requested_") :]] = value
+    elif key in ("power_begin", "power_end"):
+        detail.power[key] = str(value)
     elif key == "generated_query_count":
         detail.generated_queries = _int(value)
     elif key == "generated_samples_per_query":

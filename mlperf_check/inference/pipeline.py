@@ -19,6 +19,7 @@ from mlperf_check.inference.discovery import (
     ResultFolder,
     SubmitterFolder,
     find_submitters,
+    read_model_mapping,
     read_system_descriptions,
     round_hint,
 )
@@ -30,9 +31,11 @@ from mlperf_check.inference.rules import (
     InferenceRound,
     Metric,
     ModelRule,
+    UnknownRound,
     round_from_seed,
     rules_for,
 )
+from mlperf_check.inference.scoring import score_from_tables, submitter_findings, system_info
 from mlperf_check.report import ERROR, INFO, Finding
 
 # Findings about the round's rules and the scenario metric name scoring as their checker.
@@ -61,7 +64,10 @@ def check_inference_package(
         raise InferencePackageError(f"{root}: no <division>/<submitter>/results/ folder")
     note = ""
     if rules is None:
-        rules, note = _round(root, submitters, round_version)
+        try:
+            rules, note = _round(root, submitters, round_version)
+        except UnknownRound as exc:
+            return _unchecked(root, submitters, str(exc))
     report = InferenceReport(root=str(root), round=rules.version)
     if note:
         report.findings.append(_finding(INFO, "round_rules", note))
@@ -72,9 +78,36 @@ def check_inference_package(
             finding.file = _join(prefix, finding.file)
             report.findings.append(finding)
         systems = read_system_descriptions(submitter.root)
+        mapping = read_model_mapping(submitter.root) if rules.from_tables else {}
+        checked = []
         for folder in submitter.results:
-            result = _check_result(rules, checkers, submitter, folder, systems.get(folder.system))
-            report.results.append(result)
+            result = _check_result(rules, checkers, submitter, folder, systems.get(folder.system), mapping)
+            checked.append(result)
+        report.results.extend(checked)
+        if rules.from_tables:
+            report.findings.extend(submitter_findings(rules, submitter, checked, systems))
+    return report
+
+
+def _unchecked(root: Path, submitters: list[SubmitterFolder], reason: str) -> InferenceReport:
+    """A round without rules: its results are listed, none is judged, and the report says why."""
+    report = InferenceReport(root=str(root), round="")
+    report.findings.append(_finding(ERROR, "round_unknown", f"{reason}: no result is checked"))
+    for submitter in submitters:
+        for folder in submitter.results:
+            report.results.append(
+                InferenceResult(
+                    division=folder.division,
+                    submitter=submitter.name,
+                    system=folder.system,
+                    model_folder=folder.model_folder,
+                    model="",
+                    scenario_folder=folder.scenario_folder,
+                    scenario=folder.scenario,
+                    folder=_join(submitter.rel, folder.rel),
+                    findings=[_finding(ERROR, "round_unknown", reason, _join(submitter.rel, folder.rel))],
+                )
+            )
     return report
 
 
@@ -110,18 +143,25 @@ def _round(root: Path, submitters: list[SubmitterFolder], given: str | None) -> 
                     rules = round_from_seed(int(raw)) if raw.isdigit() else None
                     if rules is not None:
                         return rules, f"round {rules.version} recognised from the LoadGen seeds"
-                    rules, _ = rules_for("v999")
-                    return rules, f"unknown LoadGen seeds; the newest rules ({rules.version}) apply"
-    return rules_for("v999")[0], "no LoadGen summary to recognise the round from; the newest rules apply"
+                    raise UnknownRound(
+                        f"the LoadGen seeds (qsl_rng_seed {raw or '?'}) are those of no known round; "
+                        "name the round (--round)"
+                    )
+    raise UnknownRound("no LoadGen summary to recognise the round from; name the round (--round)")
 
 
 def _join(prefix: str, rel: str) -> str:
     return f"{prefix}/{rel}" if prefix and rel else (rel or prefix)
 
 
-def _check_result(rules, checkers, submitter: SubmitterFolder, folder: ResultFolder, system: dict | None):
+def _check_result(
+    rules, checkers, submitter: SubmitterFolder, folder: ResultFolder, system: dict | None, mapping=None
+):
     prefix = submitter.rel
-    model = rules.model(folder.model_folder)
+    if rules.from_tables:
+        model = rules.models.get(rules.canonical_model(folder.model_folder, mapping))
+    else:
+        model = rules.model(folder.model_folder)
     division = folder.division or str((system or {}).get("division", "")).strip().lower()
     result = InferenceResult(
         division=division,
@@ -140,7 +180,12 @@ def _check_result(rules, checkers, submitter: SubmitterFolder, folder: ResultFol
         return result
     for run_folder in folder.runs:
         result.runs.append(_parse_run(run_folder.path, _join(prefix, run_folder.rel), run_folder.number))
-    _score(result, rules, model)
+    if rules.from_tables:
+        result.system_type = str((system or {}).get("system_type", ""))
+        result.system_info = system_info(system)
+        score_from_tables(result, rules, model)
+    else:
+        _score(result, rules, model)
     context = ResultContext(rules, model, result, folder, prefix, system)
     for checker in checkers:
         result.findings.extend(checker.check(context))
@@ -148,7 +193,7 @@ def _check_result(rules, checkers, submitter: SubmitterFolder, folder: ResultFol
 
 
 def _parse_run(path: Path, rel: str, number: int) -> InferenceRun:
-    run = InferenceRun(folder=rel, number=number)
+    run = InferenceRun(folder=rel, number=number, path_on_disk=path)
     summary_path = path / SUMMARY
     if summary_path.is_file():
         run.summary = parse_summary(summary_path.read_bytes(), f"{rel}/{SUMMARY}")

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from mlperf_check.inference.logs import Detail, Summary
@@ -22,6 +23,7 @@ class InferenceRun:
     summary: Summary | None = None
     detail: Detail | None = None
     findings: list[Finding] = field(default_factory=list)
+    path_on_disk: Path | None = None  # the run folder (power logs sit beside it)
 
 
 @dataclass
@@ -50,6 +52,17 @@ class InferenceResult:
     duration_ms: float | None = None
     min_duration_ms: int | None = None
     findings: list[Finding] = field(default_factory=list)
+    # v2.1+ (rules from the official tables): every accuracy figure read, the system's category,
+    # the LLM token latencies against their limits, and power.
+    accuracy_figures: dict[str, float] = field(default_factory=dict)
+    system_type: str = ""
+    # From systems/<system>.json: availability, nodes, accelerators per node and in all (None
+    # where the description gives no whole number), the accelerator's name.
+    system_info: dict[str, Any] = field(default_factory=dict)
+    token_latency: dict[str, float | None] = field(default_factory=dict)
+    power_value: float | None = None  # Watts (Offline, Server, Interactive) or millijoules per query
+    power_unit: str = ""
+    power_efficiency: float | None = None  # samples (tokens) per joule
 
     @property
     def first_run(self) -> InferenceRun | None:
@@ -118,7 +131,27 @@ class InferenceResult:
             "min_duration_ms": self.min_duration_ms,
             "runs": [run.folder for run in self.runs],
             "findings": [f.to_dict() for f in self.all_findings()],
+            **self._table_round_json(),
         }
+
+    def _table_round_json(self) -> dict[str, Any]:
+        """What only the v2.1+ rounds have (absent otherwise, so earlier rounds' reports keep their shape)."""
+        out: dict[str, Any] = {}
+        if self.system_type:
+            out["system_type"] = self.system_type
+        if self.system_info:
+            out["system"] = self.system_info
+        if self.accuracy_figures:
+            out["accuracy_figures"] = self.accuracy_figures
+        if self.token_latency:
+            out["token_latency"] = self.token_latency
+        if self.power_value is not None:
+            out["power"] = {
+                "value": self.power_value,
+                "unit": self.power_unit,
+                "efficiency": self.power_efficiency,
+            }
+        return out
 
 
 @dataclass

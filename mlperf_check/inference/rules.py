@@ -3,8 +3,9 @@
 Every value a check compares against lives here, keyed by round: the models of the closed
 division and their aliases, the accuracy targets (in each accuracy script's own output format),
 the latency bounds, the minimum query counts, the minimum duration, the LoadGen seeds, the
-compliance tests and how each scenario's metric is read. Later rounds keep the shape; a round
-without its own entry takes the newest earlier one (and the report says so).
+compliance tests and how each scenario's metric is read. v0.5-v2.0 are written out here; from
+v2.1 every round is built from the official checker's own tables (round_tables.py). A round with
+no rules here is an error (UnknownRound), never another round's rules.
 
 Sources: the MLPerf Inference rules of each round and the official submission checker's tables
 (mlcommons/inference `tools/submission/`), cross-checked against the corpus logs.
@@ -14,12 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from mlperf_check.inference.round_tables import ROUND_TABLES
 from mlperf_check.rules.facts import version_key
 
 SINGLE_STREAM = "SingleStream"
 MULTI_STREAM = "MultiStream"
 SERVER = "Server"
 OFFLINE = "Offline"
+INTERACTIVE = "Interactive"  # v5.0+: a Server run under tighter LLM token-latency limits
 SCENARIOS = (SINGLE_STREAM, MULTI_STREAM, SERVER, OFFLINE)
 
 HIGHER = "higher"
@@ -63,6 +66,19 @@ class ModelRule:
     performance_sample_count: int = 1
     min_queries: dict[str, int] = field(default_factory=dict)  # per scenario, overrides the round's
     compliance_tests: tuple[str, ...] = ("TEST01", "TEST05")
+    # From v2.1 (the official tables): every accuracy figure with its bounds, the Server latency
+    # constraint, the LLM token-latency limits, the Offline minimum samples, units and metric keys.
+    accuracy_targets: tuple[tuple[str, float], ...] = ()  # (metric, lower bound): the figure must reach it
+    accuracy_upper: tuple[tuple[str, float], ...] = ()  # (metric, upper bound)
+    scenario_accuracy: dict[str, tuple[tuple[str, float], ...]] = field(
+        default_factory=dict
+    )  # v6.1 per scenario
+    latency_constraint_ns: dict[str, int] = field(default_factory=dict)  # scenario -> ns
+    token_limits_ns: dict[str, dict[str, int]] = field(default_factory=dict)  # scenario -> {ttft_ns, tpot_ns}
+    offline_min_samples: int = 0
+    result_keys: dict[str, str] = field(default_factory=dict)  # scenario -> detail-log key of the metric
+    units: dict[str, str] = field(default_factory=dict)  # scenario -> unit as the official summary prints it
+    accuracy_images: tuple[str, ...] = ()  # accuracy/images/<n>.png the closed division must ship (SDXL)
 
 
 @dataclass(frozen=True)
@@ -93,15 +109,55 @@ class InferenceRound:
         "weight_transformations",
     )
     detail_format: str = "text"  # "text" (`"pid": .. "ts": ..ns : key : value`) or "mllog"
+    # v2.1+: the official checker's tables (round_tables.ROUND_TABLES[version]); None for v0.5-v2.0.
+    table: dict | None = None
+
+    @property
+    def from_tables(self) -> bool:
+        return self.table is not None
+
+    def required_scenarios(self, model: str, system_type: str) -> set[str] | None:
+        """Scenarios a model must have on a system of this type (None: the model has none for it)."""
+        category = _category(system_type)
+        required = self.table["required_scenarios"].get(category, {}).get(model)
+        return None if required is None else set(required)
+
+    def token_limits(self, model: ModelRule, folder_scenario: str, ran: str) -> dict[str, int] | None:
+        """The TTFT/TPOT limits a run is held to: by its result folder's scenario (v4.1-v5.1: an
+        Interactive folder gets the Interactive limits) or by the scenario LoadGen ran (v6.0 on)."""
+        scenario = ran if self.table["token_limits_by"] == "loadgen" else folder_scenario
+        return model.token_limits_ns.get(scenario)
+
+    def optional_scenarios(self, model: str, system_type: str) -> set[str]:
+        return set(self.table["optional_scenarios"].get(_category(system_type), {}).get(model, []))
 
     def model(self, folder_name: str) -> ModelRule | None:
         """The rule of a model folder, through the alias table; None when the round has no such model."""
         name = self.canonical_model(folder_name)
         return self.models.get(name)
 
-    def canonical_model(self, folder_name: str) -> str:
+    def canonical_model(self, folder_name: str, extra_mapping: dict[str, str] | None = None) -> str:
+        if self.table is not None:
+            return self._table_model(folder_name, extra_mapping or {})
         lowered = folder_name.lower()
         return self.aliases.get(lowered, lowered)
+
+    def _table_model(self, folder_name: str, extra_mapping: dict[str, str]) -> str:
+        """The official checker's lookup: the name itself, the round's mapping, the submitter's
+        model_mapping.json, then its guesses by substring (case is kept, as there)."""
+        if folder_name in self.models:
+            return folder_name
+        mapped = self.aliases.get(folder_name) or extra_mapping.get(folder_name)
+        if mapped:
+            return mapped
+        name = folder_name
+        if "mobilenet" in name or "efficientnet" in name or "resnet50" in name:
+            name = "resnet"
+        elif "bert-99.9" in name:
+            name = "bert-99.9"
+        elif "bert-99" in name:
+            name = "bert-99"
+        return self.aliases.get(name, name)
 
     def min_query_count(self, model: ModelRule, scenario: str) -> int:
         return model.min_queries.get(scenario, self.min_queries.get(scenario, 1))
@@ -252,21 +308,82 @@ V20 = replace(
     seeds={},  # each later round has its own; not carried here, so not compared
 )
 
-ROUNDS: dict[str, InferenceRound] = {r.version: r for r in (V05, V07, V10, V11, V20)}
+
+def _category(system_type: str) -> str:
+    """`system_type` of a system JSON -> the official checker's category key."""
+    kinds = sorted({part.strip().lower() for part in str(system_type).split(",") if part.strip()})
+    return ",".join(kinds) if kinds != ["datacenter", "edge"] else "datacenter,edge"
+
+
+def _scenario_pairs(value) -> tuple[tuple[str, float], ...]:
+    return tuple((metric, float(bound)) for metric, bound in value)
+
+
+def table_round(table: dict) -> InferenceRound:
+    """An InferenceRound from one round's official tables (round_tables.ROUND_TABLES[v])."""
+    models = {}
+    for name in table["models"]:
+        targets = table["accuracy_targets"].get(name, [])
+        by_scenario = {}
+        if isinstance(targets, dict):  # per scenario (v6.1): the Offline targets stand for the model
+            by_scenario = {scenario: _scenario_pairs(pairs) for scenario, pairs in targets.items()}
+            targets = targets.get(OFFLINE) or next(iter(targets.values()))
+        pairs = _scenario_pairs(targets)
+        latency = table["latency_constraints_ns"].get(name, {})
+        keys = dict(table["result_fields"])
+        keys.update(table["result_field_overrides"].get(name, {}))
+        units = dict(table["default_units"])
+        units.update(table["units"].get(name, {}))
+        upper = table["accuracy_upper_limits"].get(name, [])
+        models[name] = ModelRule(
+            name,
+            # The first figure, for callers that know one accuracy figure per model.
+            AccuracyRule(pairs[0][0], pairs[0][1], 1.0) if pairs else AccuracyRule("", 0.0, 1.0),
+            server_latency_ms=latency[SERVER] / 1e6 if SERVER in latency else None,
+            performance_sample_count=table["performance_sample_count"].get(name, 1),
+            min_queries=table["min_queries"].get(name, {}),
+            compliance_tests=tuple(table["compliance_tests"].get(name, [])),
+            accuracy_targets=pairs,
+            accuracy_upper=_scenario_pairs(upper) if isinstance(upper, list) else (),
+            scenario_accuracy=by_scenario,
+            latency_constraint_ns=dict(latency),
+            token_limits_ns=table["llm_latency_limits"].get(name, {}),
+            offline_min_samples=table["offline_min_samples"].get(name, 0),
+            result_keys=keys,
+            units=units,
+            accuracy_images=tuple(table["accuracy_images"].get(name, [])),
+        )
+    return InferenceRound(
+        version=table["version"],
+        models=models,
+        aliases=dict(table["model_mapping"]),
+        min_duration_ms=table["min_duration_ms"],
+        min_queries={},
+        metrics=METRICS_V20,
+        seeds=dict(table["seeds"]),
+        detail_format="mllog",
+        table=table,
+    )
+
+
+ROUNDS: dict[str, InferenceRound] = {
+    **{r.version: r for r in (V05, V07, V10, V11, V20)},
+    **{version: table_round(table) for version, table in ROUND_TABLES.items()},
+}
+
+
+class UnknownRound(ValueError):
+    """A round the project has no rules for: checking it against another round's would be a guess."""
 
 
 def rules_for(version: str) -> tuple[InferenceRound, str]:
-    """The rules of a round and a note ("" or why another round's rules were taken)."""
+    """The rules of a round and a note (always "" now: kept for callers that show one).
+    Raises UnknownRound for a round without rules of its own."""
     normal = "v" + version.lower().lstrip("v")
     if normal in ROUNDS:
         return ROUNDS[normal], ""
-    try:
-        wanted = version_key(normal)
-    except ValueError:
-        wanted = ()
-    earlier = [r for r in ROUNDS.values() if version_key(r.version) <= wanted]
-    chosen = max(earlier, key=lambda r: version_key(r.version)) if earlier else ROUNDS["v0.5"]
-    return chosen, f"no rules recorded for {normal}; the {chosen.version} rules apply"
+    known = ", ".join(sorted(ROUNDS, key=version_key))
+    raise UnknownRound(f"no rules for inference round {normal} (known: {known})")
 
 
 def round_from_seed(qsl_rng_seed: int | None) -> InferenceRound | None:

@@ -247,7 +247,24 @@ def test_round_from_the_seeds_and_a_bad_seed(tmp_path):
     for summary in root.rglob("results/**/performance/run_1/mlperf_log_summary.txt"):
         edit(summary, "qsl_rng_seed : 12786827339337101903", "qsl_rng_seed : 12.5e3")
     report = check_inference_package(root)
-    assert report.round == "v2.0" and "unknown LoadGen seeds" in report.findings[0].message
+    # Seeds of no known round: no other round's rules are borrowed; every result is left unjudged.
+    assert report.round == "" and report.findings[0].code == "round_unknown"
+    assert "qsl_rng_seed 12.5e3" in report.findings[0].message
+    assert report.results and all(not r.valid for r in report.results)
+    assert {f.code for r in report.results for f in r.findings} == {"round_unknown"}
+
+
+def test_a_round_without_rules_is_an_error_not_a_guess(tmp_path):
+    from mlperf_check.inference.rules import UnknownRound, rules_for
+
+    root = Path(shutil.copytree(DATA / "v0.7" / "closed" / "Mobilint", tmp_path / "x" / "Mobilint"))
+    report = check_inference_package(root, round_version="v9.9")
+    assert report.findings[0].severity == "error" and "no rules for inference round v9.9" in report.findings[0].message
+    with pytest.raises(UnknownRound):
+        rules_for("v7.0")
+    for version in ("v2.1", "v3.0", "v3.1", "v4.0", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1"):
+        rules, note = rules_for(version)
+        assert rules.version == version and rules.from_tables and note == ""
 
 
 def test_not_an_inference_folder(tmp_path):

@@ -18,7 +18,7 @@ from mlperf_check.inference import check_inference_package
 pytestmark = pytest.mark.corpus
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "inference"
-ROUNDS = ("v0.5", "v0.7")
+ROUNDS = ("v0.5", "v0.7", "v4.1")
 
 # (round, division, submitter, system, model folder, scenario folder) -> (our verdict, finding code).
 EXPECTED_DIFFERENCES = {
@@ -28,6 +28,19 @@ EXPECTED_DIFFERENCES = {
     # The official v0.5 checker crashed (results `resnet50`, measurements `resnet`); we read the
     # measurements through the alias and judge the result: no mlperf_log_accuracy.json in its run.
     ("v0.5", "open", "Inspur", "NF5888M5-1GPU", "resnet50", "Offline"): ("INVALID", "missing_run_file"),
+    # v4.1: the corpus leaves out 13 detail logs over 1 MiB (reference/omitted_files_v4.1.tsv) that
+    # the official checker read on the full round. Without them the same checker rejects these 7
+    # (MANIFEST, "Fidelity of this copy"), and so do we, for that reason: the accuracy run's
+    # detail log is required (REQUIRED_ACC_FILES), so is each compliance run's (REQUIRED_COMP_PER_FILES).
+    **{
+        ("v4.1", "closed", "Lenovo", "Lenovo_2xL4_TRT", "retinanet", scenario): ("INVALID", "accuracy_files")
+        for scenario in ("MultiStream", "Offline", "SingleStream")
+    },
+    **{
+        ("v4.1", "closed", "NVIDIA", "H200-SXM-141GBx8_TRT", model, scenario): ("INVALID", "compliance_run_file")
+        for model in ("dlrm-v2-99", "dlrm-v2-99.9")
+        for scenario in ("Offline", "Server")
+    },
 }
 
 
@@ -80,6 +93,41 @@ def test_every_official_figure_is_reproduced(reports, round_name):
         if round_name == "v0.5" and result.scenario == "SingleStream":
             official /= 1e6  # the v0.5 checker printed nanoseconds; we report milliseconds
         assert result.metric_value == pytest.approx(official, rel=1e-9), row
+        if round_name == "v4.1":
+            assert result.metric_unit == row["result_unit"], row
+
+
+def test_v41_power_figures_to_the_printed_digit(reports):
+    """The five power results: Watts (Offline, Server) or millijoules per query (SingleStream,
+    MultiStream), and the efficiency in samples per joule, as the official checker prints them."""
+    ours = {(r.division, r.submitter, r.system, r.model_folder, r.scenario_folder): r for r in reports["v4.1"].results}
+    rows = [row for row in official_rows("v4.1") if row["power_result"]]
+    assert len(rows) == 5
+    for row in rows:
+        result = ours[(row["division"], row["submitter"], row["system"], row["model"], row["scenario"])]
+        assert result.power_value == pytest.approx(float(row["power_result"]), rel=1e-12), row
+        assert result.power_unit == {"Watts": "Watts", "millijoules": "millijoules"}[row["power_unit"]]
+        assert f"{result.power_efficiency:f}" == row["power_efficiency"], row
+    without = [r for r in reports["v4.1"].results if r.power_value is None]
+    assert len(without) == 59
+
+
+def test_v41_sdxl_closed_results_need_the_sample_images(reports):
+    """The reference's 8 INVALID: closed SDXL without accuracy/images/ (the open ones are taken)."""
+    for result in reports["v4.1"].results:
+        if result.model == "stable-diffusion-xl":
+            codes = {f.code for f in result.all_findings() if f.code == "accuracy_images"}
+            assert codes == {"accuracy_images"}
+            assert result.valid == (result.division == "open")
+
+
+def test_v41_llm_tokens_and_token_latency(reports):
+    for result in reports["v4.1"].results:
+        if result.model in ("llama2-70b-99", "llama2-70b-99.9", "mixtral-8x7b") and result.scenario == "Server":
+            assert result.metric_name == "result_completed_tokens_per_second" and result.metric_unit == "Tokens/s"
+            latency = result.token_latency
+            assert latency["ttft_limit_ms"] == 2000 and latency["tpot_limit_ms"] == 200
+            assert 0 < latency["ttft_p99_ms"] < 2000 and 0 < latency["tpot_p99_ms"] < 200
 
 
 def test_units_and_directions(reports):

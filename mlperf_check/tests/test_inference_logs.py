@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mlperf_check.inference.logs import normalize_scenario, parse_detail, parse_summary
+from mlperf_check.inference.logs import detail_errors, normalize_scenario, parse_detail, parse_summary
 
 
 def mllog(key, value, time_ms, **metadata) -> bytes:
@@ -32,6 +32,8 @@ def test_mllog_detail_keeps_settings_results_errors_and_a_sane_clock():
     assert len(detail.warnings) == 1
     assert detail.last_ts_ms - detail.first_ts_ms == 600000.0  # the wrapped warning clock is ignored
     assert [(f.code, f.line) for f in detail.findings] == [("detail_bad_json", 8)]
+    # The errors-only pass (accuracy runs) finds the same errors.
+    assert [(e.line, e.text) for e in detail_errors(iter(lines))] == [(6, "bad \x00 thing")]
 
 
 def test_text_detail_reads_prefixed_events_only():
@@ -52,6 +54,7 @@ def test_text_detail_reads_prefixed_events_only():
     assert detail.log_format == "text" and detail.scenario == "SingleStream"
     assert detail.loadgen_version == ".5a1 @ 33ff466d0a"
     assert [(e.line, e.text) for e in detail.errors] == [(10, "Loadgen built with uncommitted changes!")]
+    assert [(e.line, e.text) for e in detail_errors(iter(lines))] == [(10, "Loadgen built with uncommitted changes!")]
     assert (detail.generated_queries, detail.generated_samples_per_query) == (1, 24576)
     assert detail.last_ts_ms - detail.first_ts_ms == 60999.0
 

@@ -13,8 +13,8 @@ class InferenceAccuracyChecker(InferenceChecker):
 
     def check(self, context: ResultContext) -> list[Finding]:
         folder, model, result = context.folder, context.model, context.result
-        if folder.accuracy_dir is None or model is None:
-            return []  # reported by discovery / the division checker
+        if folder.accuracy_dir is None or model is None or context.rules.from_tables:
+            return []  # reported by discovery / the division checker; v2.1+: inference_round_rules
         path = folder.accuracy_dir / "accuracy.txt"
         rel = context.rel(path)
         if not path.is_file():

@@ -25,8 +25,13 @@ class InferenceComplianceChecker(InferenceChecker):
     def check(self, context: ResultContext) -> list[Finding]:
         model, folder, rules = context.model, context.folder, context.rules
         # Compliance tests are a closed-division requirement.
-        if model is None or not model.compliance_tests or context.result.division != "closed":
-            return []
+        if (
+            model is None
+            or not model.compliance_tests
+            or context.result.division != "closed"
+            or rules.from_tables
+        ):
+            return []  # v2.1+: inference_round_rules
         severity = ERROR if rules.compliance_blocks else WARNING
         if context.result.inferred_from:
             return [

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mlperf_check.inference.checkers.base import InferenceChecker, ResultContext
 from mlperf_check.inference.report import InferenceRun
-from mlperf_check.inference.rules import HIGHER, MULTI_STREAM, OFFLINE, SERVER
+from mlperf_check.inference.rules import HIGHER, INTERACTIVE, MULTI_STREAM, OFFLINE, SERVER
 from mlperf_check.report import ERROR, INFO, WARNING, Finding
 
 # Detail-log ERROR messages that do not invalidate a run: the first is LoadGen's note about its
@@ -60,6 +60,8 @@ class InferencePerformanceChecker(InferenceChecker):
             )
         scenario = summary.scenario
         expected = context.result.inferred_from or context.result.scenario
+        if expected == INTERACTIVE:
+            expected = SERVER  # an Interactive result is a LoadGen Server run under tighter limits
         if scenario != expected:
             out.append(
                 self.finding(
@@ -141,6 +143,8 @@ class InferencePerformanceChecker(InferenceChecker):
                             line=message.line,
                         )
                     )
+            if rules.from_tables:
+                return out  # v2.1+: inference_round_rules applies the round's own settings rules
             if detail.first_ts_ms is not None and detail.last_ts_ms is not None:
                 duration = detail.last_ts_ms - detail.first_ts_ms
                 if duration < rules.min_duration_ms:

@@ -381,6 +381,10 @@ VERIFY_CPU_SECONDS = env_int("VERIFY_CPU_SECONDS", 24 * 3600)
 VERIFY_FILE_SIZE_BYTES = env_int("VERIFY_FILE_SIZE_BYTES", 16 * 1024**3)
 VERIFY_TMPFS_BYTES = env_int("VERIFY_TMPFS_BYTES", 1024**3)
 VERIFY_RUN_SCRIPT = os.environ.get("VERIFY_RUN_SCRIPT", "run_and_time.sh")
+# How far a re-run's log may disagree with the worker's clock (verify.reproduce.measure): this many
+# seconds plus this fraction of the elapsed time (pipe latency, a loaded host).
+VERIFY_TIMING_SLACK_SECONDS = float(os.environ.get("VERIFY_TIMING_SLACK_SECONDS", "2.0"))
+VERIFY_TIMING_SLACK_FRACTION = float(os.environ.get("VERIFY_TIMING_SLACK_FRACTION", "0.02"))
 # Reproduced when the re-runs' olympic mean is within this fraction of the claimed one.
 VERIFY_TOLERANCE_VISION = float(os.environ.get("VERIFY_TOLERANCE_VISION", "0.05"))
 VERIFY_TOLERANCE_OTHER = float(os.environ.get("VERIFY_TOLERANCE_OTHER", "0.10"))

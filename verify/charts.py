@@ -3,7 +3,7 @@ results.charts.Chart out (same look, same CSV/JSON downloads as the result pages
 
 from __future__ import annotations
 
-from results.charts import PALETTE, Chart, _axis, _layout
+from results.charts import PALETTE, Chart, _axis, _layout, _text
 
 CLAIMED_COLOUR = "#0072B2"
 RERUN_COLOUR = "#D55E00"
@@ -23,7 +23,8 @@ def times(claimed: list[dict], reruns: list[dict], claimed_score: float | None, 
     data = []
     for source, colour in (("claimed", CLAIMED_COLOUR), ("re-run", RERUN_COLOUR)):
         mine = [row for row in rows if row["source"] == source and row["minutes"] is not None]
-        data.append({"type": "bar", "name": source, "x": [row["run"] for row in mine],
+        # Run file names are the submitter's text: escaped, as Plotly renders HTML in tick labels.
+        data.append({"type": "bar", "name": source, "x": [_text(row["run"]) for row in mine],
                      "y": [row["minutes"] for row in mine], "marker": {"color": colour}})
     shapes = []
     for score, colour in ((claimed_score, CLAIMED_COLOUR), (rerun_score, RERUN_COLOUR)):
@@ -46,7 +47,7 @@ def convergence(claimed: list[dict], reruns: list[dict], target: float | None) -
             points = [(minutes, value) for _epoch, value, minutes in run["curve"]
                       if isinstance(value, int | float) and minutes is not None]
             rows += [{"source": source, "run": label, "minutes": m, "quality": v} for m, v in points]
-            data.append({"type": "scatter", "mode": "lines+markers", "name": f"{source}: {label}",
+            data.append({"type": "scatter", "mode": "lines+markers", "name": _text(f"{source}: {label}"),
                          "legendgroup": source, "x": [m for m, _ in points], "y": [v for _, v in points],
                          "line": {"color": colour, "width": 1.5, "dash": "solid" if source == "re-run" else "dot"},
                          "marker": {"size": 4, "color": colour}, "opacity": 0.5 + 0.5 * (index == 0)})

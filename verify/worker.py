@@ -27,7 +27,7 @@ from pathlib import Path
 
 from mlperf_check.safety import extract_archive
 
-from .reproduce import Rerun, decide, parse_rerun
+from .reproduce import ArrivalClock, Rerun, decide, parse_rerun
 from .sandbox import CODE_DIR, DATA_DIR, EXITED, OUTPUT_DIR, SANDBOX_ENV, Limits, RunSpec, make_sandbox
 from .telemetry import GpuSampler
 
@@ -139,14 +139,16 @@ class Shipper:
 
 
 class CappedOutput:
-    """Receives one run's output: into its log file and to the shipper, up to MAX_RUN_LOG_BYTES. A run
-    that floods its output must not fill the worker's disk: past the cap the rest is dropped (the run
-    goes on; its log then lacks run_stop, so it does not reach the target)."""
+    """Receives one run's output: into its log file and to the shipper, up to MAX_RUN_LOG_BYTES, noting
+    when each line arrived (the clock the re-run is measured by). A run that floods its output must
+    not fill the worker's disk: past the cap the rest is dropped (the run goes on; its log then lacks
+    run_stop, so it does not reach the target)."""
 
     def __init__(self, log_file, shipper: Shipper):
         self.log_file = log_file
         self.shipper = shipper
         self.written = 0
+        self.clock = ArrivalClock()
 
     def __call__(self, chunk: bytes) -> None:
         room = MAX_RUN_LOG_BYTES - self.written
@@ -154,6 +156,7 @@ class CappedOutput:
             return
         kept = chunk[:room]
         self.written += len(kept)
+        self.clock.feed(kept)
         self.log_file.write(kept)
         self.shipper.add(kept)
         if len(kept) < len(chunk):
@@ -261,8 +264,7 @@ def _run(api: InternalApi, spec: dict, config: WorkerConfig, workdir: Path) -> s
                     },
                 )
                 return kind
-            rerun = parse_rerun(log_path, spec, number, seed)
-            rerun.wall_seconds = round(outcome.wall_seconds, 3)
+            rerun = parse_rerun(log_path, spec, number, seed, on_output.clock, outcome.wall_seconds)
             reruns.append(rerun)
             api.post("progress", {"stage": f"re-run {number} of {runs} parsed", "runs_done": number, "rerun": rerun.as_json()})
     decision = decide(spec, reruns)

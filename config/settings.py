@@ -380,6 +380,8 @@ VERIFY_MAX_PROCESSES = env_int("VERIFY_MAX_PROCESSES", 512)
 VERIFY_CPU_SECONDS = env_int("VERIFY_CPU_SECONDS", 24 * 3600)
 VERIFY_FILE_SIZE_BYTES = env_int("VERIFY_FILE_SIZE_BYTES", 16 * 1024**3)
 VERIFY_TMPFS_BYTES = env_int("VERIFY_TMPFS_BYTES", 1024**3)
+VERIFY_OUTPUT_BYTES = env_int("VERIFY_OUTPUT_BYTES", 4 * 1024**3)  # /output: a tmpfs, counted in the memory limit
+VERIFY_CPUS = float(os.environ.get("VERIFY_CPUS", "8"))  # CPU quota of a run, in CPUs
 VERIFY_RUN_SCRIPT = os.environ.get("VERIFY_RUN_SCRIPT", "run_and_time.sh")
 # How far a re-run's log may disagree with the worker's clock (verify.reproduce.measure): this many
 # seconds plus this fraction of the elapsed time (pipe latency, a loaded host).

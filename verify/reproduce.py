@@ -244,15 +244,6 @@ class Decision:
 
 
 def decide(spec: dict, reruns: list[Rerun]) -> Decision:
-    contradicted = [rerun for rerun in reruns if rerun.violations]
-    if contradicted:
-        first = contradicted[0]
-        return Decision(
-            NOT_REPRODUCED,
-            None,
-            f"{len(contradicted)} of {len(reruns)} re-runs' logs contradict what the worker measured "
-            f"(re-run {first.number}: {'; '.join(first.violations)})",
-        )
     missed = [rerun for rerun in reruns if not rerun.reached_target]
     if missed:
         first = missed[0]
@@ -264,6 +255,15 @@ def decide(spec: dict, reruns: list[Rerun]) -> Decision:
             None,
             f"{len(missed)} of {len(reruns)} re-runs did not reach the quality target "
             f"(re-run {first.number}: {why}; target {spec.get('quality_target')})",
+        )
+    contradicted = [rerun for rerun in reruns if rerun.violations]
+    if contradicted:
+        first = contradicted[0]
+        return Decision(
+            NOT_REPRODUCED,
+            None,
+            f"{len(contradicted)} of {len(reruns)} re-runs' logs contradict what the worker measured "
+            f"(re-run {first.number}: {'; '.join(first.violations)})",
         )
     rerun_minutes = olympic_mean([rerun.minutes for rerun in reruns], spec["olympic_drop"])
     claimed = spec["claimed_minutes"]

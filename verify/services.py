@@ -193,6 +193,8 @@ def start_job(job: VerificationJob) -> dict:
             "cpu_seconds": settings.VERIFY_CPU_SECONDS,
             "file_size_bytes": settings.VERIFY_FILE_SIZE_BYTES,
             "tmpfs_bytes": settings.VERIFY_TMPFS_BYTES,
+            "output_bytes": settings.VERIFY_OUTPUT_BYTES,
+            "cpus": settings.VERIFY_CPUS,
         },
     }
 

@@ -44,6 +44,7 @@ class WorkerConfig:
 
     api_url: str  # where the web app's /internal/verify/ lives, e.g. http://web:8000
     sandbox: str = "bubblewrap"  # or "container"
+    sandbox_limits: str = "cgroup"  # bubblewrap: "cgroup" (required) or "rlimits" (weaker, docs/security.md)
     container_image: str = ""
     container_engine: str = "docker"
     data_dir: Path = Path("/var/lib/mlperf-data")  # the datasets, mounted read-only into every run
@@ -55,6 +56,7 @@ class WorkerConfig:
         return cls(
             api_url=env.get("VERIFY_API_URL", "http://127.0.0.1:8000").rstrip("/"),
             sandbox=env.get("VERIFY_SANDBOX", "bubblewrap"),
+            sandbox_limits=env.get("VERIFY_SANDBOX_LIMITS", "cgroup"),
             container_image=env.get("VERIFY_CONTAINER_IMAGE", ""),
             container_engine=env.get("VERIFY_CONTAINER_ENGINE", "docker"),
             data_dir=Path(env.get("VERIFY_DATA_DIR", "/var/lib/mlperf-data")),
@@ -221,7 +223,7 @@ def report_outcome(job_id: int, token: str, outcome: str, message: str, config: 
 def _run(api: InternalApi, spec: dict, config: WorkerConfig, workdir: Path) -> str:
     api.post("progress", {"stage": "fetching the code", "runs_done": 0})
     code = fetch_code(api, workdir)
-    sandbox = make_sandbox(config.sandbox, config.container_image, config.container_engine)
+    sandbox = make_sandbox(config.sandbox, config.container_image, config.container_engine, config.sandbox_limits)
     limits = Limits(**spec["limits"])
     runs = spec["runs"]
     reruns: list[Rerun] = []
@@ -239,7 +241,6 @@ def _run(api: InternalApi, spec: dict, config: WorkerConfig, workdir: Path) -> s
                     RunSpec(
                         code_dir=code,
                         data_dir=dataset_dir(config.data_dir, spec["benchmark"]),
-                        output_dir=workdir / f"output_{number}",
                         command=["/bin/sh", f"{CODE_DIR}/{spec['run_script']}"],
                         env={**SANDBOX_ENV, "SEED": str(seed), "DATADIR": DATA_DIR, "OUTPUT_DIR": OUTPUT_DIR},
                         limits=limits,
@@ -265,6 +266,7 @@ def _run(api: InternalApi, spec: dict, config: WorkerConfig, workdir: Path) -> s
                 )
                 return kind
             rerun = parse_rerun(log_path, spec, number, seed, on_output.clock, outcome.wall_seconds)
+            rerun.how["limits"] = outcome.limits
             reruns.append(rerun)
             api.post("progress", {"stage": f"re-run {number} of {runs} parsed", "runs_done": number, "rerun": rerun.as_json()})
     decision = decide(spec, reruns)

@@ -9,11 +9,10 @@ from verify.sandbox import BubblewrapSandbox, ContainerSandbox, Limits, RunSpec,
 SPEC = RunSpec(
     code_dir=Path("/work/job-7/code"),
     data_dir=Path("/data/mlperf"),
-    output_dir=Path("/work/job-7/output_1"),
     command=["/bin/sh", "/code/run_and_time.sh"],
     env={"SEED": "42", "DATADIR": "/data"},
     limits=Limits(wall_seconds=600, memory_bytes=8 * 1024**3, max_processes=256, cpu_seconds=7200,
-                  file_size_bytes=1024**3, tmpfs_bytes=512 * 1024**2, cpus=8),
+                  file_size_bytes=1024**3, tmpfs_bytes=512 * 1024**2, output_bytes=2 * 1024**3, cpus=8),
     name="verify-7-1",
 )
 
@@ -27,7 +26,8 @@ def test_docker_command_line():
         "--cap-drop", "ALL",
         "--security-opt", "no-new-privileges",
         "--read-only",
-        "--tmpfs", "/tmp:rw,noexec,nosuid,size=536870912",
+        "--tmpfs", "/tmp:rw,noexec,nosuid,size=536870912,mode=1777",
+        "--tmpfs", "/output:rw,nosuid,size=2147483648,mode=1777",
         "--memory", "8589934592", "--memory-swap", "8589934592",
         "--pids-limit", "256",
         "--ulimit", "fsize=1073741824", "--ulimit", "cpu=7200",
@@ -35,7 +35,6 @@ def test_docker_command_line():
         "--gpus", "all",
         "--volume", "/work/job-7/code:/code:ro",
         "--volume", "/data/mlperf:/data:ro",
-        "--volume", "/work/job-7/output_1:/output:rw",
         "--workdir", "/output",
         "--env", "HOME=/output",
         "--env", "DATADIR=/data", "--env", "SEED=42",
@@ -59,7 +58,8 @@ def test_bubblewrap_command_line_isolates_and_drops_privileges():
     text = " ".join(argv)
     assert "--ro-bind /work/job-7/code /code" in text
     assert "--ro-bind /data/mlperf /data" in text
-    assert "--bind /work/job-7/output_1 /output" in text
+    assert "--perms 1777 --size 2147483648 --tmpfs /output" in text  # size-capped, nothing of the host
+    assert "--perms 1777 --size 536870912 --tmpfs /tmp" in text
     assert "--ro-bind /opt/py /opt/python" in text
     assert text.endswith("setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs --inh-caps=-all "
                          "--bounding-set=-all -- /bin/sh /code/run_and_time.sh")
@@ -68,7 +68,12 @@ def test_bubblewrap_command_line_isolates_and_drops_privileges():
 def test_bubblewrap_passes_the_gpu_device_nodes_through():
     argv = BubblewrapSandbox(devices=["/dev/nvidia0", "/dev/nvidiactl"]).command(SPEC)
     text = " ".join(argv)
-    assert "--dev /dev --tmpfs /tmp --dev-bind /dev/nvidia0 /dev/nvidia0 --dev-bind /dev/nvidiactl /dev/nvidiactl" in text
+    assert "--tmpfs /tmp --dev-bind /dev/nvidia0 /dev/nvidia0 --dev-bind /dev/nvidiactl /dev/nvidiactl" in text
+
+
+def test_the_seccomp_filter_is_passed_by_file_descriptor():
+    argv = BubblewrapSandbox().command(SPEC, seccomp_fd=9)
+    assert argv[argv.index("--seccomp") + 1] == "9"
 
 
 def test_make_sandbox_refuses_unknown_kinds_and_a_container_without_image():

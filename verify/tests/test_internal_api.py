@@ -64,7 +64,7 @@ def test_the_spec_starts_the_job_and_says_what_to_run(issued):
     assert spec["run_script"] == "run_and_time.sh" and spec["ruleset"] == "6.1.0"
     assert spec["claimed_minutes"] == pytest.approx(job.claimed_minutes)
     assert set(spec["limits"]) == {"wall_seconds", "memory_bytes", "max_processes", "cpu_seconds", "file_size_bytes",
-                                   "tmpfs_bytes"}
+                                   "tmpfs_bytes", "output_bytes", "cpus"}
     job.refresh_from_db()
     assert job.state == JobState.RUNNING and job.started_at is not None
 

@@ -153,7 +153,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # Signed JSON, not pickle (config/cache.py); the prefix keeps cache keys apart from the broker's
+    # (the workers' Redis user may not touch them: scripts/services.sh, docker-compose.yml).
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                          "KEY_PREFIX": "cache", "OPTIONS": {"serializer": "config.cache.SignedJsonSerializer"}}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -64,9 +64,37 @@ def production_refusals() -> list[str]:
         refusals.append("SECRET_KEY is a known development placeholder")
     elif len(SECRET_KEY) < MIN_SECRET_KEY_LENGTH or len(set(SECRET_KEY)) < 5:
         refusals.append(f"SECRET_KEY is shorter than {MIN_SECRET_KEY_LENGTH} characters (or too repetitive)")
+    elif repeated_unit(SECRET_KEY) or estimated_entropy_bits(SECRET_KEY) < MIN_SECRET_KEY_BITS:
+        refusals.append(
+            f"SECRET_KEY is too guessable (a repeated word, or under {MIN_SECRET_KEY_BITS} bits of randomness)"
+        )
+    if DEBUG:
+        refusals.append("DEBUG is on (it shows settings and code in error pages; only DJANGO_ENV=development allows it)")
     if not ALLOWED_HOSTS:
         refusals.append("ALLOWED_HOSTS is empty")
     return refusals
+
+
+MIN_SECRET_KEY_BITS = 128
+
+
+def repeated_unit(text: str) -> str:
+    """The shortest piece that `text` is a repetition of ('change-me' for 'change-me' x 6), or ''."""
+    for size in range(1, len(text) // 2 + 1):
+        unit = text[:size]
+        if (unit * (len(text) // size + 1))[: len(text)] == text:
+            return unit
+    return ""
+
+
+def estimated_entropy_bits(text: str) -> float:
+    """Length times the entropy of the text's own character frequencies: a generous estimate
+    (it cannot see structure), so a key under the bar is certainly weak ('abcde' x 10: 116 bits)."""
+    import math
+    from collections import Counter
+
+    counts = Counter(text)
+    return -sum(count * math.log2(count / len(text)) for count in counts.values())
 
 
 if PRODUCTION and production_refusals():

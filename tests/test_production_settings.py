@@ -61,6 +61,8 @@ def test_debug_is_off_when_unset_outside_development():
         ("change-me", "known development placeholder"),
         ("insecure-local-development-key-change-me", "known development placeholder"),
         ("short-key-1234", "shorter than 50 characters"),
+        ("abcde" * 10, "SECRET_KEY is too guessable"),
+        ("change-me" * 6, "SECRET_KEY is too guessable"),
     ],
 )
 def test_production_refuses_to_start_with_a_missing_short_or_development_key(secret_key, expected):
@@ -72,6 +74,13 @@ def test_production_refuses_to_start_with_a_missing_short_or_development_key(sec
     assert done.returncode != 0
     assert "Refusing to start in production" in done.stderr
     assert expected in done.stderr
+
+
+def test_production_refuses_to_start_with_debug_on():
+    env = {**documented_production_env(), "DEBUG": "true"}
+    done = manage(["check"], env)
+    assert done.returncode != 0
+    assert "Refusing to start in production" in done.stderr and "DEBUG is on" in done.stderr
 
 
 def test_production_refuses_to_start_with_empty_allowed_hosts():

@@ -75,13 +75,14 @@ redis_cli() {  # redis_cli USER ARGS...
     REDISCLI_AUTH=$(password "$user" 2>/dev/null) redis-cli --user "$user" -p "$REDIS_PORT" "$@"
 }
 
-# The ACL users, as in docker-compose.yml. `web` (the web app): every key, no admin commands.
+# The ACL users, as in docker-compose.yml. `web` (the web app): every key, no admin commands, no
+# FLUSHALL (FLUSHDB stays: cache.clear() empties the cache database with it).
 # `worker` (Celery workers and beat, the GPU worker included): every key but the cache's
 # ("cache:*", settings.CACHES KEY_PREFIX), spelled as the patterns of all other keys since Redis
 # patterns cannot exclude; no admin or dangerous commands (CONFIG, FLUSHALL, KEYS, ...).
 redis_acl() {
     echo "user default off"
-    echo "user web on >$(password web) ~* &* +@all -@admin -flushall -flushdb"
+    echo "user web on >$(password web) ~* &* +@all -@admin -flushall"
     echo "user worker on >$(password worker) $(not_cache_keys) &* +@all -@admin -@dangerous"
 }
 

@@ -81,3 +81,54 @@ def test_make_sandbox_refuses_unknown_kinds_and_a_container_without_image():
         make_sandbox("chroot")
     with pytest.raises(ValueError, match="VERIFY_CONTAINER_IMAGE"):
         make_sandbox("container")
+
+
+def test_a_run_cgroup_on_cgroup_v2_is_made_under_the_workers_own_and_limited(tmp_path):
+    """The v2 path on a stand-in tree (this machine has v1 hierarchies): controllers delegated,
+    the run's cgroup made under the worker's own, each limit written where the kernel reads it."""
+    from verify.sandbox import RunCgroup
+
+    mine = tmp_path / "system.slice" / "worker.service"
+    mine.mkdir(parents=True)
+    (tmp_path / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    (mine / "cgroup.subtree_control").write_text("")
+    limits = Limits(memory_bytes=2 * 1024**3, max_processes=64, cpus=1.5)
+    cgroup = RunCgroup.create("verify-7-1", limits, root=tmp_path, own="0::/system.slice/worker.service\n")
+    (path,) = cgroup.paths
+    assert cgroup.version == 2 and path.parent == mine and path.name.startswith("verify-7-1-")
+    assert (mine / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
+    assert (path / "memory.max").read_text() == str(2 * 1024**3)
+    assert (path / "pids.max").read_text() == "64"
+    assert (path / "cpu.max").read_text() == "150000 100000"
+    (path / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+    assert cgroup.oom_kills() == 1
+
+
+def test_a_run_cgroup_on_cgroup_v1_uses_the_memory_pids_and_cpu_hierarchies(tmp_path):
+    from verify.sandbox import RunCgroup
+
+    own = "9:name=systemd:/\n8:pids:/jobs\n4:memory:/jobs\n1:cpu,cpuacct:/jobs\n0::/\n"
+    for controller in ("pids", "memory", "cpu"):
+        (tmp_path / controller / "jobs").mkdir(parents=True)
+    cgroup = RunCgroup.create("run", Limits(memory_bytes=1024**3, max_processes=32, cpus=0), root=tmp_path, own=own)
+    memory, pids, cpu = cgroup.paths
+    assert cgroup.version == 1 and [p.parent.parent.name for p in cgroup.paths] == ["memory", "pids", "cpu"]
+    assert (memory / "memory.limit_in_bytes").read_text() == str(1024**3)
+    assert (pids / "pids.max").read_text() == "32"
+    assert (cpu / "cpu.cfs_quota_us").read_text() == "-1"  # no quota asked for
+
+
+def test_the_seccomp_filter_is_a_well_formed_program_for_each_architecture():
+    import struct
+
+    from verify.sandbox import SandboxUnavailable, seccomp_filter
+
+    for machine in ("x86_64", "aarch64"):
+        program = seccomp_filter(machine)
+        instructions = [struct.unpack("<HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
+        for index, (code, jt, jf, _k) in enumerate(instructions):
+            if code & 0x07 == 0x05:  # a jump: both targets inside the program
+                assert index + 1 + max(jt, jf) < len(instructions)
+        assert instructions[-1][0] == 0x06  # ends with a return
+    with pytest.raises(SandboxUnavailable, match="no seccomp filter for the riscv64"):
+        seccomp_filter("riscv64")

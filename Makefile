@@ -63,7 +63,8 @@ services:
 	@scripts/services.sh env
 	@if [ "$(WORKERS)" = 1 ]; then \
 		export $$(scripts/services.sh env | xargs); \
-		$(PY) manage.py migrate --noinput -v0 && \
+		$(PY) manage.py migrate --noinput -v0 && $(PY) manage.py grant_app_role mlperf_app >/dev/null && \
+		export DATABASE_URL=$$APP_DATABASE_URL CELERY_BROKER_URL=$$WORKER_BROKER_URL && \
 		$(VENV)/bin/celery -A config worker -Q default,ingest --concurrency 2 --loglevel INFO --detach \
 			--pidfile=$(SERVICES_DIR)/worker.pid --logfile=$(SERVICES_DIR)/worker.log && \
 		$(VENV)/bin/celery -A config beat --loglevel INFO --detach --schedule=$(SERVICES_DIR)/beat-schedule \
@@ -72,7 +73,7 @@ services:
 	fi
 	@if [ "$(GPU_WORKER)" = 1 ]; then \
 		command -v bwrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }; \
-		export CELERY_BROKER_URL=$$(scripts/services.sh env | sed -n 's/^CELERY_BROKER_URL=//p'); \
+		export CELERY_BROKER_URL=$$(scripts/services.sh env | sed -n 's/^WORKER_BROKER_URL=//p'); \
 		env -u DATABASE_URL -u REDIS_URL -u DJANGO_ENV -u SECRET_KEY VERIFY_API_URL=http://$(HOST):$(PORT) VERIFY_SANDBOX=bubblewrap \
 			VERIFY_DATA_DIR=$${VERIFY_DATA_DIR:-$(SERVICES_DIR)/verify-data} \
 			$(VENV)/bin/celery -A verify.gpu_worker worker -Q gpu --concurrency 1 --prefetch-multiplier 1 --loglevel INFO \

@@ -19,6 +19,12 @@ each REQUESTS times with CLIENTS concurrent clients, one after the other:
 Meanwhile one client requests the round page in a loop (its p95 latency is printed per attack) and
 a sampler reads the resident memory (VmRSS) of every gunicorn and worker process from /proc. The
 target: peak RSS of each process under 300 MB, and the ordinary page keeps answering 200.
+
+Then the slow-body attack: as many clients as gunicorn has workers each start an upload and send
+its body one byte every two seconds, for SLOW_SECONDS, while a probe asks for the round page every
+second with a 5 s timeout: once straight at gunicorn, once through nginx configured with
+deploy/nginx.conf (the docker-compose `proxy`; skipped, saying so, where no `nginx` is installed).
+The target: through the proxy every probe answers 200.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ import http.client
 import io
 import json
 import os
+import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -43,6 +51,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 UPLOAD_LIMIT = 16 * 1024 * 1024  # the bomb fits under it; the six parts together do not
 PART_BYTES = 3 * 1024 * 1024
+SLOW_SECONDS = 30
 
 from bench.web import PYTHON, free_port, manage  # noqa: E402
 
@@ -139,6 +148,72 @@ def request(port: int, method: str, path: str, body: bytes = b"", headers: dict 
         return 0, b""  # the server answered and closed before the body was all sent
     finally:
         connection.close()
+
+
+def slow_upload(port: int, headers: dict, stop: threading.Event, interval: float = 2.0) -> str:
+    """Start an upload and send its body one byte every `interval` seconds until `stop`."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        # A multipart upload, as the upload form sends one: the server reads its body as it comes.
+        sock.sendall(f"POST /api/v1/submissions/ HTTP/1.1\r\nHost: 127.0.0.1\r\n{head}"
+                     "Content-Type: multipart/form-data; boundary=slowslowslow\r\nContent-Length: 1000000\r\n\r\n"
+                     "--slowslowslow\r\nContent-Disposition: form-data; name=\"file\"; filename=\"slow.tar.gz\"\r\n"
+                     "Content-Type: application/gzip\r\n\r\n".encode())
+        sent = 0
+        while not stop.wait(interval):
+            try:
+                sock.sendall(b"x")
+                sent += 1
+            except OSError:
+                return f"cut off after {sent} bytes"
+        return f"still sending after {sent} bytes"
+
+
+def probe_during_slow_uploads(port: int, page: str, clients: int, headers: dict) -> tuple[int, int, list[str]]:
+    """(answered 200, probes, what became of the slow clients)."""
+    stop = threading.Event()
+    with ThreadPoolExecutor(clients) as pool:
+        slow = [pool.submit(slow_upload, port, headers, stop) for _ in range(clients)]
+        time.sleep(3)  # every slow client has its request started
+        ok = probes = 0
+        deadline = time.monotonic() + SLOW_SECONDS
+        while time.monotonic() < deadline:
+            probes += 1
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            try:
+                connection.request("GET", page)
+                ok += connection.getresponse().status == 200
+            except OSError:
+                pass
+            finally:
+                connection.close()
+            time.sleep(1)
+        stop.set()
+        return ok, probes, sorted({future.result().split(" after")[0] for future in slow})
+
+
+def start_nginx(work: Path, upstream: int) -> tuple[subprocess.Popen, int] | None:
+    """nginx with deploy/nginx.conf, its upstream and port changed to this machine's; None without nginx."""
+    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    if binary is None:
+        return None
+    port = free_port()
+    temp = work / "nginx"
+    temp.mkdir()
+    temp.chmod(0o777)
+    config = (REPO / "deploy" / "nginx.conf").read_text()
+    config = (config.replace("server web:8000;", f"server 127.0.0.1:{upstream};")
+              .replace("listen 80;", f"listen 127.0.0.1:{port};")
+              .replace("/var/cache/nginx/client_temp", str(temp / "client_temp"))
+              .replace("limit_req zone=requests burst=100 nodelay;", "")  # one bench machine is one address
+              .replace("limit_conn per_address 20;", ""))
+    head = f"pid {temp}/nginx.pid;\nerror_log {temp}/error.log;\n"
+    (temp / "nginx.conf").write_text(head + config.replace("http {", f"http {{\n    access_log off;\n"
+                                                             f"    proxy_temp_path {temp}/proxy_temp;", 1))
+    process = subprocess.Popen([binary, "-c", str(temp / "nginx.conf"), "-g", "daemon off;"],
+                               stdout=subprocess.DEVNULL, stderr=(temp / "stderr.log").open("w"))
+    wait_for_port(port)
+    return process, port
 
 
 def process_tree(root_pids: list[int]) -> list[int]:
@@ -317,6 +392,25 @@ def main() -> None:
             if "zip64" in label:
                 print(f"{'':34} jobs: {jobs}")
         print(json.dumps({"target": "each process under 300 MB; the ordinary page answers 200 throughout"}))
+        ordinary.stopping.set()
+        print(f"\nslow bodies: {options.web_workers} clients each sending an upload body one byte every 2 s for "
+              f"{SLOW_SECONDS} s; the round page probed every second (5 s timeout)")
+        ok, probes, fates = probe_during_slow_uploads(port, f"/rounds/{published}/", options.web_workers, auth)
+        print(f"{'straight at gunicorn':34} page answered {ok} of {probes}; slow clients: {', '.join(fates)}")
+        proxy = start_nginx(work, port)
+        if proxy is None:
+            print(f"{'through nginx':34} skipped: nginx is not installed (apt-get install nginx-light)")
+        else:
+            nginx, proxy_port = proxy
+            try:
+                ok, probes, fates = probe_during_slow_uploads(proxy_port, f"/rounds/{published}/", options.web_workers,
+                                                              auth)
+                print(f"{'through nginx (deploy/nginx.conf)':34} page answered {ok} of {probes}; slow clients: "
+                      f"{', '.join(fates)}")
+            finally:
+                nginx.terminate()
+                nginx.wait(timeout=20)
+        print(json.dumps({"target": "through the proxy the page answers every probe while the slow bodies trickle"}))
     finally:
         ordinary.stopping.set()
         sampler.stopping.set()

@@ -48,8 +48,7 @@ def sandboxed(sandbox, work: Path, seed: int, log: Path) -> float:
     output = bytearray()
     started = time.perf_counter()
     outcome = sandbox.run(
-        RunSpec(code_dir=CODE, data_dir=data, output_dir=work / f"out-{seed}",
-                command=["/bin/sh", "/code/run_and_time.sh"], env={**SANDBOX_ENV, "SEED": str(seed)},
+        RunSpec(code_dir=CODE, data_dir=data, command=["/bin/sh", "/code/run_and_time.sh"], env={**SANDBOX_ENV, "SEED": str(seed)},
                 limits=Limits(wall_seconds=120)),
         output.extend,
     )

@@ -1,4 +1,5 @@
-"""Cache headers for responses that depend on who asks; 503s for outages of the services behind."""
+"""Cache headers for responses that depend on who asks; 503s for outages of the services behind;
+400 for NUL characters in the address."""
 
 import logging
 
@@ -17,6 +18,30 @@ def client_address(request) -> str | None:
     if settings.SECURE_PROXY_SSL_HEADER and forwarded.strip():
         return forwarded.split(",")[-1].strip()
     return request.META.get("REMOTE_ADDR")
+
+
+class NulCharacterMiddleware:
+    """A NUL character (%00) in the path or a query parameter answers 400 with the reason: no URL of
+    the site has one, and PostgreSQL refuses NUL in text, so it would otherwise reach a query as a
+    500. First in the chain, before the page cache keys anything on the path."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path:
+            return self.refuse(request, "the address contains a NUL character (%00)")
+        for name, values in request.GET.lists():
+            if "\x00" in name or any("\x00" in value for value in values):
+                return self.refuse(request, f"the query parameter {name.replace(chr(0), '%00')!r} contains a NUL "
+                                            "character (%00)")
+        return self.get_response(request)
+
+    @staticmethod
+    def refuse(request, reason: str) -> HttpResponse:
+        if request.path.startswith(("/api/", "/internal/")):
+            return JsonResponse({"detail": reason}, status=400)
+        return HttpResponse(f"Bad request: {reason}.", status=400, content_type="text/plain; charset=utf-8")
 
 
 class PrivateCacheMiddleware:

@@ -76,9 +76,37 @@ def production_refusals() -> list[str]:
         refusals.append("SECRET_KEY is a known development placeholder")
     elif len(SECRET_KEY) < MIN_SECRET_KEY_LENGTH or len(set(SECRET_KEY)) < 5:
         refusals.append(f"SECRET_KEY is shorter than {MIN_SECRET_KEY_LENGTH} characters (or too repetitive)")
+    elif repeated_unit(SECRET_KEY) or estimated_entropy_bits(SECRET_KEY) < MIN_SECRET_KEY_BITS:
+        refusals.append(
+            f"SECRET_KEY is too guessable (a repeated word, or under {MIN_SECRET_KEY_BITS} bits of randomness)"
+        )
+    if DEBUG:
+        refusals.append("DEBUG is on (it shows settings and code in error pages; only DJANGO_ENV=development allows it)")
     if not ALLOWED_HOSTS:
         refusals.append("ALLOWED_HOSTS is empty")
     return refusals
+
+
+MIN_SECRET_KEY_BITS = 128
+
+
+def repeated_unit(text: str) -> str:
+    """The shortest piece that `text` is a repetition of ('change-me' for 'change-me' x 6), or ''."""
+    for size in range(1, len(text) // 2 + 1):
+        unit = text[:size]
+        if (unit * (len(text) // size + 1))[: len(text)] == text:
+            return unit
+    return ""
+
+
+def estimated_entropy_bits(text: str) -> float:
+    """Length times the entropy of the text's own character frequencies: a generous estimate
+    (it cannot see structure), so a key under the bar is certainly weak ('abcde' x 10: 116 bits)."""
+    import math
+    from collections import Counter
+
+    counts = Counter(text)
+    return -sum(count * math.log2(count / len(text)) for count in counts.values())
 
 
 if PRODUCTION and production_refusals():
@@ -117,6 +145,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.NulCharacterMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Anonymous public pages from the cache, before session, CSRF and authentication work.
@@ -167,7 +196,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # Signed JSON, not pickle (config/cache.py); the prefix keeps cache keys apart from the broker's
+    # (the workers' Redis user may not touch them: scripts/services.sh, docker-compose.yml).
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                          "KEY_PREFIX": "cache", "OPTIONS": {"serializer": "config.cache.SignedJsonSerializer"}}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -392,7 +424,13 @@ VERIFY_MAX_PROCESSES = env_int("VERIFY_MAX_PROCESSES", 512)
 VERIFY_CPU_SECONDS = env_int("VERIFY_CPU_SECONDS", 24 * 3600)
 VERIFY_FILE_SIZE_BYTES = env_int("VERIFY_FILE_SIZE_BYTES", 16 * 1024**3)
 VERIFY_TMPFS_BYTES = env_int("VERIFY_TMPFS_BYTES", 1024**3)
+VERIFY_OUTPUT_BYTES = env_int("VERIFY_OUTPUT_BYTES", 4 * 1024**3)  # /output: a tmpfs, counted in the memory limit
+VERIFY_CPUS = float(os.environ.get("VERIFY_CPUS", "8"))  # CPU quota of a run, in CPUs
 VERIFY_RUN_SCRIPT = os.environ.get("VERIFY_RUN_SCRIPT", "run_and_time.sh")
+# How far a re-run's log may disagree with the worker's clock (verify.reproduce.measure): this many
+# seconds plus this fraction of the elapsed time (pipe latency, a loaded host).
+VERIFY_TIMING_SLACK_SECONDS = float(os.environ.get("VERIFY_TIMING_SLACK_SECONDS", "2.0"))
+VERIFY_TIMING_SLACK_FRACTION = float(os.environ.get("VERIFY_TIMING_SLACK_FRACTION", "0.02"))
 # Reproduced when the re-runs' olympic mean is within this fraction of the claimed one.
 VERIFY_TOLERANCE_VISION = float(os.environ.get("VERIFY_TOLERANCE_VISION", "0.05"))
 VERIFY_TOLERANCE_OTHER = float(os.environ.get("VERIFY_TOLERANCE_OTHER", "0.10"))

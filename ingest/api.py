@@ -260,6 +260,8 @@ class SubmissionUploadView(StreamingUploadMixin, APIView):
         refused = getattr(request._request, "upload_refused", None)
         if refused is not None:
             return _error(str(refused), refused.status)
+        if not hasattr(data, "dict"):  # no body, or JSON: an upload is a multipart form with the archive
+            return _error("expected a multipart/form-data body with the archive in the `file` field", 400)
         form = UploadRequestSerializer(data={**request.query_params.dict(), **data.dict()})
         if not form.is_valid():
             return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)

@@ -149,6 +149,7 @@ def iter_archive(path: Path, limits: ArchiveLimits = ArchiveLimits()) -> Iterato
             _check_zip_entry_count(raw, limits)
             entries = _zip_entries(counted, meter)
         else:
+            _check_tar_member_count(path, archive_format, limits)
             entries = _tar_entries(counted, archive_format, meter)
         yield from _checked_members(entries, meter)
 
@@ -545,6 +546,71 @@ def _tar_entries(counted: _CountingFile, archive_format: str, meter: _Meter) -> 
                 break
             yield _Entry(info.name, _tar_kind(info), info.size, _tar_opener(tar, info))
         _check_tar_end(tar.offset, stream, meter.member)
+
+
+# Header types that describe the next member rather than being one (pax, GNU long names).
+_TAR_PREFIX_TYPES = frozenset({tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK,
+                               tarfile.SOLARIS_XHDTYPE})
+
+
+def _check_tar_member_count(path: Path, archive_format: str, limits: ArchiveLimits) -> None:
+    """Refuse a tar with more than max_members members before any member is handed out: a first
+    pass reads the 512-byte headers only, skipping the data (decompressed, not parsed), so an
+    archive one member over the limit is refused in the time it takes to decompress it, not after
+    every member before has been checked and unpacked. It stops at the full pass's size and ratio
+    limits and at anything it cannot read, and leaves those to the full pass, which says what is
+    wrong and where."""
+    meter = _Meter(limits)
+    with path.open("rb") as raw, contextlib.ExitStack() as cleanup:
+        source: BinaryIO = _CountingFile(raw, meter)  # type: ignore[assignment]
+        if archive_format == "tar.gz":
+            source = cleanup.enter_context(gzip.GzipFile(fileobj=source, mode="rb"))  # type: ignore[arg-type]
+        elif archive_format == "tar.xz":
+            source = cleanup.enter_context(lzma.LZMAFile(source))  # type: ignore[arg-type]
+        stream = _UncompressedStream(source, meter)
+        members = skipped = 0
+        try:
+            while True:
+                header = _read_up_to(stream, tarfile.BLOCKSIZE)
+                if len(header) < tarfile.BLOCKSIZE or header == bytes(tarfile.BLOCKSIZE):
+                    return
+                size = tarfile.nti(header[124:136])
+                if header[156:157] not in _TAR_PREFIX_TYPES:
+                    members += 1
+                if members > limits.max_members:
+                    name = header[:100].split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+                    raise UnsafeArchive(
+                        "too_many_members",
+                        f"is one more than the limit of {limits.max_members} members (counted before unpacking any)",
+                        _printable(name),
+                    )
+                data_bytes = -(-max(size, 0) // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
+                skipped += data_bytes
+                if skipped > limits.max_total_bytes or _skip(stream, data_bytes) < data_bytes:
+                    return
+        except (*_READ_ERRORS, tarfile.HeaderError):
+            return
+        except UnsafeArchive as refusal:  # a compression bomb: the full pass refuses it, naming the member
+            if refusal.reason != "too_many_members":
+                return
+            raise
+
+
+def _read_up_to(stream: _UncompressedStream, size: int) -> bytes:
+    """`size` bytes of `stream`, fewer only at its end."""
+    parts = []
+    while size > 0 and (data := stream.read(size)):
+        parts.append(data)
+        size -= len(data)
+    return b"".join(parts)
+
+
+def _skip(stream: _UncompressedStream, size: int) -> int:
+    """Read past `size` bytes of `stream`; how many there were."""
+    skipped = 0
+    while skipped < size and (data := stream.read(size - skipped)):
+        skipped += len(data)
+    return skipped
 
 
 def _tar_opener(tar: tarfile.TarFile, info: tarfile.TarInfo) -> Callable[[], BinaryIO]:

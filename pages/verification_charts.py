@@ -24,7 +24,8 @@ def times(claimed: list[dict], reruns: list[dict], claimed_score: float | None, 
     data = []
     for source, colour in (("claimed", CLAIMED_COLOUR), ("re-run", RERUN_COLOUR)):
         mine = [row for row in rows if row["source"] == source and row["minutes"] is not None]
-        data.append({"type": "bar", "name": source, "x": [row["run"] for row in mine],
+        # Run file names are the submitter's text: escaped, as Plotly renders HTML in tick labels.
+        data.append({"type": "bar", "name": source, "x": [common.text(row["run"]) for row in mine],
                      "y": [row["minutes"] for row in mine], "marker": {"color": colour}})
     shapes = []
     for score, colour in ((claimed_score, CLAIMED_COLOUR), (rerun_score, RERUN_COLOUR)):
@@ -47,7 +48,7 @@ def convergence(claimed: list[dict], reruns: list[dict], target: float | None) -
             points = [(minutes, value) for _epoch, value, minutes in run["curve"]
                       if isinstance(value, int | float) and minutes is not None]
             rows += [{"source": source, "run": label, "minutes": m, "quality": v} for m, v in points]
-            data.append({"type": "scatter", "mode": "lines+markers", "name": f"{source}: {label}",
+            data.append({"type": "scatter", "mode": "lines+markers", "name": common.text(f"{source}: {label}"),
                          "legendgroup": source, "x": [m for m, _ in points], "y": [v for _, v in points],
                          "line": {"color": colour, "width": 1.5, "dash": "solid" if source == "re-run" else "dot"},
                          "marker": {"size": 4, "color": colour}, "opacity": 0.5 + 0.5 * (index == 0)})

@@ -72,6 +72,8 @@ def test_email_use_tls_true_means_tls_and_a_yes_no_typo_refuses_to_start():
         ("change-me", "known development placeholder"),
         ("insecure-local-development-key-change-me", "known development placeholder"),
         ("short-key-1234", "shorter than 50 characters"),
+        ("abcde" * 10, "SECRET_KEY is too guessable"),
+        ("change-me" * 6, "SECRET_KEY is too guessable"),
     ],
 )
 def test_production_refuses_to_start_with_a_missing_short_or_development_key(secret_key, expected):
@@ -83,6 +85,13 @@ def test_production_refuses_to_start_with_a_missing_short_or_development_key(sec
     assert done.returncode != 0
     assert "Refusing to start in production" in done.stderr
     assert expected in done.stderr
+
+
+def test_production_refuses_to_start_with_debug_on():
+    env = {**documented_production_env(), "DEBUG": "true"}
+    done = manage(["check"], env)
+    assert done.returncode != 0
+    assert "Refusing to start in production" in done.stderr and "DEBUG is on" in done.stderr
 
 
 def test_production_refuses_to_start_with_empty_allowed_hosts():

@@ -98,7 +98,10 @@ def progress(request, job):
     payload = _payload(request)
     if payload is None:
         return _bad("expected a JSON object")
-    services.record_progress(job, payload)
+    try:
+        services.record_progress(job, payload)
+    except ValueError as exc:
+        return _bad(str(exc))
     return JsonResponse({"ok": True})
 
 

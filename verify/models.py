@@ -2,7 +2,7 @@
 
 The state machine queued -> running -> finished is written only by verify/services.py. A job
 carries the SHA-256 of its worker token: the token works on the internal API for this job only
-and only until the job is finished. Every state change is an audit event (review.audit,
+and only until the job is finished. Every state change is an audit event (audit.events,
 subject "verification <id>").
 """
 

@@ -4,15 +4,20 @@ One interface, two backends chosen by the worker's VERIFY_SANDBOX setting:
 
 - BubblewrapSandbox (local, tested end to end): Debian's `bwrap` gives the run new network, PID,
   IPC, UTS and mount namespaces; the root is a minimal read-only one (/usr plus the Python runtime),
-  the code and data are bound read-only at /code and /data, and /output is the only writable
-  directory. Inside, `setpriv` drops to an unprivileged uid with no capabilities before the
-  submission's command starts: rlimits on processes do not bind root, so the fork bomb limit needs
-  a real unprivileged uid. Address space, process count, CPU time and file size are rlimits set on
-  bwrap and inherited by everything inside; at the deadline the whole process group is killed and
-  `--die-with-parent` tears the PID namespace (and everything in it) down with it.
+  the code and data are bound read-only at /code and /data, and /output and /tmp are size-capped
+  tmpfs, the only writable places. Inside, `setpriv` drops to an unprivileged uid with no
+  capabilities before the submission's command starts. Limits on the whole run: a cgroup of its own
+  (RunCgroup: memory of all its processes and tmpfs together, process count, CPU quota), removed with
+  everything in it at the end; CPU time and file size are rlimits. A seccomp filter (seccomp_filter())
+  refuses new user namespaces (no `unshare -Ur` to get uid 0 and mounts inside) and a few kernel
+  interfaces no training run needs. bwrap reads its arguments from a file descriptor, so the
+  sandbox's pid 1 shows no host path in /proc/1/cmdline. Where no cgroup can be made the run is
+  refused (SandboxUnavailable), unless the worker is configured for the weaker per-process rlimits
+  (VERIFY_SANDBOX_LIMITS=rlimits, docs/security.md), which every re-run then records.
 - ContainerSandbox (production): `docker run` / `podman run` with no network, a non-root user, all
-  capabilities dropped, no-new-privileges, a read-only root, a size-capped /tmp, memory / pid / CPU
-  limits, the GPU passed through, and `kill` + `rm -f` at the deadline. No container engine runs on
+  capabilities dropped, no-new-privileges, the engine's default seccomp profile (no user namespaces),
+  a read-only root, size-capped /tmp and /output, memory / pid / CPU limits of the container's
+  cgroup, the GPU passed through, and `kill` + `rm -f` at the deadline. No container engine runs on
   the development machines: its tests check the exact command line.
 
 Pure Python (no Django): the GPU worker imports it without database access.
@@ -22,8 +27,11 @@ from __future__ import annotations
 
 import glob
 import os
+import platform
 import resource
+import secrets
 import signal
+import struct
 import subprocess
 import sys
 import threading
@@ -39,6 +47,9 @@ OUT_OF_MEMORY = "out_of_memory"
 SANDBOX_VIOLATION = "sandbox_violation"
 
 SANDBOX_UID = 65534  # nobody
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CGROUP = "cgroup"  # limits modes: a cgroup per run (required unless the worker says otherwise)
+RLIMITS = "rlimits"  # per-process rlimits only: the documented weaker mode
 # Where the code, data and output appear inside the sandbox.
 CODE_DIR = "/code"
 DATA_DIR = "/data"
@@ -51,6 +62,7 @@ VIOLATION_MARKERS = {
     "Network is unreachable": "tried to open a network connection",
     "Temporary failure in name resolution": "tried to resolve a host name",
     "Read-only file system": "tried to write outside the output directory",
+    "No space left on device": "filled its size-capped /output or /tmp",
 }
 KILL_GRACE_SECONDS = 2.0
 
@@ -58,12 +70,26 @@ KILL_GRACE_SECONDS = 2.0
 @dataclass(frozen=True)
 class Limits:
     wall_seconds: float = 3600.0
-    memory_bytes: int = 16 * 1024**3  # address space of each process
-    max_processes: int = 256
-    cpu_seconds: int = 4 * 3600
+    memory_bytes: int = 16 * 1024**3  # all the run's processes and its /tmp and /output together
+    max_processes: int = 256  # of the run, whatever else runs as the same uid
+    cpu_seconds: int = 4 * 3600  # per process
     file_size_bytes: int = 8 * 1024**3  # largest file a run may write
-    tmpfs_bytes: int = 1024**3  # container backend: size of /tmp
-    cpus: float = 0.0  # container backend: CPU quota, 0 = no quota
+    tmpfs_bytes: int = 1024**3  # size of /tmp
+    output_bytes: int = 1024**3  # size of /output
+    cpus: float = 0.0  # CPU quota in CPUs, 0 = no quota
+
+    def describe(self, mode: str) -> str:
+        """The limits as enforced, in words (each re-run records them)."""
+        cpus = f"{self.cpus:g} CPUs" if self.cpus else "no CPU quota"
+        if mode == RLIMITS:
+            return (f"per-process rlimits only (weaker: VERIFY_SANDBOX_LIMITS=rlimits): {self.memory_bytes / 1024**3:g} GiB "
+                    f"address space per process, {self.max_processes} processes of the sandbox uid, no CPU quota")
+        return (f"{mode}: {self.memory_bytes / 1024**3:g} GiB memory in all, {self.max_processes} processes, {cpus}; "
+                f"/output {self.output_bytes / 1024**2:g} MiB, /tmp {self.tmpfs_bytes / 1024**2:g} MiB")
+
+
+class SandboxUnavailable(Exception):
+    """The sandbox cannot enforce its limits here: the run is refused, with what to change."""
 
 
 @dataclass
@@ -72,7 +98,6 @@ class RunSpec:
 
     code_dir: Path
     data_dir: Path
-    output_dir: Path
     command: list[str]  # as seen inside the sandbox, e.g. ["/bin/sh", "/code/run_and_time.sh"]
     env: dict[str, str] = field(default_factory=dict)  # the ONLY environment the run gets
     limits: Limits = field(default_factory=Limits)
@@ -85,6 +110,7 @@ class RunOutcome:
     exit_code: int | None
     wall_seconds: float
     detail: str = ""  # in words, for the job page
+    limits: str = ""  # how the limits were enforced, in words (Limits.describe)
 
     @property
     def succeeded(self) -> bool:
@@ -101,10 +127,15 @@ class Sandbox:
         raise NotImplementedError
 
 
-def classify(exit_code: int | None, timed_out: bool, wall_seconds: float, log_tail: str, limits: Limits) -> RunOutcome:
-    """Name how a run ended from its exit code and the end of its log."""
+def classify(exit_code: int | None, timed_out: bool, wall_seconds: float, log_tail: str, limits: Limits,
+             oom_kills: int = 0) -> RunOutcome:
+    """Name how a run ended from its exit code, the end of its log and its cgroup's OOM kills."""
     if timed_out:
         return RunOutcome(TIMED_OUT, exit_code, wall_seconds, f"killed after the {limits.wall_seconds:g} s limit")
+    if oom_kills:
+        return RunOutcome(OUT_OF_MEMORY, exit_code, wall_seconds,
+                          f"its processes together used up the {limits.memory_bytes / 1024**3:g} GiB memory limit "
+                          f"({oom_kills} killed)")
     if exit_code == 0:
         return RunOutcome(EXITED, 0, wall_seconds)
     for marker, what in VIOLATION_MARKERS.items():
@@ -123,8 +154,10 @@ def _run_process_group(
     on_output: Callable[[bytes], None],
     preexec_fn: Callable[[], None] | None,
     on_deadline: Callable[[subprocess.Popen], None],
+    pass_fds: tuple[int, ...] = (),
+    cgroup: RunCgroup | None = None,
 ) -> RunOutcome:
-    """Start `argv` in its own session, stream its output, kill it at the deadline."""
+    """Start `argv` in its own session (and `cgroup`), stream its output, kill it at the deadline."""
     started = time.monotonic()
     process = subprocess.Popen(
         argv,
@@ -135,6 +168,7 @@ def _run_process_group(
         start_new_session=True,
         preexec_fn=preexec_fn,
         close_fds=True,
+        pass_fds=pass_fds,
     )
     tail = bytearray()
 
@@ -157,9 +191,12 @@ def _run_process_group(
         if process.poll() is None:  # we are being stopped (the task's soft time limit): take the run along
             on_deadline(process)
             process.wait()
+        if cgroup is not None:  # whatever the run left behind, wherever it went
+            cgroup.kill_all()
     reader.join(KILL_GRACE_SECONDS * 5)
     wall = time.monotonic() - started
-    return classify(process.returncode, timed_out, wall, tail.decode("utf-8", "replace"), spec.limits)
+    oom_kills = cgroup.oom_kills() if cgroup is not None else 0
+    return classify(process.returncode, timed_out, wall, tail.decode("utf-8", "replace"), spec.limits, oom_kills)
 
 
 def kill_group(process: subprocess.Popen) -> None:
@@ -171,16 +208,209 @@ def kill_group(process: subprocess.Popen) -> None:
 
 
 @dataclass
+class RunCgroup:
+    """A cgroup of one run: memory (its processes and the pages of its tmpfs, together), process
+    count and CPU quota, however many processes and whatever uid. Under the worker's own cgroup:
+    cgroup v2 where the worker's cgroup delegates memory, pids and cpu (a container with its own
+    cgroup namespace, or systemd's Delegate=yes), else the v1 memory, pids and cpu hierarchies."""
+
+    version: int
+    paths: list[Path]
+
+    @classmethod
+    def create(cls, name: str, limits: Limits, root: Path = CGROUP_ROOT, own: str | None = None) -> RunCgroup:
+        own = own if own is not None else Path("/proc/self/cgroup").read_text()
+        leaf = f"{name}-{os.getpid()}-{secrets.token_hex(3)}"
+        try:
+            create = cls._create_v2 if (root / "cgroup.controllers").exists() else cls._create_v1
+            cgroup = create(root, own, leaf)
+            try:
+                cgroup._limit(limits)
+            except OSError:
+                cgroup.remove()
+                raise
+        except (OSError, ValueError) as exc:
+            raise SandboxUnavailable(
+                f"cannot give the run a cgroup of its own under {root} ({exc}); the worker needs write access to a "
+                f"cgroup delegating memory, pids and cpu (root in its container, or systemd Delegate=yes), or the "
+                f"weaker per-process limits (VERIFY_SANDBOX_LIMITS=rlimits, see docs/security.md)"
+            ) from exc
+        return cgroup
+
+    @classmethod
+    def _create_v2(cls, root: Path, own: str, leaf: str) -> RunCgroup:
+        mine = next((line[3:] for line in own.splitlines() if line.startswith("0::")), "/")
+        parent = root / mine.lstrip("/")
+        enabled = (parent / "cgroup.subtree_control").read_text().split()
+        missing = [name for name in ("memory", "pids", "cpu") if name not in enabled]
+        if missing:
+            # Fails (EBUSY) where the worker's own processes live in `parent`: then it is not delegated.
+            (parent / "cgroup.subtree_control").write_text(" ".join(f"+{name}" for name in missing))
+        path = parent / leaf
+        path.mkdir()
+        return cls(2, [path])
+
+    @classmethod
+    def _create_v1(cls, root: Path, own: str, leaf: str) -> RunCgroup:
+        where = {}
+        for line in own.splitlines():
+            _number, controllers, path = line.split(":", 2)
+            for controller in controllers.split(","):
+                where[controller] = path
+        paths = []
+        try:
+            for controller in ("memory", "pids", "cpu"):
+                if controller not in where:
+                    raise FileNotFoundError(f"no cgroup v1 {controller} hierarchy")
+                path = root / controller / where[controller].lstrip("/") / leaf
+                path.mkdir()
+                paths.append(path)
+        except OSError:
+            cls(1, paths).remove()
+            raise
+        return cls(1, paths)
+
+    def _limit(self, limits: Limits) -> None:
+        quota = int(limits.cpus * 100_000)
+        if self.version == 2:
+            (path,) = self.paths
+            (path / "memory.max").write_text(str(limits.memory_bytes))
+            if (path / "memory.swap.max").exists():
+                (path / "memory.swap.max").write_text("0")
+            (path / "pids.max").write_text(str(limits.max_processes))
+            (path / "cpu.max").write_text(f"{quota if quota else 'max'} 100000")
+            return
+        memory, pids, cpu = self.paths
+        (memory / "memory.limit_in_bytes").write_text(str(limits.memory_bytes))
+        if (memory / "memory.memsw.limit_in_bytes").exists():  # no swap on top (set after the memory limit)
+            (memory / "memory.memsw.limit_in_bytes").write_text(str(limits.memory_bytes))
+        (pids / "pids.max").write_text(str(limits.max_processes))
+        (cpu / "cpu.cfs_period_us").write_text("100000")
+        (cpu / "cpu.cfs_quota_us").write_text(str(quota if quota else -1))
+
+    def enter(self) -> None:
+        """Move the calling process in (the child, before it execs bwrap: all it starts stays in)."""
+        for path in self.paths:
+            (path / "cgroup.procs").write_text(str(os.getpid()))
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(pid) for pid in (self.paths[-1 if self.version == 1 else 0] / "cgroup.procs").read_text().split()]
+        except OSError:
+            return []
+
+    def kill_all(self, wait_seconds: float = 10.0) -> None:
+        deadline = time.monotonic() + wait_seconds
+        while (alive := self.pids()) and time.monotonic() < deadline:
+            for pid in alive:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.05)
+
+    def oom_kills(self) -> int:
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        try:
+            for line in (self.paths[0] / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except OSError:
+            pass
+        return 0
+
+    def remove(self) -> None:
+        for path in self.paths:
+            for _ in range(50):  # the kernel frees a cgroup a moment after its last process exits
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+# The seccomp filter: syscall numbers per architecture (AUDIT_ARCH value, numbers).
+CLONE_NEWUSER = 0x10000000
+SECCOMP_ARCHES = {
+    "x86_64": (0xC000003E, {
+        "unshare": 272, "clone": 56, "clone3": 435, "setns": 308, "keyctl": 250, "add_key": 248, "request_key": 249,
+        "bpf": 321, "userfaultfd": 323, "perf_event_open": 298, "kexec_load": 246, "kexec_file_load": 320,
+        "open_by_handle_at": 304, "init_module": 175, "finit_module": 313, "delete_module": 176,
+        "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+    }),
+    "aarch64": (0xC00000B7, {
+        "unshare": 97, "clone": 220, "clone3": 435, "setns": 268, "keyctl": 219, "add_key": 217, "request_key": 218,
+        "bpf": 280, "userfaultfd": 282, "perf_event_open": 241, "kexec_load": 104, "kexec_file_load": 294,
+        "open_by_handle_at": 265, "init_module": 105, "finit_module": 273, "delete_module": 106,
+        "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+    }),
+}
+# Refused outright (EPERM): kernel interfaces no training run needs and that are frequent ways into
+# the kernel (keyrings are not namespaced; eBPF, userfaultfd, io_uring; modules; kexec).
+SECCOMP_REFUSED = ("setns", "keyctl", "add_key", "request_key", "bpf", "userfaultfd", "perf_event_open", "kexec_load",
+                   "kexec_file_load", "open_by_handle_at", "init_module", "finit_module", "delete_module",
+                   "io_uring_setup", "io_uring_enter", "io_uring_register")
+X32_SYSCALL_BIT = 0x40000000
+
+
+def seccomp_filter(machine: str | None = None) -> bytes:
+    """A classic BPF seccomp program (what bwrap --seccomp reads): unshare and clone with
+    CLONE_NEWUSER fail with EPERM, clone3 with ENOSYS (its flags are behind a pointer; the C library
+    then falls back to clone), SECCOMP_REFUSED with EPERM, any other architecture's calling
+    convention is refused; everything else is allowed."""
+    machine = machine or platform.machine()
+    if machine not in SECCOMP_ARCHES:
+        raise SandboxUnavailable(f"no seccomp filter for the {machine} architecture (only {', '.join(SECCOMP_ARCHES)})")
+    arch, numbers = SECCOMP_ARCHES[machine]
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+    load, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    tests = [(jeq, numbers["unshare"], "flags"), (jeq, numbers["clone"], "flags"), (jeq, numbers["clone3"], "enosys")]
+    tests += [(jeq, numbers[name], "eperm") for name in SECCOMP_REFUSED]
+    if machine == "x86_64":
+        tests.insert(0, (jge, X32_SYSCALL_BIT, "eperm"))  # x32 calls reach the same numbers with this bit set
+    # Jumps go forward only: the tests, then "allow", then the flags check, then the refusals.
+    at_allow = 4 + len(tests)
+    where = {"flags": at_allow + 1, "eperm": at_allow + 3, "enosys": at_allow + 5}
+    program = [(load, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, eperm), (load, 0, 0, 0)]  # arch, then syscall nr
+    for test, value, target in tests:
+        program.append((test, where[target] - len(program) - 1, 0, value))
+    program += [
+        (ret, 0, 0, allow),
+        (load, 0, 0, 16),  # the low half of args[0]: the flags of unshare and clone
+        (jset, 0, 1, CLONE_NEWUSER),
+        (ret, 0, 0, eperm),
+        (ret, 0, 0, allow),
+        (ret, 0, 0, enosys),
+    ]
+    return b"".join(struct.pack("<HBBI", *instruction) for instruction in program)
+
+
+def _memfd(name: str, data: bytes) -> int:
+    """A sealed-in-memory file holding `data`, read by bwrap from its start."""
+    fd = os.memfd_create(name, 0)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+@dataclass
 class BubblewrapSandbox(Sandbox):
-    """`bwrap` + `setpriv` + rlimits. `runtime_binds` are host paths bound read-only into the
-    sandbox (host -> inside), e.g. the Python interpreter and its site-packages."""
+    """`bwrap` + `setpriv` + a cgroup per run + seccomp. `runtime_binds` are host paths bound
+    read-only into the sandbox (host -> inside), e.g. the Python interpreter and its site-packages.
+    `limits_mode`: CGROUP (the run is refused where no cgroup can be made) or RLIMITS (weaker)."""
 
     runtime_binds: dict[str, str] = field(default_factory=dict)
     devices: list[str] = field(default_factory=list)  # e.g. /dev/nvidia0, /dev/nvidiactl: the GPU
     bwrap: str = "bwrap"
     setpriv: str = "setpriv"
+    limits_mode: str = CGROUP
+    cgroup_root: Path = CGROUP_ROOT
 
-    def command(self, spec: RunSpec) -> list[str]:
+    def command(self, spec: RunSpec, seccomp_fd: int | None = None) -> list[str]:
+        limits = spec.limits
         argv = [
             self.bwrap,
             "--unshare-net",
@@ -208,9 +438,15 @@ class BubblewrapSandbox(Sandbox):
             "/proc",
             "--dev",
             "/dev",
+            "--perms",
+            "1777",
+            "--size",
+            str(limits.tmpfs_bytes),
             "--tmpfs",
             "/tmp",
         ]
+        if seccomp_fd is not None:
+            argv += ["--seccomp", str(seccomp_fd)]
         for device in self.devices:
             argv += ["--dev-bind", device, device]
         for parent in sorted({str(Path(inside).parent) for inside in self.runtime_binds.values()} - {"/"}):
@@ -224,8 +460,11 @@ class BubblewrapSandbox(Sandbox):
             "--ro-bind",
             str(spec.data_dir),
             DATA_DIR,
-            "--bind",
-            str(spec.output_dir),
+            "--perms",
+            "1777",
+            "--size",
+            str(limits.output_bytes),
+            "--tmpfs",
             OUTPUT_DIR,
             "--chdir",
             OUTPUT_DIR,
@@ -250,18 +489,40 @@ class BubblewrapSandbox(Sandbox):
         return argv
 
     def run(self, spec: RunSpec, on_output: Callable[[bytes], None]) -> RunOutcome:
-        spec.output_dir.mkdir(parents=True, exist_ok=True)
-        os.chown(spec.output_dir, SANDBOX_UID, SANDBOX_UID)
+        if self.limits_mode not in (CGROUP, RLIMITS):
+            raise SandboxUnavailable(f"VERIFY_SANDBOX_LIMITS must be {CGROUP} or {RLIMITS}, not {self.limits_mode!r}")
         limits = spec.limits
+        cgroup = RunCgroup.create(spec.name, limits, self.cgroup_root) if self.limits_mode == CGROUP else None
+        mode = RLIMITS if cgroup is None else f"cgroup v{cgroup.version}"
 
         def set_limits() -> None:  # runs in the child, before exec
-            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-            resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
+            if cgroup is not None:
+                cgroup.enter()
+            else:  # the weaker mode: per process (and per uid, host-wide, for the process count)
+                resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+                resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
             resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_bytes, limits.file_size_bytes))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-        return _run_process_group(self.command(spec), spec, on_output, set_limits, kill_group)
+        seccomp_fd = args_fd = None
+        try:
+            seccomp_fd = _memfd("verify-seccomp", seccomp_filter())
+            argv = self.command(spec, seccomp_fd)
+            # bwrap's options through a file: the sandbox's pid 1 (bwrap) then shows no host path.
+            command_at = argv.index(self.setpriv)
+            args_fd = _memfd("verify-bwrap-args", b"".join(arg.encode() + b"\0" for arg in argv[1:command_at]))
+            outcome = _run_process_group([argv[0], "--args", str(args_fd), *argv[command_at:]], spec, on_output,
+                                         set_limits, kill_group, (seccomp_fd, args_fd), cgroup)
+        finally:
+            for fd in (seccomp_fd, args_fd):
+                if fd is not None:
+                    os.close(fd)
+            if cgroup is not None:
+                cgroup.kill_all()
+                cgroup.remove()
+        outcome.limits = limits.describe(mode)
+        return outcome
 
 
 @dataclass
@@ -290,7 +551,9 @@ class ContainerSandbox(Sandbox):
             "no-new-privileges",
             "--read-only",
             "--tmpfs",
-            f"/tmp:rw,noexec,nosuid,size={limits.tmpfs_bytes}",
+            f"/tmp:rw,noexec,nosuid,size={limits.tmpfs_bytes},mode=1777",
+            "--tmpfs",
+            f"{OUTPUT_DIR}:rw,nosuid,size={limits.output_bytes},mode=1777",
             "--memory",
             str(limits.memory_bytes),
             "--memory-swap",
@@ -312,8 +575,6 @@ class ContainerSandbox(Sandbox):
             f"{spec.code_dir}:{CODE_DIR}:ro",
             "--volume",
             f"{spec.data_dir}:{DATA_DIR}:ro",
-            "--volume",
-            f"{spec.output_dir}:{OUTPUT_DIR}:rw",
             "--workdir",
             OUTPUT_DIR,
             "--env",
@@ -324,16 +585,15 @@ class ContainerSandbox(Sandbox):
         return [*argv, self.image, *spec.command]
 
     def run(self, spec: RunSpec, on_output: Callable[[bytes], None]) -> RunOutcome:
-        spec.output_dir.mkdir(parents=True, exist_ok=True)
-        os.chown(spec.output_dir, SANDBOX_UID, SANDBOX_UID)
-
         def stop_container(process: subprocess.Popen) -> None:
             # The container lives in the engine, not in our process group: kill and remove it there.
             subprocess.run([self.engine, "kill", spec.name], capture_output=True, timeout=30)
             subprocess.run([self.engine, "rm", "-f", spec.name], capture_output=True, timeout=30)
             kill_group(process)
 
-        return _run_process_group(self.command(spec), spec, on_output, None, stop_container)
+        outcome = _run_process_group(self.command(spec), spec, on_output, None, stop_container)
+        outcome.limits = spec.limits.describe(f"{self.engine} container")
+        return outcome
 
 
 def python_runtime_binds() -> dict[str, str]:
@@ -352,10 +612,11 @@ SANDBOX_PATH = "/opt/python/bin:/usr/local/bin:/usr/bin:/bin"
 SANDBOX_ENV = {"PATH": SANDBOX_PATH, "PYTHONPATH": "/opt/site-packages", "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
 
 
-def make_sandbox(kind: str, image: str = "", engine: str = "docker") -> Sandbox:
+def make_sandbox(kind: str, image: str = "", engine: str = "docker", limits_mode: str = CGROUP) -> Sandbox:
     if kind == "bubblewrap":
         # The NVIDIA device nodes, where there are any (the driver's libraries come with /usr).
-        return BubblewrapSandbox(runtime_binds=python_runtime_binds(), devices=sorted(glob.glob("/dev/nvidia*")))
+        return BubblewrapSandbox(runtime_binds=python_runtime_binds(), devices=sorted(glob.glob("/dev/nvidia*")),
+                                 limits_mode=limits_mode)
     if kind == "container":
         if not image:
             raise ValueError("VERIFY_SANDBOX=container needs VERIFY_CONTAINER_IMAGE")

@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 
 MAX_RUNS = 10
 MAX_TELEMETRY_SAMPLES = 20_000
+MAX_CURVE_POINTS = 5_000  # as mlperf_check.runlog keeps
+MAX_RERUN_TEXTS = 20
 
 
 class VerificationRefused(Exception):
@@ -186,6 +188,8 @@ def start_job(job: VerificationJob) -> dict:
         "direction": benchmark.metric_direction,
         "tolerance": job.tolerance,
         "run_script": settings.VERIFY_RUN_SCRIPT,
+        "timing_slack_seconds": settings.VERIFY_TIMING_SLACK_SECONDS,
+        "timing_slack_fraction": settings.VERIFY_TIMING_SLACK_FRACTION,
         "limits": {
             "wall_seconds": settings.VERIFY_RUN_WALL_SECONDS,
             "memory_bytes": settings.VERIFY_MEMORY_BYTES,
@@ -193,6 +197,8 @@ def start_job(job: VerificationJob) -> dict:
             "cpu_seconds": settings.VERIFY_CPU_SECONDS,
             "file_size_bytes": settings.VERIFY_FILE_SIZE_BYTES,
             "tmpfs_bytes": settings.VERIFY_TMPFS_BYTES,
+            "output_bytes": settings.VERIFY_OUTPUT_BYTES,
+            "cpus": settings.VERIFY_CPUS,
         },
     }
 
@@ -230,7 +236,59 @@ def implementation_archive(job: VerificationJob, dest: Path) -> Path:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+def clean_rerun(value) -> dict:
+    """A re-run as the worker reports it (verify.reproduce.Rerun.as_json), checked field by field:
+    the job page renders what is stored, so a malformed one is refused (ValueError), never kept."""
+    if not isinstance(value, dict):
+        raise ValueError("a rerun must be a JSON object")
+
+    def number(name, required=False, kind=(int, float)):
+        item = value.get(name)
+        if item is None and not required:
+            return None
+        if isinstance(item, bool) or not isinstance(item, kind):
+            raise ValueError(f"rerun.{name} must be a {'whole ' if kind is int else ''}number, not {item!r:.60}")
+        return item
+
+    def texts(name, limit=500):
+        items = value.get(name, [])
+        if not isinstance(items, list) or not all(isinstance(item, str | int | float) for item in items):
+            raise ValueError(f"rerun.{name} must be a list of texts")
+        return [item if isinstance(item, int | float) else item[:limit] for item in items[:MAX_RERUN_TEXTS]]
+
+    curve = value.get("eval_curve", [])
+    if not isinstance(curve, list) or not all(
+        isinstance(point, list) and len(point) == 3
+        and all(item is None or isinstance(item, str | int | float) for item in point)
+        for point in curve
+    ):
+        raise ValueError("rerun.eval_curve must be a list of [epoch, value, minutes] points")
+    how = value.get("how", {})
+    if not isinstance(how, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in how.items()):
+        raise ValueError("rerun.how must map figure names to texts")
+    if not isinstance(value.get("reached_target", False), bool):
+        raise ValueError("rerun.reached_target must be true or false")
+    return {
+        "number": number("number", required=True, kind=int),
+        "seed": number("seed", required=True, kind=int),
+        "minutes": number("minutes"),
+        "reached_target": value.get("reached_target", False),
+        "run_stop_status": str(value.get("run_stop_status", ""))[:100],
+        "final_quality": number("final_quality"),
+        "error_findings": number("error_findings", kind=int) or 0,
+        "eval_curve": [[str(item)[:100] if isinstance(item, str) else item for item in point] for point in curve[:MAX_CURVE_POINTS]],
+        "wall_seconds": number("wall_seconds") or 0.0,
+        "logged_minutes": number("logged_minutes"),
+        "logged_seeds": texts("logged_seeds", 100),
+        "max_drift_seconds": number("max_drift_seconds"),
+        "violations": texts("violations"),
+        "how": {str(k)[:50]: str(v)[:500] for k, v in list(how.items())[:MAX_RERUN_TEXTS]},
+    }
+
+
 def record_progress(job: VerificationJob, payload: dict) -> None:
+    """Raises ValueError for a malformed re-run (the internal API answers 400)."""
+    rerun = clean_rerun(payload["rerun"]) if "rerun" in payload else None
     fields = {"heartbeat_at": timezone.now()}
     if isinstance(payload.get("stage"), str):
         fields["stage"] = fitted(VerificationJob, "stage", payload["stage"])
@@ -242,8 +300,8 @@ def record_progress(job: VerificationJob, payload: dict) -> None:
         locked = VerificationJob.objects.select_for_update().get(pk=job.pk)
         if locked.is_finished:
             raise JobClosed("the job has finished")
-        if isinstance(payload.get("rerun"), dict) and len(locked.reruns) < job.runs_requested:
-            fields["reruns"] = [*locked.reruns, payload["rerun"]]
+        if rerun is not None and len(locked.reruns) < job.runs_requested:
+            fields["reruns"] = [*locked.reruns, rerun]
         VerificationJob.objects.filter(pk=job.pk).update(**fields)
 
 
@@ -273,13 +331,16 @@ def finish_job(job: VerificationJob, payload: dict) -> VerificationJob:
     if outcome not in WORKER_OUTCOMES:
         raise ValueError(f"outcome must be one of {', '.join(WORKER_OUTCOMES)}, not {outcome!r}")
     reruns = payload.get("reruns")
+    if reruns is not None and not isinstance(reruns, list):
+        raise ValueError("reruns must be a list")
+    reruns = [clean_rerun(rerun) for rerun in reruns[: job.runs_requested]] if reruns is not None else None
     minutes = payload.get("rerun_minutes")
     exit_code = payload.get("exit_code")
     return _finish(
         job.pk,
         outcome,
         str(payload.get("message", ""))[:4000],
-        reruns=reruns[: job.runs_requested] if isinstance(reruns, list) else None,
+        reruns=reruns,
         rerun_minutes=minutes if isinstance(minutes, int | float) else None,
         exit_code=exit_code if isinstance(exit_code, int) else None,
         log_tail=str(payload.get("log_tail", ""))[:4000],

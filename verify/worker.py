@@ -27,7 +27,7 @@ from pathlib import Path
 
 from mlperf_check.safety import extract_archive
 
-from .reproduce import Rerun, decide, parse_rerun
+from .reproduce import ArrivalClock, Rerun, decide, parse_rerun
 from .sandbox import CODE_DIR, DATA_DIR, EXITED, OUTPUT_DIR, SANDBOX_ENV, Limits, RunSpec, make_sandbox
 from .telemetry import GpuSampler
 
@@ -44,6 +44,7 @@ class WorkerConfig:
 
     api_url: str  # where the web app's /internal/verify/ lives, e.g. http://web:8000
     sandbox: str = "bubblewrap"  # or "container"
+    sandbox_limits: str = "cgroup"  # bubblewrap: "cgroup" (required) or "rlimits" (weaker, docs/security.md)
     container_image: str = ""
     container_engine: str = "docker"
     data_dir: Path = Path("/var/lib/mlperf-data")  # the datasets, mounted read-only into every run
@@ -55,6 +56,7 @@ class WorkerConfig:
         return cls(
             api_url=env.get("VERIFY_API_URL", "http://127.0.0.1:8000").rstrip("/"),
             sandbox=env.get("VERIFY_SANDBOX", "bubblewrap"),
+            sandbox_limits=env.get("VERIFY_SANDBOX_LIMITS", "cgroup"),
             container_image=env.get("VERIFY_CONTAINER_IMAGE", ""),
             container_engine=env.get("VERIFY_CONTAINER_ENGINE", "docker"),
             data_dir=Path(env.get("VERIFY_DATA_DIR", "/var/lib/mlperf-data")),
@@ -139,14 +141,16 @@ class Shipper:
 
 
 class CappedOutput:
-    """Receives one run's output: into its log file and to the shipper, up to MAX_RUN_LOG_BYTES. A run
-    that floods its output must not fill the worker's disk: past the cap the rest is dropped (the run
-    goes on; its log then lacks run_stop, so it does not reach the target)."""
+    """Receives one run's output: into its log file and to the shipper, up to MAX_RUN_LOG_BYTES, noting
+    when each line arrived (the clock the re-run is measured by). A run that floods its output must
+    not fill the worker's disk: past the cap the rest is dropped (the run goes on; its log then lacks
+    run_stop, so it does not reach the target)."""
 
     def __init__(self, log_file, shipper: Shipper):
         self.log_file = log_file
         self.shipper = shipper
         self.written = 0
+        self.clock = ArrivalClock()
 
     def __call__(self, chunk: bytes) -> None:
         room = MAX_RUN_LOG_BYTES - self.written
@@ -154,6 +158,7 @@ class CappedOutput:
             return
         kept = chunk[:room]
         self.written += len(kept)
+        self.clock.feed(kept)
         self.log_file.write(kept)
         self.shipper.add(kept)
         if len(kept) < len(chunk):
@@ -218,7 +223,7 @@ def report_outcome(job_id: int, token: str, outcome: str, message: str, config: 
 def _run(api: InternalApi, spec: dict, config: WorkerConfig, workdir: Path) -> str:
     api.post("progress", {"stage": "fetching the code", "runs_done": 0})
     code = fetch_code(api, workdir)
-    sandbox = make_sandbox(config.sandbox, config.container_image, config.container_engine)
+    sandbox = make_sandbox(config.sandbox, config.container_image, config.container_engine, config.sandbox_limits)
     limits = Limits(**spec["limits"])
     runs = spec["runs"]
     reruns: list[Rerun] = []
@@ -236,7 +241,6 @@ def _run(api: InternalApi, spec: dict, config: WorkerConfig, workdir: Path) -> s
                     RunSpec(
                         code_dir=code,
                         data_dir=dataset_dir(config.data_dir, spec["benchmark"]),
-                        output_dir=workdir / f"output_{number}",
                         command=["/bin/sh", f"{CODE_DIR}/{spec['run_script']}"],
                         env={**SANDBOX_ENV, "SEED": str(seed), "DATADIR": DATA_DIR, "OUTPUT_DIR": OUTPUT_DIR},
                         limits=limits,
@@ -261,8 +265,8 @@ def _run(api: InternalApi, spec: dict, config: WorkerConfig, workdir: Path) -> s
                     },
                 )
                 return kind
-            rerun = parse_rerun(log_path, spec, number, seed)
-            rerun.wall_seconds = round(outcome.wall_seconds, 3)
+            rerun = parse_rerun(log_path, spec, number, seed, on_output.clock, outcome.wall_seconds)
+            rerun.how["limits"] = outcome.limits
             reruns.append(rerun)
             api.post("progress", {"stage": f"re-run {number} of {runs} parsed", "runs_done": number, "rerun": rerun.as_json()})
     decision = decide(spec, reruns)

@@ -5,9 +5,11 @@ waited for the sweep's 600 s resend."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 
 import pytest
+import redis
 
 from ingest.tests.processes import wait_for
 from ingest.tests.upload_fixtures import celery_broker, free_port
@@ -15,8 +17,9 @@ from ingest.tests.upload_fixtures import celery_broker, free_port
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def redis_cli(port: int, *args: str) -> str:
-    return subprocess.run(["redis-cli", "-p", str(port), *args], capture_output=True, text=True).stdout.strip()
+def services(command: str, env: dict) -> str:
+    return subprocess.run([os.path.join(REPO, "scripts", "services.sh"), command], env=env, check=True,
+                          capture_output=True, text=True).stdout
 
 
 @pytest.mark.slow
@@ -33,15 +36,24 @@ def test_a_queued_task_message_survives_a_redis_restart(tmp_path):
         "PG_PORT": os.environ["PG_PORT"],  # already running: services.sh leaves it alone
         "WITH_BROWSER": "0",
     }
-    start = [os.path.join(REPO, "scripts", "services.sh"), "start"]
-    subprocess.run(start, env=env, check=True, capture_output=True)
+    services("start", env)
+    broker_url = dict(line.split("=", 1) for line in services("env", env).split())["CELERY_BROKER_URL"]
+    broker = redis.Redis.from_url(broker_url)
     try:
-        with celery_broker(f"redis://127.0.0.1:{port}/0"):
+        with celery_broker(broker_url):
             process_upload_task.apply_async(args=[424242])
-        assert redis_cli(port, "llen", "ingest") == "1"
-        redis_cli(port, "shutdown")  # a clean restart, as an upgrade or a container restart does
-        wait_for(lambda: redis_cli(port, "ping") != "PONG", 10, "redis to stop")
-        subprocess.run(start, env=env, check=True, capture_output=True)
-        assert redis_cli(port, "llen", "ingest") == "1"
+        assert broker.llen("ingest") == 1
+        # A clean restart, as an upgrade or a container restart does (SIGTERM: no ACL user may SHUTDOWN).
+        os.kill(int((tmp_path / "services" / "redis.pid").read_text()), signal.SIGTERM)
+        wait_for(lambda: not alive(broker), 10, "redis to stop")
+        services("start", env)
+        assert broker.llen("ingest") == 1
     finally:
-        redis_cli(port, "shutdown", "nosave")
+        services("stop", env)  # this Redis only: PostgreSQL's data directory is not in this SERVICES_DIR
+
+
+def alive(client) -> bool:
+    try:
+        return client.ping()
+    except redis.exceptions.ConnectionError:
+        return False

@@ -519,3 +519,20 @@ def test_a_zip_whose_end_record_understates_its_entries_is_refused_by_counting_t
 def test_a_zip_with_exactly_the_member_limit_passes_the_count(tmp_path):
     path = write_zip(tmp_path / "ok.zip", [(f"Pkg/{n}.txt", b"x") for n in range(10)])
     assert sum(not is_dir for _, is_dir, _ in read_every_member(path, ArchiveLimits(max_members=10))) == 10
+
+
+def test_a_tar_over_the_member_limit_is_refused_before_any_member_is_handed_out(tmp_path):
+    """The count comes first: before, the first 20,000 members were checked (and unpacked) before
+    the 20,001st was refused."""
+    path = write_tar(tmp_path / "many.tar.gz", [tar_file(f"Pkg/{n}.txt", b"x") for n in range(101)], "tar.gz")
+    members = iter_archive(path, ArchiveLimits(max_members=100))
+    with pytest.raises(UnsafeArchive) as refused:
+        next(members)
+    assert refused.value.reason == "too_many_members" and refused.value.member == "Pkg/100.txt"
+    assert "counted before unpacking any" in str(refused.value)
+    dest = tmp_path / "out"
+    with pytest.raises(UnsafeArchive):
+        extract_archive(path, dest, ArchiveLimits(max_members=100))
+    assert not dest.exists() or not any(dest.rglob("*.txt"))
+    exactly = write_tar(tmp_path / "limit.tar.gz", [tar_file(f"Pkg/{n}.txt", b"x") for n in range(100)], "tar.gz")
+    assert sum(not is_dir for _, is_dir, _ in read_every_member(exactly, ArchiveLimits(max_members=100))) == 100

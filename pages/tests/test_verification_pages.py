@@ -138,3 +138,28 @@ def test_the_admin_lists_and_shows_jobs_read_only_without_the_token(personas, tm
     page = client.get(f"/admin/verify/verificationjob/{job.pk}/change/")
     assert page.status_code == 200 and b"token_sha256" not in page.content
     assert client.get("/admin/verify/verificationjob/add/").status_code == 403
+
+
+def test_run_file_names_are_escaped_in_the_chart_labels():
+    from verify import charts
+
+    hostile = "<a href='//evil'>result_0</a>.txt"
+    chart = charts.times([{"label": hostile, "minutes": 1.0, "curve": [[1, 0.9, 0.5]]}], [], 1.0, None)
+    assert chart.figure["data"][0]["x"] == ["&lt;a href='//evil'&gt;result_0&lt;/a&gt;.txt"]
+    curve = charts.convergence([{"label": hostile, "minutes": 1.0, "curve": [[1, 0.9, 0.5]]}], [], 0.95)
+    assert "<a" not in curve.figure["data"][0]["name"]
+
+
+def test_the_job_page_says_how_each_figure_was_established(personas, tmp_path):
+    from verify.reproduce import HOW_MEASURED
+
+    result = verifiable_result(personas, tmp_path)
+    job = services.request_verification(actor=personas["reviewer"], result=result, runs=1)
+    services.start_job(job)
+    services.finish_job(job, {"outcome": Outcome.NOT_REPRODUCED, "message": "contradicted", "reruns": [
+        {"number": 1, "seed": 7, "minutes": 0.0, "logged_minutes": 0.13, "logged_seeds": [7], "wall_seconds": 0.05,
+         "max_drift_seconds": 7.9, "violations": ["the log claims 7.929 s of training but the whole run took 0.050 s"],
+         "how": HOW_MEASURED}]})
+    page = client_for(personas, "reviewer").get(f"/verify/jobs/{job.pk}/").content.decode()
+    assert "How each figure was established" in page and HOW_MEASURED["minutes"].replace("'", "&#x27;") in page
+    assert "The log contradicts the measurement: the log claims 7.929 s of training" in page

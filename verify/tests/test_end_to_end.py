@@ -144,3 +144,28 @@ def test_a_run_flooding_its_output_is_cut_and_does_not_reproduce(personas, tmp_p
     assert outcome == Outcome.NOT_REPRODUCED == job.outcome
     assert "[output cut at 5000 bytes]" in job.log and len(job.log) < 6000
     assert "did not reach the quality target" in job.message
+
+
+@pytest.mark.parametrize(
+    "fake, claim_factor, why",
+    [
+        ("cat_claimed_log", 8.0, "but the whole run took"),
+        ("wrong_seed", 1.0, "is not the SEED="),
+        ("all_at_the_end", 1.0, "the log was not written while the run ran"),
+        ("sleep_then_print", 8.0, "the log was not written while the run ran"),
+    ],
+)
+def test_a_fake_package_is_caught_by_what_the_worker_measured(gpu_queue, personas, tmp_path, settings, fake,
+                                                              claim_factor, why):
+    """verify/fixtures/fake_packages: each prints a plausible log without the run it claims; the
+    claim matches the log, so only the measurement can tell."""
+    # A real tiny_mlp run takes under a second here: a log held back to the end is only that far
+    # off. (No honest run is judged with this slack: the default is 2 s.)
+    settings.VERIFY_TIMING_SLACK_SECONDS = 0.1
+    job = verify_and_wait(personas, verifiable_result(personas, tmp_path, fake=fake, claim_factor=claim_factor), runs=1)
+    assert job.outcome == Outcome.NOT_REPRODUCED, (job.message, job.log[-2000:])
+    assert "contradict what the worker measured" in job.message and why in job.message, job.message
+    (rerun,) = job.reruns
+    assert rerun["violations"] and rerun["how"]["minutes"].startswith("the worker's clock")
+    page_rerun = services.clean_rerun(rerun)  # what was stored is what the page renders
+    assert page_rerun["violations"] == rerun["violations"]

@@ -51,7 +51,7 @@ def test_the_spec_starts_the_job_and_says_what_to_run(issued):
     assert spec["run_script"] == "run_and_time.sh" and spec["ruleset"] == "6.1.0"
     assert spec["claimed_minutes"] == pytest.approx(job.claimed_minutes)
     assert set(spec["limits"]) == {"wall_seconds", "memory_bytes", "max_processes", "cpu_seconds", "file_size_bytes",
-                                   "tmpfs_bytes"}
+                                   "tmpfs_bytes", "output_bytes", "cpus"}
     job.refresh_from_db()
     assert job.state == JobState.RUNNING and job.started_at is not None
 
@@ -85,7 +85,8 @@ def test_progress_log_and_outcome_then_the_token_is_dead(issued):
     assert call("POST", job.pk, "progress", token, {"stage": "parsed", "runs_done": 1, "rerun": rerun}).status_code == 200
     job.refresh_from_db()
     assert (job.stage, job.runs_done, job.log, job.gpu) == ("parsed", 1, "line one\nline <two>\n", {"available": False, "note": "no GPU"})
-    assert job.telemetry == [{"t": 1, "gpu": 0, "power_w": 90}] and job.reruns == [rerun]
+    assert job.telemetry == [{"t": 1, "gpu": 0, "power_w": 90}] and job.reruns == [services.clean_rerun(rerun)]
+    assert job.reruns[0]["minutes"] == 0.02 and job.reruns[0]["violations"] == []  # stored with every field
 
     done = call("POST", job.pk, "outcome", token, {"outcome": "reproduced", "message": "ok", "rerun_minutes": 0.02,
                                                    "reruns": [rerun, rerun]})
@@ -148,3 +149,27 @@ def test_a_package_without_the_run_script_fails_the_job(personas, tmp_path, monk
     job.refresh_from_db()
     assert job.outcome == Outcome.FAILED
     assert "benchmarks/tiny_mlp/implementations/<impl>/run_and_time_gpu.sh" in job.message
+
+
+@pytest.mark.parametrize("rerun", [
+    "not an object",
+    {"seed": 1},
+    {"number": "1", "seed": 1},
+    {"number": 1, "seed": 1, "eval_curve": "lots"},
+    {"number": 1, "seed": 1, "eval_curve": [[1, {"nested": "dict"}, 0.1]]},
+    {"number": 1, "seed": 1, "violations": [{"a": 1}]},
+    {"number": 1, "seed": 1, "reached_target": "yes"},
+    {"number": 1, "seed": 1, "minutes": "soon"},
+])
+def test_a_malformed_rerun_is_refused_and_the_job_page_still_renders(issued, personas, rerun):
+    job, token = issued["job"], issued["token"]
+    call("GET", job.pk, "spec", token)
+    response = call("POST", job.pk, "progress", token, {"stage": "x", "rerun": rerun})
+    assert response.status_code == 400 and "rerun" in response.json()["error"]
+    response = call("POST", job.pk, "outcome", token, {"outcome": "reproduced", "reruns": [rerun]})
+    assert response.status_code == 400 and "rerun" in response.json()["error"]
+    job.refresh_from_db()
+    assert job.reruns == [] and not job.is_finished
+    client = Client()
+    client.force_login(personas["reviewer"])
+    assert client.get(f"/verify/jobs/{job.pk}/").status_code == 200

@@ -90,3 +90,69 @@ def test_a_run_sees_its_benchmarks_dataset_folder_when_there_is_one(tmp_path):
     assert dataset_dir(tmp_path, "resnet") == tmp_path / "resnet"
     assert dataset_dir(tmp_path, "bert") == tmp_path  # no folder of its own: the whole directory
     assert dataset_dir(tmp_path / "resnet", "..") == tmp_path / "resnet"
+
+
+def claimed_log_with_arrivals(tmp_path, arrive, seed=101):
+    """The fixture's first claimed log as a re-run log, each line reaching an ArrivalClock at
+    `arrive(logged seconds since run_start)` (None before run_start: at 0)."""
+    import json
+
+    from verify.reproduce import ArrivalClock
+    from verify.tests.world import FIXTURE
+
+    text = (FIXTURE / "results" / "cpu_box" / "tiny_mlp" / "result_0.txt").read_bytes()
+    log = tmp_path / "rerun_1.txt"
+    log.write_bytes(text)
+    clock = ArrivalClock()
+    clock.started = 0.0
+    start_ms = next(json.loads(line[9:])["time_ms"] for line in text.decode().splitlines() if '"run_start"' in line)
+    offsets = []
+    for line in text.splitlines(keepends=True):
+        logged = json.loads(line[9:])["time_ms"] if line.startswith(b":::MLLOG") else None
+        offsets.append(max(0.0, (logged - start_ms) / 1000) if logged is not None else offsets[-1] if offsets else 0.0)
+    for number, offset in enumerate(offsets, start=1):
+        clock.lines.append(number)
+        clock.seconds.append(5.0 + arrive(offset))
+    clock.newlines = len(offsets)
+    return log, clock
+
+
+SPEC_FOR_LOG = {"ruleset": "6.1.0", "system_id": "cpu_box", "benchmark": "tiny_mlp", "organization": "alpha",
+                "division": "closed", "quality_target": 0.95, "direction": "higher", "timing_slack_seconds": 0.1,
+                "timing_slack_fraction": 0.02}
+
+
+def test_a_log_written_while_it_ran_is_measured_by_the_workers_clock(tmp_path):
+    from verify.reproduce import parse_rerun
+
+    log, clock = claimed_log_with_arrivals(tmp_path, lambda offset: offset * 1.01)
+    rerun = parse_rerun(log, SPEC_FOR_LOG, 1, 101, clock, wall_seconds=8.0)
+    assert rerun.violations == [] and rerun.reached_target
+    assert rerun.minutes == pytest.approx(rerun.logged_minutes * 1.01, rel=1e-3)  # the worker's figure, not the log's
+    assert rerun.max_drift_seconds < 0.02 and rerun.logged_seeds == [101]
+
+
+def test_the_log_contradicting_the_measurement_is_each_a_violation(tmp_path):
+    from verify.reproduce import parse_rerun
+
+    log, clock = claimed_log_with_arrivals(tmp_path, lambda offset: 0.0)  # printed all at once
+    at_once = parse_rerun(log, SPEC_FOR_LOG, 1, 101, clock, wall_seconds=0.05)
+    assert any("but the whole run took 0.050 s" in text for text in at_once.violations)
+    assert any("the worker saw 0.000 s between those lines" in text for text in at_once.violations)
+    assert any(text.startswith("the log was not written while the run ran: line") for text in at_once.violations)
+    log, clock = claimed_log_with_arrivals(tmp_path, lambda offset: offset)
+    assert parse_rerun(log, SPEC_FOR_LOG, 1, 7, clock, wall_seconds=8.0).violations == [
+        "the log's seed (101) is not the SEED=7 the run was given"
+    ]
+    decision = decide({**SPEC, "claimed_minutes": 0.0165}, [at_once])
+    assert decision.outcome == NOT_REPRODUCED and "1 of 1 re-runs' logs contradict what the worker measured" in decision.message
+
+
+def test_the_arrival_clock_stays_small_whatever_the_output():
+    from verify.reproduce import ArrivalClock
+
+    clock = ArrivalClock()
+    for _ in range(100_000):
+        clock.feed(b"x\n")
+    assert clock.newlines == 100_000 and len(clock.seconds) < 1000
+    assert clock.arrival(1) == clock.seconds[0] and clock.arrival(100_001) is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -14,12 +15,14 @@ import pytest
 from verify.sandbox import (
     EXITED,
     OUT_OF_MEMORY,
+    RLIMITS,
     SANDBOX_ENV,
     SANDBOX_VIOLATION,
     TIMED_OUT,
     BubblewrapSandbox,
     Limits,
     RunSpec,
+    SandboxUnavailable,
     classify,
     python_runtime_binds,
 )
@@ -48,7 +51,6 @@ def run_python(sandbox: BubblewrapSandbox, tmp_path: Path, source: str, limits: 
         RunSpec(
             code_dir=code,
             data_dir=data,
-            output_dir=tmp_path / "output",
             command=["python3", "/code/main.py"],
             env=dict(SANDBOX_ENV),
             limits=limits or Limits(wall_seconds=30, memory_bytes=2 * 1024**3, max_processes=64),
@@ -77,10 +79,12 @@ def test_a_well_behaved_run_exits_with_its_output_written_only_under_output(sand
         import os, numpy, mlperf_logging
         print("uid", os.getuid(), "data:", open("/data/dataset.txt").read().strip())
         open("/output/result.txt", "w").write("ok")
+        open("/tmp/scratch.txt", "w").write("ok")
+        print("read back", open("/output/result.txt").read(), open("/tmp/scratch.txt").read())
     """)
     assert outcome.status == EXITED and outcome.exit_code == 0, log
-    assert "uid 65534 data: read-only data" in log
-    assert (tmp_path / "output" / "result.txt").read_text() == "ok"
+    assert "uid 65534 data: read-only data" in log and "read back ok ok" in log
+    assert outcome.limits.startswith("cgroup v1: 2 GiB memory in all, 64 processes")
 
 
 def test_opening_a_network_socket_fails(sandbox, tmp_path):
@@ -103,7 +107,7 @@ def test_opening_a_network_socket_fails(sandbox, tmp_path):
 def test_writing_outside_the_output_directory_fails(sandbox, tmp_path):
     outcome, log = run_python(sandbox, tmp_path, """
         import os
-        for path in ("/code/planted.py", "/data/poisoned.txt", "/usr/lib/evil", "/output/../code/x", "/etc/passwd"):
+        for path in ("/code/planted.py", "/data/poisoned.txt", "/usr/lib/evil", "/output/../code/x", "/etc/passwd", "/x"):
             try:
                 open(path, "w").write("x")
                 print("WROTE", path)
@@ -193,3 +197,135 @@ def test_classify_names_each_ending():
     assert classify(1, False, 1.0, "OSError: [Errno 101] Network is unreachable", limits).status == SANDBOX_VIOLATION
     failed = classify(3, False, 1.0, "Traceback: ValueError", limits)
     assert (failed.status, failed.exit_code, failed.detail) == (EXITED, 3, "exited with status 3")
+
+
+# --- Limits on the whole run (its cgroup), not per process ---------------------------------------
+
+
+def test_memory_of_all_the_runs_processes_together_is_capped(sandbox, tmp_path):
+    """Four processes of 600 MB each: every one is under the 1 GiB limit, together they are not."""
+    outcome, log = run_python(sandbox, tmp_path, """
+        import multiprocessing, time, numpy
+        def hold():
+            block = numpy.ones(600 * 1024**2, dtype=numpy.uint8)
+            print("holding", block.size // 1024**2, "MB", flush=True)
+            time.sleep(20)
+        workers = [multiprocessing.Process(target=hold) for _ in range(4)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        print("ALL HELD", [worker.exitcode for worker in workers])
+    """, limits=Limits(wall_seconds=60, memory_bytes=1024**3, max_processes=64))
+    assert log.count("holding") < 4, log
+    assert outcome.status == OUT_OF_MEMORY, (outcome, log)
+    assert "processes together used up the 1 GiB memory limit" in outcome.detail
+    assert sandbox_processes() == []
+
+
+def test_output_and_tmp_are_size_capped(sandbox, tmp_path):
+    outcome, log = run_python(sandbox, tmp_path, """
+        import os
+        for folder in ("/tmp", "/output"):
+            written = 0
+            try:
+                with open(f"{folder}/fill", "wb") as out:
+                    while written < 512 * 1024**2:
+                        out.write(b"x" * 1024**2)
+                        written += 1024**2
+                    out.flush()
+                print("FILLED", folder)
+            except OSError as exc:
+                print("stopped", folder, "after", written // 1024**2, "MB:", exc.strerror, flush=True)
+            os.remove(f"{folder}/fill")
+        open("/output/fill", "wb").write(b"x" * 128 * 1024**2)
+    """, limits=Limits(wall_seconds=60, memory_bytes=2 * 1024**3, max_processes=64, tmpfs_bytes=32 * 1024**2,
+                       output_bytes=64 * 1024**2))
+    assert "FILLED" not in log, log
+    assert "stopped /tmp after 3" in log and "stopped /output after 6" in log, log  # 32 and 64 MB
+    assert outcome.status == SANDBOX_VIOLATION and "size-capped /output" in outcome.detail, outcome
+
+
+def test_no_user_namespaces_inside(sandbox, tmp_path):
+    """`unshare -Urm` inside would give uid 0 and mounts (a tmpfs pinning host memory, for one)."""
+    outcome, log = run_python(sandbox, tmp_path, """
+        import ctypes, os, subprocess
+        done = subprocess.run(["unshare", "-Urm", "id", "-u"], capture_output=True, text=True)
+        print("unshare:", done.returncode, done.stdout.strip(), done.stderr.strip())
+        libc = ctypes.CDLL(None, use_errno=True)
+        for flags in (0x10000000, 0x10000000 | 0x00020000, 0x00020000):  # CLONE_NEWUSER, | CLONE_NEWNS, CLONE_NEWNS
+            if libc.unshare(flags) == 0:
+                print("UNSHARED", flags)
+            else:
+                print("refused", flags, os.strerror(ctypes.get_errno()))
+    """)
+    assert outcome.succeeded, log
+    assert "UNSHARED" not in log and "unshare: 1" in log and "Operation not permitted" in log, log
+
+
+def test_nothing_of_the_host_shows_in_proc(sandbox, tmp_path):
+    outcome, log = run_python(sandbox, tmp_path, """
+        import os
+        for pid in sorted(name for name in os.listdir("/proc") if name.isdigit()):
+            try:
+                print(pid, open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\\0", b" ").decode())
+            except OSError as exc:
+                print(pid, "unreadable", exc.strerror)
+    """)
+    assert outcome.succeeded, log
+    assert "1 bwrap --args" in log, log
+    assert str(tmp_path) not in log and sys.prefix not in log and "--ro-bind" not in log, log
+
+
+def test_the_process_limit_is_the_runs_own(sandbox, tmp_path):
+    """Forty processes of the sandbox's uid elsewhere on the host take nothing from a run's 32."""
+    others = [subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "120"])
+              for _ in range(40)]
+    try:
+        outcome, log = run_python(sandbox, tmp_path, """
+            import subprocess
+            children = [subprocess.Popen(["sleep", "2"]) for _ in range(20)]
+            print("started", len(children), flush=True)
+            for child in children:
+                child.wait()
+        """, limits=Limits(wall_seconds=30, memory_bytes=2 * 1024**3, max_processes=32))
+    finally:
+        for process in others:
+            process.kill()
+            process.wait()
+    assert outcome.succeeded and "started 20" in log, log
+
+
+def test_the_cpu_quota_holds_the_whole_run(sandbox, tmp_path):
+    """Four busy processes for 3 s under a quota of half a CPU get about 1.5 s of CPU between them."""
+    outcome, log = run_python(sandbox, tmp_path, """
+        import multiprocessing, resource, time
+        def spin():
+            end = time.monotonic() + 3
+            while time.monotonic() < end:
+                pass
+        workers = [multiprocessing.Process(target=spin) for _ in range(4)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        print("cpu seconds", round(used.ru_utime + used.ru_stime, 2))
+    """, limits=Limits(wall_seconds=60, memory_bytes=2 * 1024**3, max_processes=64, cpus=0.5))
+    assert outcome.succeeded, log
+    used = float(log.split("cpu seconds")[1].split()[0])
+    assert used < 0.5 * 3 * 1.4, log
+
+
+def test_without_a_cgroup_the_run_is_refused_or_runs_in_the_weaker_mode_it_says(tmp_path):
+    missing = tmp_path / "no-cgroups"
+    missing.mkdir()
+    strict = BubblewrapSandbox(runtime_binds=python_runtime_binds(), cgroup_root=missing)
+    with pytest.raises(SandboxUnavailable, match="cannot give the run a cgroup of its own.*VERIFY_SANDBOX_LIMITS=rlimits"):
+        (tmp_path / "strict").mkdir()
+        run_python(strict, tmp_path / "strict", "print('ran')")
+    weaker = BubblewrapSandbox(runtime_binds=python_runtime_binds(), cgroup_root=missing, limits_mode=RLIMITS)
+    (tmp_path / "weaker").mkdir()
+    outcome, log = run_python(weaker, tmp_path / "weaker", "print('ran')")
+    assert outcome.succeeded and "ran" in log
+    assert outcome.limits.startswith("per-process rlimits only (weaker: VERIFY_SANDBOX_LIMITS=rlimits)")

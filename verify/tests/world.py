@@ -16,6 +16,7 @@ from results.models import Benchmark, Result, Round, Run, Submission, System
 from verify.reproduce import olympic_mean, parse_rerun
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_benchmark"
+FAKES = Path(__file__).resolve().parents[1] / "fixtures" / "fake_packages"
 IMPLEMENTATION = "benchmarks/tiny_mlp/implementations/numpy"
 RULESET = "6.1.0"
 CLAIM_SPEC = dict(ruleset=RULESET, system_id="cpu_box", benchmark="tiny_mlp", organization="alpha",
@@ -30,12 +31,16 @@ MEMORY = ("exec python3 -c \"import numpy; print('allocating', flush=True); "
           "blocks = [numpy.ones(2**26, dtype=numpy.uint8) for _ in range(64)]\"\n")
 
 
-def package_tarball(tmp: Path, run_script: str | None = None) -> Path:
-    """The fixture as an uploaded tarball (top folder `alpha`), with `run_script` as its run script."""
+def package_tarball(tmp: Path, run_script: str | None = None, fake: str | None = None) -> Path:
+    """The fixture as an uploaded tarball (top folder `alpha`), with `run_script` as its run script,
+    or with the fake package `fake` (verify/fixtures/fake_packages/<fake>.sh and its claimed log)."""
     root = tmp / "package" / "alpha"
     shutil.copytree(FIXTURE, root)
     if run_script is not None:
         (root / IMPLEMENTATION / "run_and_time.sh").write_text("#!/bin/sh\n" + run_script)
+    if fake is not None:
+        shutil.copyfile(FAKES / f"{fake}.sh", root / IMPLEMENTATION / "run_and_time.sh")
+        shutil.copyfile(FAKES / "claimed_log.txt", root / IMPLEMENTATION / "claimed_log.txt")
     archive = tmp / "alpha.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(root, arcname="alpha")
@@ -47,8 +52,8 @@ def claimed_runs() -> list:
     return [parse_rerun(path, CLAIM_SPEC, number, 0) for number, path in enumerate(logs)]
 
 
-def verifiable_result(personas, tmp: Path, *, run_script: str | None = None, claim_factor: float = 1.0,
-                      published: bool = True) -> Result:
+def verifiable_result(personas, tmp: Path, *, run_script: str | None = None, fake: str | None = None,
+                      claim_factor: float = 1.0, published: bool = True) -> Result:
     """Alpha's tiny_mlp result in a round, uploaded as the fixture package; its claimed score is the
     olympic mean of the fixture's claimed runs times `claim_factor` (a tampered claim when not 1)."""
     round_ = Round.objects.filter(suite="training", version="6.1").first() or Round.objects.create(
@@ -59,7 +64,7 @@ def verifiable_result(personas, tmp: Path, *, run_script: str | None = None, cla
         defaults=dict(area="Experimental", model="MLP", dataset="two spirals", quality_metric="accuracy",
                       quality_target=0.95, required_runs=3, olympic_drop=1),
     )
-    archive = package_tarball(tmp, run_script)
+    archive = package_tarball(tmp, run_script, fake)
     data = archive.read_bytes()
     version = Submission.objects.filter(round=round_, organization=personas["alpha"]).count() + 1
     submission = Submission.objects.create(round=round_, organization=personas["alpha"], version=version,

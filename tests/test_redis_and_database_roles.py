@@ -1,0 +1,101 @@
+"""What a process holding only Redis (the broker) or the application's database role can do:
+not run code in the web app through the cache, not touch the cache's keys as a worker, not edit
+or erase the audit log."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import pytest
+from django.conf import settings
+
+needs_redis = pytest.mark.skipif(not settings.REDIS_URL, reason="REDIS_URL is not set (scripts/test.sh sets it)")
+
+
+class Exploit:
+    """Unpickling this runs a shell command."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+@needs_redis
+def test_the_cache_never_unpickles_nor_trusts_a_value_it_did_not_sign(tmp_path):
+    import redis
+    from django.core.cache import cache
+
+    raw = redis.Redis.from_url(settings.REDIS_URL)
+    key = cache.make_and_validate_key("page:forged")
+    marker = tmp_path / "code-ran"
+    raw.set(key, pickle.dumps(Exploit(marker)))
+    assert cache.get("page:forged") is None and not marker.exists()
+    raw.set(key, b"0" * 64 + b'.{"headers":[],"gzip":{"__bytes__":"AA=="}}')  # JSON, forged signature
+    assert cache.get("page:forged") is None
+    page = {"headers": [["Content-Type", "text/html"]], "gzip": b"\x1f\x8b\x00 binary"}
+    cache.set("page:forged", page)
+    assert cache.get("page:forged") == page
+    assert raw.get(key).split(b".", 1)[1].startswith(b"{")  # stored as signed JSON, not a pickle
+    cache.set("counter", 3)
+    assert cache.incr("counter") == 4
+
+
+@pytest.mark.skipif(not os.environ.get("WORKER_BROKER_URL"), reason="WORKER_BROKER_URL is not set (scripts/services.sh env)")
+def test_redis_wants_a_password_and_the_workers_user_cannot_touch_the_cache():
+    import redis
+
+    host, port = settings.CELERY_BROKER_URL.rsplit("@", 1)[1].split("/")[0].split(":")
+    with pytest.raises(redis.exceptions.AuthenticationError):
+        redis.Redis(host=host, port=int(port)).ping()
+    worker = redis.Redis.from_url(os.environ["WORKER_BROKER_URL"])
+    assert worker.ping()
+    worker.lpush("ingest-acl-probe", b"x")  # the queues are the workers'
+    worker.delete("ingest-acl-probe")
+    for command in (lambda: worker.set("cache:1:page:forged", b"x"), lambda: worker.get("cache:1:anything"),
+                    lambda: worker.config_get("*"), lambda: worker.flushall()):
+        with pytest.raises(redis.exceptions.NoPermissionError):
+            command()
+
+
+@pytest.mark.skipif(not os.environ.get("APP_DATABASE_URL"), reason="APP_DATABASE_URL is not set (scripts/services.sh env)")
+@pytest.mark.django_db(transaction=True)
+def test_the_application_role_can_add_audit_rows_but_not_edit_erase_or_truncate_them():
+    import dj_database_url
+    import psycopg2
+    from django.core.management import call_command
+    from django.db import connection
+    from psycopg2 import errors
+
+    from audit.management.commands.grant_app_role import audit_table
+    from audit.models import AuditEvent
+
+    AuditEvent.objects.create(kind="test.before", actor_name="system", reason="written by the owner")
+    call_command("grant_app_role", "mlperf_app")
+    app = dj_database_url.parse(os.environ["APP_DATABASE_URL"])
+    table = audit_table()
+    conn = psycopg2.connect(host=app["HOST"], port=app["PORT"], user=app["USER"], password=app["PASSWORD"] or None,
+                            dbname=connection.settings_dict["NAME"])
+    conn.autocommit = True
+    try:
+        cursor = conn.cursor()
+
+        def one(sql):
+            cursor.execute(sql)
+            return cursor.fetchone()
+
+        assert one("SELECT rolsuper FROM pg_roles WHERE rolname = current_user") == (False,)
+        cursor.execute(f"INSERT INTO {table} (created_at, kind, reason, subject, result_id, actor_name, data) "
+                       "VALUES (now(), 'test.app', 'added by the app role', '', '', '', '{}')")
+        assert one(f"SELECT count(*) FROM {table}")[0] == 2
+        for statement in (f"UPDATE {table} SET reason = 'rewritten'", f"DELETE FROM {table}", f"TRUNCATE {table}",
+                          f"ALTER TABLE {table} DISABLE TRIGGER ALL"):
+            with pytest.raises((errors.InsufficientPrivilege, errors.lookup("42501"))):
+                cursor.execute(statement)
+        assert one("SELECT count(*) FROM django_migrations")[0] > 0  # the rest it may read
+    finally:
+        conn.close()
+    with pytest.raises(Exception, match="superuser or the owner"):
+        call_command("grant_app_role", connection.settings_dict["USER"])

@@ -40,6 +40,9 @@ def test_it_leaves_the_job_pending_when_the_broker_is_down(personas, open_round,
 
 
 def test_it_ingests_a_real_sample_into_its_submission_version(personas, open_round, tmp_path, settings):
+    # A work directory of its own: another test run on the machine may use the same job ids in /tmp.
+    settings.INGEST_WORK_DIR = str(tmp_path / "work")
+    Path(settings.INGEST_WORK_DIR).mkdir()
     item = upload(personas, sample_tarball(tmp_path))
     outcome = services.run_ingest(item.job.pk, token="t1")
     assert outcome.status == "done"
@@ -53,7 +56,7 @@ def test_it_ingests_a_real_sample_into_its_submission_version(personas, open_rou
     # Log copies are stored content-addressed; the job's temporary directory is gone.
     run = Run.objects.filter(result__submission=submission).first()
     assert run.log_name.endswith(f"{run.sha256}.txt")
-    assert not list(Path(settings.INGEST_WORK_DIR or "/tmp").glob(f"ingest-job-{job.pk}-*"))
+    assert not list(Path(settings.INGEST_WORK_DIR).glob(f"ingest-job-{job.pk}-*"))
 
 
 def test_it_does_nothing_on_a_second_delivery(personas, open_round, tmp_path):

@@ -25,6 +25,7 @@ from mlperf_check.rules.catalog import (
     ruleset_for_timestamp,
     ruleset_of_log_format,
 )
+from mlperf_check.rules.configs import get_official_rules, load_config, shipped_configs
 from mlperf_check.rules.rcp import evaluate_rcp
 from mlperf_check.runlog import analyze_run
 from mlperf_check.scoring import olympic_score, read_shipped_factor
@@ -272,6 +273,7 @@ def _analyze_runs(
     # Enough chunks to keep every worker busy, few enough that pickling `package` stays cheap.
     chunksize = max(1, min(8, len(contexts) // (4 * max(1, jobs))))
     if pool is not None and len(contexts) > 1:
+        _load_before_fork(contexts[0].ruleset)
         return pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=chunksize)
     return _analyze_here(package, contexts, jobs, chunksize)
 
@@ -282,8 +284,23 @@ def _analyze_here(package: Package, contexts: list[RunContext], jobs: int, chunk
         for context in contexts:
             yield _analyze_one(package, context)
         return
+    _load_before_fork(contexts[0].ruleset)
     with _process_pool(jobs) as own_pool:
         yield from own_pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=chunksize)
+
+
+def _load_before_fork(spec: RulesetSpec) -> None:
+    """What every log needs, loaded here before a pool forks its workers (at its first task):
+    they inherit it instead of each importing the run checkers and compiling the configs every
+    log starts with. The closed benchmark configs are loaded already (get_ruleset's quality
+    targets). Cached: once the workers run, this costs nothing."""
+    checkers_of_scope("run")
+    if spec.config_dir is None:
+        return
+    rules = get_official_rules(spec.version)
+    for name in (rules.entry, f"training_{spec.version}/closed_common.yaml", f"training_{spec.version}/open_common.yaml"):
+        if name in shipped_configs():
+            load_config(name)
 
 
 def _division_from_logs(result: BenchmarkResult) -> str:

@@ -14,15 +14,20 @@ Prints MB/s, files/s, peak RSS (max over the child processes) and the ratios.
 
 Whole-round mode (`--whole-rounds`, every training round of the corpus by default):
 
-    .venv/bin/python bench/ingest.py --whole-rounds [--rounds v0.5,v0.6,v0.7,v1.0,v3.0] [--jobs 2]
+    .venv/bin/python bench/ingest.py --whole-rounds [--rounds v0.5,v0.6,v0.7,v1.0,v3.0,v4.0] [--jobs 2]
+                                     [--repeat 5] [--baseline CHECKOUT]
     .venv/bin/python bench/ingest.py --whole-rounds --hpc [--rounds v1.0,v2.0]   # MLPerf HPC rounds
 
 per round, in the same run: the official package_checker + result_summarizer on a copy of every
 submitter folder (timed per folder; a folder where either exits non-zero is a crash), then
-`python -m mlperf_check <round> --format json --jobs N` once over a round folder holding copies of
-the folders where the official pair completed (the ratio compares the same folders), and once
-over the whole round. Peak RSS is the largest single process (wait4's ru_maxrss, which covers
-the pool's workers).
+`python -m mlperf_check <round> --format json --jobs N`, `--repeat` times (the median counts):
+over a round folder holding copies of the folders where the official pair completed (the ratio
+compares the same folders), over the largest of those folders alone (the submitter-folder
+ratio), and over the whole round. Peak RSS is the largest single process (wait4's ru_maxrss,
+which covers the pool's workers). With `--baseline`, the same runs of ours are made with the code
+of another checkout (e.g. a `git worktree` of the commit before a change), alternating with this
+one, so before and after share the machine's state. Both checkouts' bytecode is compiled first
+(`compileall`), as an installed package's is, and as the official package's is in the venv.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -140,8 +146,22 @@ def bench_import(round_dir: Path, round_slug: str, work: Path) -> Measure:
             subprocess.run([str(REPO / "scripts/services.sh"), "stop"], env=env, stdout=subprocess.DEVNULL)
 
 
-CORPUS_ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v3.0")
+CORPUS_ROUNDS = ("v0.5", "v0.6", "v0.7", "v1.0", "v3.0", "v4.0")
 HPC_CORPUS_ROUNDS = ("v1.0", "v2.0")
+
+
+@dataclass
+class Ours:
+    """Our runs of one input: the median wall time of `--repeat` runs, the largest peak RSS, the
+    failed runs."""
+
+    walls: list[float]
+    peak_rss_mb: float
+    failures: int
+
+    @property
+    def wall_s(self) -> float:
+        return statistics.median(self.walls)
 
 
 @dataclass
@@ -151,17 +171,38 @@ class RoundFigures:
     megabytes: float
     official: Measure  # over the folders where the official pair completes
     completed: list[str]
-    ours_same_folders: Measure | None  # None when the official pair completes on none
-    ours_whole_round: Measure
+    largest: str  # the largest completed submitter folder ("" when none completed)
+    largest_megabytes: float
+    official_largest: Measure | None
+    ours: dict[str, dict[str, Ours]]  # checkout label -> "same" / "largest" / "round" -> runs
 
 
-def bench_round(round_dir: Path, jobs: int, work: Path, usage: str = "training") -> RoundFigures:
+def ours_runs(checkouts: dict[str, Path], inputs: dict[str, tuple[Path, int]], ruleset: str, jobs: int,
+              repeat: int, work: Path) -> dict[str, dict[str, Ours]]:
+    """Each input checked `repeat` times by each checkout, alternating checkouts run by run."""
+    runs = {label: {name: Ours([], 0.0, 0) for name in inputs} for label in checkouts}
+    for _ in range(repeat):
+        for name, (path, submitters) in inputs.items():
+            for label, checkout in checkouts.items():
+                command = [PYTHON, "-m", "mlperf_check", "--format", "json", "--jobs", str(jobs), "--ruleset",
+                           ruleset, str(path)]
+                measure = checked_json(run(command, cwd=checkout, ok_codes=(0, 1), stdout=work / "out.json"),
+                                       work / "out.json", submitters)
+                ours = runs[label][name]
+                ours.walls.append(measure.wall_s)
+                ours.peak_rss_mb = max(ours.peak_rss_mb, measure.peak_rss_mb)
+                ours.failures += measure.failures
+    return runs
+
+
+def bench_round(round_dir: Path, checkouts: dict[str, Path], jobs: int, repeat: int, work: Path,
+                usage: str = "training") -> RoundFigures:
     """`usage` is the official tools' suite argument: "training" or "hpc" (ours: --ruleset hpc-X)."""
     ruleset = ".".join(round_dir.name.removeprefix("v").split(".")[:2]) + ".0"
     our_ruleset = f"hpc-{ruleset}" if usage == "hpc" else ruleset
     folders = round_submitter_folders(round_dir)
     official = Measure()
-    completed = []
+    per_folder: dict[str, Measure] = {}
     for folder in folders:
         copy = work / "official" / round_dir.name / folder.name
         shutil.copytree(folder, copy)
@@ -173,48 +214,66 @@ def bench_round(round_dir: Path, jobs: int, work: Path, usage: str = "training")
         )
         if checked.failures or summarized.failures:
             continue
-        official.add(checked)
-        official.add(summarized)
-        completed.append(folder.name)
-    ours_command = [PYTHON, "-m", "mlperf_check", "--format", "json", "--jobs", str(jobs), "--ruleset", our_ruleset]
-    same_folders = None
+        both = Measure()
+        both.add(checked)
+        both.add(summarized)
+        official.add(both)
+        per_folder[folder.name] = both
+    completed = list(per_folder)
+    inputs: dict[str, tuple[Path, int]] = {}
+    largest, largest_megabytes = "", 0.0
     if completed:
         subset = work / "ours" / round_dir.name
         for name in completed:
             shutil.copytree(round_dir / name, subset / name)
-        same_folders = checked_json(run([*ours_command, str(subset)], ok_codes=(0, 1), stdout=work / "out.json"),
-                                    work / "out.json", len(completed))
-    whole = checked_json(run([*ours_command, str(round_dir)], ok_codes=(0, 1), stdout=work / "out.json"),
-                         work / "out.json", len(folders))
+        inputs["same"] = (subset, len(completed))
+        largest_megabytes, largest = max((size_of(subset / name)[2], name) for name in completed)
+        inputs["largest"] = (subset / largest, 1)
+    inputs["round"] = (round_dir, len(folders))
     return RoundFigures(
-        round_dir.name, len(folders), size_of(round_dir)[2], official, completed, same_folders, whole
+        round_dir.name, len(folders), size_of(round_dir)[2], official, completed, largest, largest_megabytes,
+        per_folder.get(largest), ours_runs(checkouts, inputs, our_ruleset, jobs, repeat, work),
     )
 
 
 def checked_json(measure: Measure, output: Path, submitters: int) -> Measure:
     """A run of ours counts only when it printed one JSON report per submitter (exit status 1,
-    errors found, is also what a crash gives)."""
-    reports = [json.loads(line) for line in output.read_text().splitlines() if line.strip()]
+    errors found, is also what a crash gives; a single submitter folder prints one indented
+    document)."""
+    text = output.read_text()
+    reports = [json.loads(line) for line in text.splitlines() if line.strip()] if submitters > 1 else [json.loads(text)]
     if len(reports) != submitters or not all("submitter" in r for r in reports):
         measure.failures += 1
     return measure
 
 
-def print_rounds(figures: list[RoundFigures], jobs: int) -> None:
-    print(f"mlperf-check --format json --jobs {jobs} against package_checker + result_summarizer")
+def print_rounds(figures: list[RoundFigures], jobs: int, repeat: int) -> None:
+    print(f"mlperf-check --format json --jobs {jobs} (median of {repeat}) against package_checker + result_summarizer")
     print(
-        f"{'round':6} {'submitters':>10} {'MB':>6} {'official completes':>18} {'official s':>10} "
-        f"{'ours s (same)':>13} {'ratio':>7} {'ours s (round)':>14} {'ours peak RSS':>13}"
+        f"{'round':6} {'checkout':9} {'MB':>6} {'official completes':>18} {'official s':>10} {'ours s (same)':>13} "
+        f"{'ratio':>7} {'largest folder':>24} {'official s':>10} {'ours s':>7} {'ratio':>7} "
+        f"{'ours s (round)':>14} {'ours peak RSS':>13}"
     )
     for f in figures:
-        same = f.ours_same_folders
-        ratio = f"{f.official.wall_s / same.wall_s:6.1f}x" if same else "    n/a"
-        print(
-            f"{f.name:6} {f.submitters:10} {f.megabytes:6.1f} {len(f.completed):>8} of {f.submitters:<7} "
-            f"{f.official.wall_s:10.2f} {same.wall_s if same else float('nan'):13.2f} {ratio:>7} "
-            f"{f.ours_whole_round.wall_s:14.2f} {f.ours_whole_round.peak_rss_mb:10.0f} MB"
-            + (f"  (ours: {f.ours_whole_round.failures} bad exit)" if f.ours_whole_round.failures else "")
-        )
+        for label, ours in f.ours.items():
+            same, largest, whole = ours.get("same"), ours.get("largest"), ours["round"]
+            ratio = f"{f.official.wall_s / same.wall_s:6.1f}x" if same else "    n/a"
+            largest_ratio = f"{f.official_largest.wall_s / largest.wall_s:6.1f}x" if largest else "    n/a"
+            failures = sum(o.failures for o in ours.values())
+            print(
+                f"{f.name:6} {label:9} {f.megabytes:6.1f} {len(f.completed):>8} of {f.submitters:<7} "
+                f"{f.official.wall_s:10.2f} {same.wall_s if same else float('nan'):13.2f} {ratio:>7} "
+                f"{f'{f.largest} ({f.largest_megabytes:.1f} MB)' if f.largest else '-':>24} "
+                f"{f.official_largest.wall_s if f.official_largest else float('nan'):10.2f} "
+                f"{largest.wall_s if largest else float('nan'):7.2f} {largest_ratio:>7} "
+                f"{whole.wall_s:14.2f} {max(o.peak_rss_mb for o in ours.values()):10.0f} MB"
+                + (f"  (ours: {failures} bad runs)" if failures else "")
+            )
+
+
+def compile_bytecode(checkout: Path) -> None:
+    subprocess.run([PYTHON, "-m", "compileall", "-q", str(checkout / "mlperf_check")], check=True,
+                   stdout=subprocess.DEVNULL)
 
 
 def build_big_package(source: Path, work: Path, megabytes: int) -> tuple[Path, float]:
@@ -249,18 +308,27 @@ def main() -> None:
     parser.add_argument("--hpc", action="store_true", help="--whole-rounds on the MLPerf HPC rounds (corpus/hpc)")
     parser.add_argument("--corpus", default=str(REPO.parent / "shared/corpus"))
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--repeat", type=int, default=5, help="runs of ours per input, for --whole-rounds")
+    parser.add_argument("--baseline", help="another checkout whose code runs beside this one, for --whole-rounds")
     args = parser.parse_args()
     if args.whole_rounds:
-        usage = "hpc" if args.hpc else "training"
-        corpus = Path(args.corpus).resolve() / ("hpc" if args.hpc else "")
-        rounds = args.rounds or ",".join(HPC_CORPUS_ROUNDS if args.hpc else CORPUS_ROUNDS)
+        checkouts = {"this": REPO}
+        if args.baseline:
+            checkouts["baseline"] = Path(args.baseline).resolve()
+        for checkout in checkouts.values():
+            compile_bytecode(checkout)
         with tempfile.TemporaryDirectory(prefix="bench-rounds-") as tmp:
             figures = []
+            usage = "hpc" if args.hpc else "training"
+            corpus = Path(args.corpus).resolve() / ("hpc" if args.hpc else "")
+            rounds = args.rounds or ",".join(HPC_CORPUS_ROUNDS if args.hpc else CORPUS_ROUNDS)
             for name in rounds.split(","):
-                figures.append(bench_round(corpus / name, args.jobs, Path(tmp), usage))
-                print_rounds(figures[-1:], args.jobs)
+                figures.append(bench_round(corpus / name, checkouts, args.jobs, args.repeat, Path(tmp), usage))
+                print_rounds(figures[-1:], args.jobs, args.repeat)
+                print(f"official completes: {', '.join(figures[-1].completed) or 'none'}")
+                print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
         print()
-        print_rounds(figures, args.jobs)
+        print_rounds(figures, args.jobs, args.repeat)
         return
     round_dir = Path(args.round).resolve()
     folders = submitter_folders(round_dir)

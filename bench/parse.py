@@ -10,7 +10,8 @@ Reads every result_*.txt of the round into memory first (no disk in the figures)
 * ours, parse: mlperf_check.parsing.iter_record_blocks over the bytes, the lists of records
   (one per block read) discarded;
 * ours, parse + rules: the same blocks fed to a RuleSession of the official rules (as
-  mlperf_check.runlog does); rules = (parse + rules) - parse;
+  mlperf_check.runlog does); rules = (parse + rules) - parse. Both run each log with the cyclic
+  garbage collector paused, as analyze_run does (runlog.collector_paused);
 * official: mlp_parser.parse_file, then mlp_compliance's check_file (parse + rules), once.
 
 With `--lists`, ours are measured as the first version of this script did: every file parsed into
@@ -38,6 +39,7 @@ sys.path.insert(0, str(REPO))  # the project, ahead of bench/ (whose ingest.py w
 from mlperf_check.parsing import ParseStats, iter_record_blocks, iter_records  # noqa: E402
 from mlperf_check.rules.configs import get_official_rules  # noqa: E402
 from mlperf_check.rules.engine import RuleSession  # noqa: E402
+from mlperf_check.runlog import collector_paused  # noqa: E402
 
 
 def floor(logs: dict[Path, bytes]) -> None:
@@ -50,18 +52,20 @@ def floor(logs: dict[Path, bytes]) -> None:
 
 def parse_only(logs: dict[Path, bytes]) -> None:
     for path, data in logs.items():
-        for _ in iter_record_blocks(io.BytesIO(data), file=path.name, findings=[]):
-            pass
+        with collector_paused():
+            for _ in iter_record_blocks(io.BytesIO(data), file=path.name, findings=[]):
+                pass
 
 
 def parse_and_rules(logs: dict[Path, bytes], ruleset: str) -> None:
     rules = get_official_rules(ruleset)
     for path, data in logs.items():
-        stats = ParseStats()
-        session = RuleSession(rules, file=path.name, reopen=None, stats=stats)
-        for records in iter_record_blocks(io.BytesIO(data), file=path.name, findings=[], stats=stats):
-            session.feed_records(records)
-        session.finish()
+        with collector_paused():  # as analyze_run does per log
+            stats = ParseStats()
+            session = RuleSession(rules, file=path.name, reopen=None, stats=stats)
+            for records in iter_record_blocks(io.BytesIO(data), file=path.name, findings=[], stats=stats):
+                session.feed_records(records)
+            session.finish()
 
 
 def rules_over_lists(records: dict[Path, list], ruleset: str) -> None:

@@ -28,8 +28,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from mlperf_check.inference import cli as inference_cli
-from mlperf_check.inference import looks_like_inference
+from mlperf_check.inference.discovery import looks_like_inference
 from mlperf_check.output import (
     FORMATS,
     format_github,
@@ -107,6 +106,9 @@ def run(
     stderr: TextIO,
 ) -> int:
     if os.path.exists(path) and looks_like_inference(Path(path)):  # an inference folder, round or archive
+        # Imported only here: a training check does not need the inference pipeline.
+        from mlperf_check.inference import cli as inference_cli
+
         return inference_cli.run(
             path, round_version=ruleset, as_json=output_format == "json", stdout=stdout, stderr=stderr
         )

@@ -13,9 +13,7 @@ Training and MLPerf HPC packages go through the same steps; the layout (results/
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
-from contextlib import nullcontext
-from multiprocessing import get_context
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +22,7 @@ from mlperf_check.checkers.base import PackageContext, RunContext
 from mlperf_check.package import HPC, Package, discover_package, looks_like_submitter_folder
 from mlperf_check.parsing import ParseStats, iter_records
 from mlperf_check.power import score_energy
-from mlperf_check.report import ERROR, BenchmarkResult, Finding, PackageReport, RcpOutcome
+from mlperf_check.report import ERROR, BenchmarkResult, Finding, PackageReport, RcpOutcome, RunLog
 from mlperf_check.rules.catalog import (
     RulesetSpec,
     get_ruleset,
@@ -34,6 +32,7 @@ from mlperf_check.rules.catalog import (
     ruleset_for_timestamp,
     ruleset_of_log_format,
 )
+from mlperf_check.rules.configs import get_official_rules, load_config, shipped_configs
 from mlperf_check.rules.facts import HPC_PREFIX, is_hpc
 from mlperf_check.rules.rcp import evaluate_rcp
 from mlperf_check.runlog import analyze_run
@@ -41,6 +40,8 @@ from mlperf_check.scoring import olympic_score, read_shipped_factor, weak_scalin
 from mlperf_check.systems import load_system
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor, ProcessPoolExecutor
+
     from mlperf_check.safety import ArchiveLimits
 
 Progress = Callable[[str, int, int], None]
@@ -104,10 +105,22 @@ def check_round(
     folders: list[Path], *, ruleset: str | None = None, jobs: int = 1
 ) -> Iterator[tuple[Path, PackageReport]]:
     """Check submitter folders one after the other, their result files all analysed in ONE pool of
-    `jobs` processes (started once for the round, not once per submitter)."""
-    with _process_pool(jobs) if jobs > 1 else nullcontext() as pool:
+    `jobs` processes (started once for the round, not once per submitter). The result files of
+    the next folder are handed to the pool before this process scores the current one, so the
+    workers do not wait while it scores, runs the package checkers and prints the report."""
+    if jobs <= 1:
         for folder in folders:
-            yield folder, check_folder(folder, ruleset=ruleset, jobs=jobs, pool=pool)
+            yield folder, check_folder(folder, ruleset=ruleset)
+        return
+    with _process_pool(jobs) as pool:
+        started: _StartedCheck | None = None
+        for folder in folders:
+            following = _start_check(folder, ruleset=ruleset, waivers=frozenset(), jobs=jobs, pool=pool)
+            if started is not None:
+                yield started.root, _finish_check(started, _no_progress)
+            started = following
+        if started is not None:
+            yield started.root, _finish_check(started, _no_progress)
 
 
 def check_folder(
@@ -121,7 +134,32 @@ def check_folder(
 ) -> PackageReport:
     """`progress(stage, done, total)` is called after every result file ("parsing") and every
     package checker ("checking"), for a live status page."""
-    progress = progress or _no_progress
+    started = _start_check(root, ruleset=ruleset, waivers=waivers, jobs=jobs, pool=pool)
+    return _finish_check(started, progress or _no_progress)
+
+
+@dataclass
+class _StartedCheck:
+    """A folder whose layout and systems are read and whose result files are being analysed
+    (`runs` yields their RunLogs in order)."""
+
+    root: Path
+    package: Package
+    spec: RulesetSpec
+    waivers: frozenset[tuple[str, str, str]]
+    report: PackageReport
+    results: list[BenchmarkResult]  # one per result file, in the order of `runs`
+    runs: Iterator[RunLog]
+
+
+def _start_check(
+    root: Path,
+    *,
+    ruleset: str | None,
+    waivers: frozenset[tuple[str, str, str]],
+    jobs: int,
+    pool: Executor | None,
+) -> _StartedCheck:
     package, discovery_findings = discover_package(root)
     hpc_layout = package.layout == HPC
     ruleset_findings = []
@@ -190,9 +228,15 @@ def check_folder(
             )
             contexts.append((result, context))
     runs = _analyze_runs(package, [c for _, c in contexts], jobs, pool)
-    for done, ((result, _), run) in enumerate(zip(contexts, runs, strict=True), start=1):
+    return _StartedCheck(root, package, spec, waivers, report, [result for result, _ in contexts], runs)
+
+
+def _finish_check(started: _StartedCheck, progress: Progress) -> PackageReport:
+    """Collect the runs of a started check, score every result, run the package checkers."""
+    package, spec, waivers, report = started.package, started.spec, started.waivers, started.report
+    for done, (result, run) in enumerate(zip(started.results, started.runs, strict=True), start=1):
         result.runs.append(run)
-        progress("parsing", done, len(contexts))
+        progress("parsing", done, len(started.results))
     for bench_dir, result in zip(package.benchmark_dirs, report.results, strict=True):
         if not result.division:
             result.division = _division_from_logs(result)
@@ -243,26 +287,52 @@ def _no_progress(stage: str, done: int, total: int) -> None:
 
 
 def _process_pool(jobs: int) -> ProcessPoolExecutor:
+    # Imported here: a check in one process (a small folder, --jobs 1) does not pay ~10 ms for
+    # importing multiprocessing.
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
     return ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"))
 
 
-def _analyze_runs(package: Package, contexts: list[RunContext], jobs: int, pool: Executor | None):
-    """Every result file, in order. In `pool` when one is given; else, with jobs > 1 and enough
-    bytes to pay for starting processes, in a pool of forked workers of its own (the offline
-    command uses every core; the Celery worker and import_results, which run packages in
-    parallel already, keep jobs=1)."""
+def _analyze_runs(
+    package: Package, contexts: list[RunContext], jobs: int, pool: Executor | None
+) -> Iterator[RunLog]:
+    """Every result file, in order. In `pool` when one is given (handed to it at once, so it works
+    while the caller goes on); else, with jobs > 1 and enough bytes to pay for starting
+    processes, in a pool of forked workers of its own (the offline command uses every core; the
+    Celery worker and import_results, which run packages in parallel already, keep jobs=1)."""
     # Enough chunks to keep every worker busy, few enough that pickling `package` stays cheap.
     chunksize = max(1, min(8, len(contexts) // (4 * max(1, jobs))))
     if pool is not None and len(contexts) > 1:
-        yield from pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=chunksize)
-        return
+        _load_before_fork(contexts[0].ruleset)
+        return pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=chunksize)
+    return _analyze_here(package, contexts, jobs, chunksize)
+
+
+def _analyze_here(package: Package, contexts: list[RunContext], jobs: int, chunksize: int) -> Iterator[RunLog]:
     size = sum(package.size_of(context.file) for context in contexts) if jobs > 1 else 0
     if jobs <= 1 or len(contexts) < 2 or size < PARALLEL_MIN_BYTES:
         for context in contexts:
             yield _analyze_one(package, context)
         return
+    _load_before_fork(contexts[0].ruleset)
     with _process_pool(jobs) as own_pool:
         yield from own_pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=chunksize)
+
+
+def _load_before_fork(spec: RulesetSpec) -> None:
+    """What every log needs, loaded here before a pool forks its workers (at its first task):
+    they inherit it instead of each importing the run checkers and compiling the configs every
+    log starts with. The closed benchmark configs are loaded already (get_ruleset's quality
+    targets). Cached: once the workers run, this costs nothing."""
+    checkers_of_scope("run")
+    if spec.config_dir is None:
+        return
+    rules = get_official_rules(spec.version)
+    for name in (rules.entry, f"training_{spec.version}/closed_common.yaml", f"training_{spec.version}/open_common.yaml"):
+        if name in shipped_configs():
+            load_config(name)
 
 
 def _division_from_logs(result: BenchmarkResult) -> str:

@@ -17,29 +17,38 @@ from typing import NamedTuple
 class Registered(NamedTuple):
     version: int
     path: str  # "module.Class" of the checker; "" for a source of findings that is no checker class
+    # The class's `scope` ("run", "package", "inference"), written here so that a check imports
+    # only the checkers of its own scopes (a training run never imports the inference checkers).
+    scope: str = ""
 
 
 CHECKERS: dict[str, Registered] = {
     # The bytes of each log (mlperf_check.parsing, mlperf_check.runlog), before any checker.
     "parser": Registered(1, ""),
     # Package structure, before any log is read.
-    "layout": Registered(1, "mlperf_check.checkers.layout.LayoutChecker"),
-    "system_description": Registered(1, "mlperf_check.checkers.system_description.SystemDescriptionChecker"),
+    "layout": Registered(1, "mlperf_check.checkers.layout.LayoutChecker", "package"),
+    "system_description": Registered(
+        1, "mlperf_check.checkers.system_description.SystemDescriptionChecker", "package"
+    ),
     # Per run, fed during the single streaming pass over each log.
-    "compliance": Registered(1, "mlperf_check.checkers.compliance.ComplianceChecker"),
-    "timing": Registered(1, "mlperf_check.checkers.timing.TimingChecker"),
-    "consistency": Registered(1, "mlperf_check.checkers.consistency.ConsistencyChecker"),
+    "compliance": Registered(1, "mlperf_check.checkers.compliance.ComplianceChecker", "run"),
+    "timing": Registered(1, "mlperf_check.checkers.timing.TimingChecker", "run"),
+    "consistency": Registered(1, "mlperf_check.checkers.consistency.ConsistencyChecker", "run"),
     # Across the runs of a result folder, after parsing.
-    "duplicate_files": Registered(1, "mlperf_check.checkers.duplicate_files.DuplicateFilesChecker"),
-    "seeds": Registered(1, "mlperf_check.checkers.seeds.SeedChecker"),
-    "run_count": Registered(1, "mlperf_check.checkers.run_count.RunCountChecker"),
-    "rcp": Registered(1, "mlperf_check.checkers.rcp.RcpChecker"),
+    "duplicate_files": Registered(
+        1, "mlperf_check.checkers.duplicate_files.DuplicateFilesChecker", "package"
+    ),
+    "seeds": Registered(1, "mlperf_check.checkers.seeds.SeedChecker", "package"),
+    "run_count": Registered(1, "mlperf_check.checkers.run_count.RunCountChecker", "package"),
+    "rcp": Registered(1, "mlperf_check.checkers.rcp.RcpChecker", "package"),
     # Energy to train: each result folder's power/ measurements, checked and scored (mlperf_check.power).
     "power": Registered(1, ""),
     # HPC throughput: the figures of a weak-scaling folder (mlperf_check.scoring.weak_scaling_score).
     "weak_scaling": Registered(1, ""),
     # What the package ships to set its own score (scaling.json, package_checker_params).
-    "shipped_factors": Registered(1, "mlperf_check.checkers.shipped_factors.ShippedFactorsChecker"),
+    "shipped_factors": Registered(
+        1, "mlperf_check.checkers.shipped_factors.ShippedFactorsChecker", "package"
+    ),
     # The server's check that the uploading organisation is the package's (mlperf_check.checkers.uploader).
     "uploader": Registered(1, ""),
     # Inference: the folders found (mlperf_check.inference.discovery) and the bytes of each LoadGen
@@ -47,15 +56,29 @@ CHECKERS: dict[str, Registered] = {
     "inference_discovery": Registered(1, ""),
     "inference_parser": Registered(1, ""),
     # Inference: once per result folder, after its LoadGen logs are parsed (mlperf_check.inference).
-    "inference_layout": Registered(1, "mlperf_check.inference.checkers.layout.InferenceLayoutChecker"),
-    "inference_division": Registered(1, "mlperf_check.inference.checkers.division.InferenceDivisionChecker"),
-    "inference_performance": Registered(1, "mlperf_check.inference.checkers.performance.InferencePerformanceChecker"),
-    "inference_settings": Registered(1, "mlperf_check.inference.checkers.settings.InferenceSettingsChecker"),
-    "inference_accuracy": Registered(1, "mlperf_check.inference.checkers.accuracy.InferenceAccuracyChecker"),
-    "inference_compliance": Registered(1, "mlperf_check.inference.checkers.compliance.InferenceComplianceChecker"),
+    "inference_layout": Registered(
+        1, "mlperf_check.inference.checkers.layout.InferenceLayoutChecker", "inference"
+    ),
+    "inference_division": Registered(
+        1, "mlperf_check.inference.checkers.division.InferenceDivisionChecker", "inference"
+    ),
+    "inference_performance": Registered(
+        1, "mlperf_check.inference.checkers.performance.InferencePerformanceChecker", "inference"
+    ),
+    "inference_settings": Registered(
+        1, "mlperf_check.inference.checkers.settings.InferenceSettingsChecker", "inference"
+    ),
+    "inference_accuracy": Registered(
+        1, "mlperf_check.inference.checkers.accuracy.InferenceAccuracyChecker", "inference"
+    ),
+    "inference_compliance": Registered(
+        1, "mlperf_check.inference.checkers.compliance.InferenceComplianceChecker", "inference"
+    ),
     # Inference: reading the scenario metric of each result (mlperf_check.inference.pipeline).
     "inference_scoring": Registered(1, ""),
-    "inference_round_rules": Registered(1, "mlperf_check.inference.checkers.tables.InferenceRoundTablesChecker"),
+    "inference_round_rules": Registered(
+        1, "mlperf_check.inference.checkers.tables.InferenceRoundTablesChecker", "inference"
+    ),
 }
 
 
@@ -66,10 +89,20 @@ def checker_version(name: str) -> int:
 
 @cache
 def get_checker(name: str):
-    module, _, class_name = CHECKERS[name].path.rpartition(".")
-    return getattr(import_module(module), class_name)
+    registered = CHECKERS[name]
+    module, _, class_name = registered.path.rpartition(".")
+    cls = getattr(import_module(module), class_name)
+    if cls.scope != registered.scope:
+        raise TypeError(
+            f"checker {name!r}: registered with scope {registered.scope!r}, its class has {cls.scope!r}"
+        )
+    return cls
 
 
 def checkers_of_scope(scope: str) -> list:
-    classes = [get_checker(name) for name, registered in CHECKERS.items() if registered.path]
-    return [cls for cls in classes if cls.scope == scope]
+    """The checker classes of one scope, in registry order; imports only those."""
+    return [
+        get_checker(name)
+        for name, registered in CHECKERS.items()
+        if registered.path and registered.scope == scope
+    ]

@@ -280,3 +280,16 @@ def test_github_format_on_a_round_names_files_under_each_submitter_folder():
     )
     files = [line.split("file=", 1)[1].split(",", 1)[0] for line in annotations if "file=" in line]
     assert files and all(name.startswith(f"{round_folder}/") for name in files)
+
+
+def test_a_training_check_does_not_import_the_inference_pipeline_or_its_checkers():
+    # Every path is first asked whether it is inference (discovery only); the rest of the
+    # inference code costs ~30 ms of start-up that a training check does not need.
+    script = (
+        "import sys; from mlperf_check import cli; "
+        f"cli.main([{str(SAMPLE / 'training-v0.7/Inspur')!r}, '--json', '--jobs', '1'], stdout=open('/dev/null', 'w')); "
+        "print(sorted(m for m in sys.modules if m.startswith('mlperf_check.inference.')))"
+    )
+    completed = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.split() and "pipeline" not in completed.stdout and "checkers" not in completed.stdout

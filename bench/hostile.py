@@ -14,11 +14,17 @@ each REQUESTS times with CLIENTS concurrent clients, one after the other:
   worker refuses;
 * an oversized multi-part request (six 3 MiB file parts against a 16 MiB UPLOAD_MAX_BYTES: each
   part fits, the request does not). Status 0 in the answers: the server answered 413 and closed
-  the connection before the client had sent the whole body, which is the point.
+  the connection before the client had sent the whole body, which is the point;
+* the page of a running verification job whose log is 20 MB of `:::MLLOG` lines
+  (`/verify/jobs/<id>/?page=N`, pages all over the log), and its status poll (`status.json`, which
+  the page asks for every second). The setup appends that log as the worker does, in 256 KiB
+  slices through verify.services.append_output, and prints the median time of the last ten appends
+  against the first ten (constant-time appends: a ratio near 1).
 
 Meanwhile one client requests the round page in a loop (its p95 latency is printed per attack) and
 a sampler reads the resident memory (VmRSS) of every gunicorn and worker process from /proc. The
-target: peak RSS of each process under 300 MB, and the ordinary page keeps answering 200.
+target: peak RSS of each process under 300 MB, and the ordinary page keeps answering 200. `--only
+TEXT` runs only the attacks whose name holds TEXT, and skips the slow-body step.
 
 Then the slow-body attack: as many clients as gunicorn has workers each start an upload and send
 its body one byte every two seconds, for SLOW_SECONDS, while a probe asks for the round page every
@@ -77,6 +83,24 @@ org.members.add(user)
 token, _ = Token.objects.get_or_create(user=user)
 published = Round.objects.get(state="published")
 print(sha, token.key, published.slug, open_round.slug)
+
+import json, statistics, time
+from verify import services
+from verify.models import VerificationJob
+job = VerificationJob.objects.create(result=run.result, runs_requested=1, tolerance=0.05, state="running",
+                                     stage="running run 1")
+line = ':::MLLOG {"namespace": "", "time_ms": %d, "event_type": "POINT_IN_TIME", "key": "train_loss", '
+line += '"value": 0.4213, "metadata": {"file": "train.py", "lineno": 412, "epoch_num": 3, "step": %d}}\\n'
+from django.conf import settings
+text = "".join(line % (1700000000000 + n, n) for n in range(settings.VERIFY_MAX_LOG_CHARS // (len(line) + 16)))
+took = []
+for start in range(0, len(text), 256 * 1024):
+    begun = time.perf_counter()
+    services.append_output(job, text[start : start + 256 * 1024], [])
+    took.append(time.perf_counter() - begun)
+job.refresh_from_db()
+print(json.dumps({"job": job.pk, "pages": job.log_page(1).page_count, "chars": job.log_chars, "appends": len(took),
+                  "first_ms": 1000 * statistics.median(took[:10]), "last_ms": 1000 * statistics.median(took[-10:])}))
 """
 
 
@@ -326,6 +350,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--web-workers", type=int, default=4)
     parser.add_argument("--zip-entries", type=int, default=70_000)
+    parser.add_argument("--only", default="", help="run only the attacks whose name holds this; no slow bodies")
     options = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="bench-hostile-"))
@@ -333,9 +358,11 @@ def main() -> None:
     recreate_database(env)
     manage(env, "migrate", "--noinput", "-v0")
     manage(env, "import_results", "sample_data/training-v1.0/Fujitsu", "--round", "training-v1.0", "--publish")
-    sha, token, published, open_round = subprocess.run(
+    ids, job_log = subprocess.run(
         [PYTHON, "-c", SETUP], cwd=REPO, env=env, capture_output=True, text=True, check=True
-    ).stdout.split()
+    ).stdout.splitlines()[-2:]
+    sha, token, published, open_round = ids.split()
+    job_log = json.loads(job_log)
     bomb = zip64_bomb(work / "bomb.zip", options.zip_entries)
     oversized, oversized_type = multipart({"round": open_round}, [(f"file{n}", f"p{n}.tar", b"\0" * PART_BYTES) for n in range(6)])
     bomb_body, bomb_type = multipart({"round": open_round, "confirm_identical": "true"}, [("file", "bomb.zip", bomb)])
@@ -363,9 +390,12 @@ def main() -> None:
         p95, count, failures = ordinary.take()
         print(f"{options.requests} requests per attack, {options.clients} concurrent clients; gunicorn -w "
               f"{options.web_workers}, one Celery worker --concurrency 2; {os.cpu_count()} CPUs")
-        print(f"{'attack':34} {'answers':>16} {'s':>6} {'web peak MB':>12} {'(all)':>7} "
+        print(f"verification log: {job_log['chars']:,} characters in {job_log['appends']} appends; median append "
+              f"{job_log['first_ms']:.1f} ms (first ten) vs {job_log['last_ms']:.1f} ms (last ten): ratio "
+              f"{job_log['last_ms'] / job_log['first_ms']:.2f}")
+        print(f"{'attack':34} {'answers':>16} {'s':>6} {'largest KB':>11} {'web peak MB':>12} {'(all)':>7} "
               f"{'worker peak MB':>15} {'(all)':>7} {'page p95 ms':>12} {'page non-200':>13}")
-        print(f"{'(idle)':34} {'':>16} {'':>6} {sampler.peak_process['web']:12.0f} {sampler.peak_total['web']:7.0f} "
+        print(f"{'(idle)':34} {'':>16} {'':>6} {'':>11} {sampler.peak_process['web']:12.0f} {sampler.peak_total['web']:7.0f} "
               f"{sampler.peak_process['worker']:15.0f} {sampler.peak_total['worker']:7.0f} {p95:12.0f} "
               f"{failures:>6} of {count:<4}")
         pages = max(1, (20 * 1024 * 1024) // 2000)
@@ -375,24 +405,33 @@ def main() -> None:
                                                                {**auth, "Content-Type": bomb_type})),
             ("oversized multi-part request", lambda n: request(port, "POST", "/api/v1/submissions/", oversized,
                                                               {**auth, "Content-Type": oversized_type})),
+            ("verification job page, 20 MB log", lambda n: request(
+                port, "GET", f"/verify/jobs/{job_log['job']}/?page={1 + n * 7 % job_log['pages']}")),
+            ("verification job status poll", lambda n: request(port, "GET", f"/verify/jobs/{job_log['job']}/status.json")),
         ]
         for label, attack in attacks:
+            if options.only not in label:
+                continue
             sampler.reset()
             started = time.perf_counter()
             with ThreadPoolExecutor(options.clients) as pool:
-                statuses = list(pool.map(lambda n, attack=attack: attack(n)[0], range(options.requests)))
+                answered = list(pool.map(lambda n, attack=attack: attack(n), range(options.requests)))
+            statuses = [status for status, _ in answered]
+            largest = max((len(body) for _, body in answered), default=0) / 1024
             if "zip64" in label:
                 jobs = wait_for_jobs(env, timeout=600)
             elapsed = time.perf_counter() - started
             p95, count, failures = ordinary.take()
             answers = ",".join(f"{code}x{statuses.count(code)}" for code in sorted(set(statuses)))
-            print(f"{label:34} {answers:>16} {elapsed:6.1f} {sampler.peak_process['web']:12.0f} "
+            print(f"{label:34} {answers:>16} {elapsed:6.1f} {largest:11.1f} {sampler.peak_process['web']:12.0f} "
                   f"{sampler.peak_total['web']:7.0f} {sampler.peak_process['worker']:15.0f} "
                   f"{sampler.peak_total['worker']:7.0f} {p95:12.0f} {failures:>6} of {count:<4}")
             if "zip64" in label:
                 print(f"{'':34} jobs: {jobs}")
         print(json.dumps({"target": "each process under 300 MB; the ordinary page answers 200 throughout"}))
         ordinary.stopping.set()
+        if options.only:
+            return
         print(f"\nslow bodies: {options.web_workers} clients each sending an upload body one byte every 2 s for "
               f"{SLOW_SECONDS} s; the round page probed every second (5 s timeout)")
         ok, probes, fates = probe_during_slow_uploads(port, f"/rounds/{published}/", options.web_workers, auth)

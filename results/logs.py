@@ -41,7 +41,7 @@ def read_page(handle: BinaryIO, number: int) -> LogPage | None:
     while chunk := handle.read(CHUNK_BYTES):
         in_chunk = chunk.count(b"\n")
         if start is None and newlines + in_chunk >= skip:
-            start = size + _end_of_nth_newline(chunk, skip - newlines)
+            start = size + end_of_nth_newline(chunk, skip - newlines)
         newlines += in_chunk
         size += len(chunk)
         last_byte = chunk[-1:]
@@ -50,6 +50,14 @@ def read_page(handle: BinaryIO, number: int) -> LogPage | None:
     if number < 1 or number > page_count or start is None:
         return None
     handle.seek(start)
+    return page_at(handle, number, line_count)
+
+
+def page_at(handle: BinaryIO, number: int, line_count: int) -> LogPage:
+    """Page `number` of a log of `line_count` lines, read from `handle` open at the page's first
+    byte (a reader that knows where its pages start, as verification logs do, skips the scan)."""
+    page_count = page_of_line(line_count) if line_count else 1
+    skip = (number - 1) * LINES_PER_PAGE
     data = handle.read(PAGE_MAX_BYTES + 1)
     cut = len(data) > PAGE_MAX_BYTES
     raw_lines = data[:PAGE_MAX_BYTES].split(b"\n", LINES_PER_PAGE)
@@ -62,7 +70,7 @@ def read_page(handle: BinaryIO, number: int) -> LogPage | None:
     return LogPage(number, page_count, line_count, skip + 1, lines, cut)
 
 
-def _end_of_nth_newline(chunk: bytes, n: int) -> int:
+def end_of_nth_newline(chunk: bytes, n: int) -> int:
     """The offset just past the n-th newline of `chunk` (0 for n == 0), by bisection over
     bytes.count, so a chunk of a million newlines costs a few scans, not a million steps."""
     if n <= 0:

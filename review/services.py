@@ -557,10 +557,17 @@ def _notify_users(users, kind: str, message: str, link: str = "", key: str = "")
     if recipients:
         url = f"{settings.SITE_URL}{link}" if link else settings.SITE_URL
         # One mail per recipient: they need not see each other's addresses.
-        mails = [(f"[MLPerf results] {message[:80]}", f"{message}\n\n{url}\n", settings.DEFAULT_FROM_EMAIL, [to])
+        mails = [(f"[MLPerf results] {_one_line(message)[:80]}", f"{message}\n\n{url}\n", settings.DEFAULT_FROM_EMAIL, [to])
                  for to in recipients]
         transaction.on_commit(lambda: send_mass_mail(mails, fail_silently=True))
     return len(rows)
+
+
+def _one_line(text: str) -> str:
+    """`text` fit for a mail header: a line break there (a rule typed on two lines) would make
+    Django refuse the whole mail (BadHeaderError, dropped silently), so every run of whitespace or
+    other unprintable characters becomes one space; the body keeps the text as written."""
+    return " ".join("".join(char if char.isprintable() else " " for char in text).split())
 
 
 def _notify_members(organization: Organization, kind: str, message: str, link: str = "") -> int:

@@ -10,8 +10,8 @@ class VerificationJobAdmin(admin.ModelAdmin):
     list_display = ("pk", "result", "state", "outcome", "runs_done", "runs_requested", "created_at", "finished_at")
     list_filter = ("state", "outcome")
     search_fields = ("result__result_id",)
-    exclude = ("token_sha256", "log")
-    readonly_fields = [field.name for field in VerificationJob._meta.fields if field.name not in ("token_sha256", "log")]
+    exclude = ("token_sha256",)
+    readonly_fields = [field.name for field in VerificationJob._meta.fields if field.name != "token_sha256"]
 
     def has_add_permission(self, request):
         return False

@@ -8,9 +8,12 @@ subject "verification <id>").
 
 from __future__ import annotations
 
+import io
+
 from django.conf import settings
 from django.db import models
 
+from results import logs
 from results.models import Result
 
 from .constants import JobState, Outcome
@@ -42,7 +45,11 @@ class VerificationJob(models.Model):
     reruns = models.JSONField(default=list, blank=True, help_text="One entry per re-run (verify.reproduce.Rerun)")
     exit_code = models.IntegerField(null=True, blank=True)
     log_tail = models.TextField(blank=True)
-    log = models.TextField(blank=True, help_text="The whole output of every re-run (capped)")
+    # The output of every re-run (capped) is stored in VerificationLogChunk rows, one per append;
+    # these running totals make an append and a page of the log cost the same whatever its length.
+    log_chars = models.BigIntegerField(default=0)
+    log_newlines = models.BigIntegerField(default=0)
+    log_lines = models.BigIntegerField(default=0, help_text="Lines of the log, a last unfinished one included")
     log_truncated = models.BooleanField(default=False)
     gpu = models.JSONField(default=dict, blank=True, help_text='{"available": bool, "note": text}')
     telemetry = models.JSONField(default=list, blank=True, help_text="NVML samples (verify.telemetry)")
@@ -64,3 +71,47 @@ class VerificationJob(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.state == JobState.FINISHED
+
+    def log_page(self, number: int) -> logs.LogPage | None:
+        """Page `number` of the log as results.logs pages a stored log (same lines per page, same
+        byte cap), or None when the log has fewer pages. Reads only the chunks the page spans."""
+        page_count = logs.page_of_line(self.log_lines) if self.log_lines else 1
+        if not 1 <= number <= page_count:
+            return None
+        skip = (number - 1) * logs.LINES_PER_PAGE  # the page starts after this many newlines
+        chunks = self.log_chunks.all()
+        if skip == 0:
+            first = chunks.order_by("chars_before").first()
+        else:  # the chunk holding the skip-th newline: the last one that starts before it
+            first = chunks.filter(newlines_before__lt=skip).order_by("-newlines_before", "-chars_before").first()
+        data, newlines = bytearray(), 0
+        if first is not None:
+            head = first.text.encode()
+            data += head[logs.end_of_nth_newline(head, skip - first.newlines_before):]
+            newlines = data.count(b"\n")
+            later = chunks.filter(
+                chars_before__gt=first.chars_before,
+                chars_before__lte=first.chars_before + len(first.text) + logs.PAGE_MAX_BYTES,
+                newlines_before__lte=skip + logs.LINES_PER_PAGE,
+            ).order_by("chars_before").values_list("text", flat=True)
+            for text in later.iterator(chunk_size=16):
+                if len(data) > logs.PAGE_MAX_BYTES or newlines >= logs.LINES_PER_PAGE:
+                    break
+                encoded = text.encode()
+                data += encoded
+                newlines += encoded.count(b"\n")
+        return logs.page_at(io.BytesIO(data), number, self.log_lines)
+
+
+class VerificationLogChunk(models.Model):
+    """One append of a job's output, with where it starts in the whole log (characters and
+    newlines before it), so a page of the log is found by an indexed lookup, never a scan."""
+
+    job = models.ForeignKey(VerificationJob, on_delete=models.CASCADE, related_name="log_chunks")
+    chars_before = models.BigIntegerField()
+    newlines_before = models.BigIntegerField()
+    text = models.TextField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "chars_before"], name="verify_log_chunk_order")]
+        indexes = [models.Index(fields=["job", "newlines_before"], name="verify_log_chunk_line")]

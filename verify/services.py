@@ -22,8 +22,7 @@ from pathlib import Path
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q, Value
-from django.db.models.functions import Concat, Length
+from django.db.models import Q
 from django.utils import timezone
 
 from audit import events
@@ -33,7 +32,7 @@ from ingest.services import local_copy
 from results.models import Result, Submission, fitted
 
 from .constants import WORKER_OUTCOMES, JobState, Outcome
-from .models import VerificationJob
+from .models import VerificationJob, VerificationLogChunk
 from .task_names import GPU_QUEUE, RUN_JOB_TASK
 
 log = logging.getLogger(__name__)
@@ -306,19 +305,35 @@ def record_progress(job: VerificationJob, payload: dict) -> None:
 
 
 def append_output(job: VerificationJob, text: str, telemetry: list) -> None:
-    """Append a chunk of the runs' output (up to VERIFY_MAX_LOG_CHARS in all) and GPU samples."""
+    """Append a chunk of the runs' output (up to VERIFY_MAX_LOG_CHARS in all) and GPU samples.
+    The chunk is one new row and the job's running totals move on: the stored log is never read
+    or measured, so an append costs the same at the first line and at the millionth."""
     with transaction.atomic():
-        locked = VerificationJob.objects.select_for_update().only("state", "log_truncated", "telemetry").get(pk=job.pk)
+        locked = (
+            VerificationJob.objects.select_for_update()
+            .only("state", "log_truncated", "log_chars", "log_newlines", "telemetry")
+            .get(pk=job.pk)
+        )
         if locked.is_finished:
             raise JobClosed("the job has finished")
         fields = {"heartbeat_at": timezone.now()}
         if text and not locked.log_truncated:
-            length = VerificationJob.objects.filter(pk=job.pk).annotate(size=Length("log")).values_list("size", flat=True).get()
-            room = settings.VERIFY_MAX_LOG_CHARS - length
+            # PostgreSQL text holds neither NUL nor lone surrogates (JSON can carry both): one
+            # character for one, so the counts stay true.
+            text = text.replace("\x00", "\ufffd").encode("utf-8", "replace").decode("utf-8")
+            room = settings.VERIFY_MAX_LOG_CHARS - locked.log_chars
             if len(text) > room:
                 text = text[: max(room, 0)] + f"\n[log cut at {settings.VERIFY_MAX_LOG_CHARS} characters]\n"
                 fields["log_truncated"] = True
-            fields["log"] = Concat(F("log"), Value(text))
+            VerificationLogChunk.objects.create(
+                job_id=job.pk, chars_before=locked.log_chars, newlines_before=locked.log_newlines, text=text
+            )
+            newlines = locked.log_newlines + text.count("\n")
+            fields.update(
+                log_chars=locked.log_chars + len(text),
+                log_newlines=newlines,
+                log_lines=newlines + (0 if text.endswith("\n") else 1),
+            )
         if telemetry and len(locked.telemetry) < MAX_TELEMETRY_SAMPLES:
             samples = [sample for sample in telemetry if isinstance(sample, dict)]
             fields["telemetry"] = (locked.telemetry + samples)[:MAX_TELEMETRY_SAMPLES]

@@ -28,29 +28,41 @@ def _log_run_or_404(user, sha256: str) -> Run:
     return run
 
 
+def requested_page(request) -> int:
+    """The page a log page's query asks for: `?line=N` (the page holding line N) or `?page=N`."""
+    try:
+        line = int(request.GET.get("line", 0))
+        return logs.page_of_line(line) if line > 0 else int(request.GET.get("page", 1))
+    except ValueError:
+        raise Http404("page and line are numbers") from None
+
+
+def page_context(page: logs.LogPage, base: str) -> dict:
+    """What results/_log_pages.html and a log body need: the page's lines as HTML, one anchor per
+    line (#L123, numbered across pages), and the links to the pages either side of it."""
+    body = "".join(
+        f'<a class="ln" id="L{n}" href="#L{n}">{n}</a><span class="code">{escape(text)}</span>\n'
+        for n, text in enumerate(page.lines, start=page.first_line)
+    )
+    return {
+        "body": mark_safe(body), "page": page,
+        "previous_url": f"{base}?page={page.number - 1}" if page.number > 1 else "",
+        "next_url": f"{base}?page={page.number + 1}" if page.number < page.page_count else "",
+    }
+
+
 @cache_public_page
 def run_log(request, sha256: str):
     """One page of a stored log copy as HTML, one anchor per line (#L123, numbered across pages);
     `?line=N` opens the page holding line N. Memory stays bounded whatever the log (results/logs.py)."""
     run = _log_run_or_404(request.user, sha256)
-    try:
-        line = int(request.GET.get("line", 0))
-        number = logs.page_of_line(line) if line > 0 else int(request.GET.get("page", 1))
-    except ValueError:
-        raise Http404("page and line are numbers") from None
+    number = requested_page(request)
     with default_storage.open(run.log_name, "rb") as handle:
         page = logs.read_page(handle, number)
     if page is None:
         raise Http404("the log has no such page")
-    body = "".join(
-        f'<a class="ln" id="L{n}" href="#L{n}">{n}</a><span class="code">{escape(text)}</span>\n'
-        for n, text in enumerate(page.lines, start=page.first_line)
-    )
-    base = reverse("pages:log", args=[sha256])
     return render(request, "results/log.html", {
-        "run": run, "result": run.result, "body": mark_safe(body), "page": page,
-        "previous_url": f"{base}?page={page.number - 1}" if page.number > 1 else "",
-        "next_url": f"{base}?page={page.number + 1}" if page.number < page.page_count else "",
+        "run": run, "result": run.result, **page_context(page, reverse("pages:log", args=[sha256])),
         "start_url": log_line_url(sha256, run.run_start_line) if run.run_start_line else "",
         "stop_url": log_line_url(sha256, run.run_stop_line) if run.run_stop_line else "",
     })

@@ -6,11 +6,13 @@ from __future__ import annotations
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from audit.models import AuditEvent
 from pages import verification_charts as charts
 from pages.views.common import chart_response
+from pages.views.logs import page_context, requested_page
 from results.models import Result
 from verify import services
 from verify.models import VerificationJob
@@ -65,10 +67,16 @@ def job_charts(job: VerificationJob) -> list[charts.Chart]:
 
 
 def job_detail(request, pk: int):
+    """The job, its charts and one page of its log (`?page=N` or `?line=N`, as the stored log
+    pages): the page reads only the log chunks it shows, whatever the log's length."""
     job = _job_or_404(request.user, pk)
+    page = job.log_page(requested_page(request))
+    if page is None:
+        raise Http404("the log has no such page")
     built = job_charts(job)
     return render(request, "verify/job.html", {
         "job": job,
+        **page_context(page, reverse("pages:verify-job", args=[job.pk])),
         "events": AuditEvent.objects.visible_to(request.user).filter(subject=services.job_subject(job.pk)),
         "result": job.result,
         "charts": built[:2],
@@ -77,11 +85,17 @@ def job_detail(request, pk: int):
 
 
 def job_status(request, pk: int):
-    job = _job_or_404(request.user, pk)
-    return JsonResponse({
-        "state": job.state, "stage": job.stage, "runs_done": job.runs_done, "runs": job.runs_requested,
-        "outcome": job.outcome, "message": job.message, "log_chars": len(job.log),
-    })
+    """What the running job's page polls every second: its state and counters, a few hundred
+    bytes read from one row (never the log, the re-runs or the telemetry)."""
+    status = (
+        VerificationJob.objects.visible_to(request.user).filter(pk=pk)
+        .values("state", "stage", "runs_done", "runs_requested", "outcome", "log_chars", "log_lines")
+        .first()
+    )
+    if status is None:
+        raise Http404("no such verification")
+    status["runs"] = status.pop("runs_requested")
+    return JsonResponse(status)
 
 
 def job_chart(request, pk: int, chart: str, fmt: str):

@@ -228,6 +228,20 @@ def test_the_accused_hear_of_objections_by_inbox_and_mail_after_commit(world, dj
     assert f"/review/objections/{item.pk}/" in mail.outbox[0].body
 
 
+def test_a_rule_with_line_breaks_still_sends_the_mail_with_a_one_line_subject(world, django_capture_on_commit_callbacks):
+    rule = "closed division:\r\nBcc: everyone@example.com\n\thyperparameters\x1b\u2028differ"
+    with django_capture_on_commit_callbacks(execute=True):
+        objection(world, rule=rule)
+    assert sorted(m.to[0] for m in mail.outbox) == ["ar@alpha.example", "owner@alpha.example", "teammate@alpha.example"]
+    for sent in mail.outbox:
+        sent.message()  # builds the headers, as the SMTP backend does: no BadHeaderError
+        subject = sent.subject
+        assert subject.startswith("[MLPerf results] An objection was filed against ")
+        assert subject.isprintable() and ": closed division: Bcc: every" in subject
+        assert sent.recipients() == [sent.to[0]]  # the rule's "Bcc:" stays text
+        assert rule in sent.body  # the whole rule, as written, in the body
+
+
 def test_a_rolled_back_change_sends_nothing(world, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         with pytest.raises(RuntimeError), transaction.atomic():

@@ -17,7 +17,7 @@ from verify import services
 from verify.constants import JobState, Outcome
 from verify.models import VerificationJob
 from verify.tests.processes import running_gpu_worker
-from verify.tests.world import ENDLESS, FAILING, MEMORY, NETWORK, verifiable_result
+from verify.tests.world import ENDLESS, FAILING, MEMORY, NETWORK, stored_log, verifiable_result
 
 pytestmark = [
     pytest.mark.worker,
@@ -60,11 +60,11 @@ def no_sandbox_left() -> bool:
 def test_the_tiny_benchmark_reproduces(gpu_queue, personas, tmp_path):
     result = verifiable_result(personas, tmp_path)
     job = verify_and_wait(personas, result, runs=3)
-    assert job.outcome == Outcome.REPRODUCED, (job.message, job.log[-2000:], gpu_queue.text()[-3000:])
+    assert job.outcome == Outcome.REPRODUCED, (job.message, stored_log(job)[-2000:], gpu_queue.text()[-3000:])
     assert len(job.reruns) == 3 and all(rerun["reached_target"] for rerun in job.reruns)
     assert job.rerun_minutes is not None and abs(job.rerun_minutes - job.claimed_minutes) / job.claimed_minutes <= 10.0
     assert "vs claimed" in job.message
-    assert job.log.count(":::MLLOG") > 3 * 40 and "eval_accuracy" in job.log
+    assert stored_log(job).count(":::MLLOG") > 3 * 40 and "eval_accuracy" in stored_log(job)
     assert job.gpu["available"] is False and "NVML" in job.gpu["note"]
     assert job.token_sha256 == ""  # the token expired with the job
     events = AuditEvent.objects.filter(subject=f"verification {job.pk}").order_by("created_at", "pk")
@@ -93,21 +93,21 @@ def test_an_endless_run_times_out(gpu_queue, personas, tmp_path, settings):
     settings.VERIFY_RUN_WALL_SECONDS = 3
     job = verify_and_wait(personas, verifiable_result(personas, tmp_path, run_script=ENDLESS), runs=1)
     assert job.outcome == Outcome.TIMED_OUT, job.message
-    assert "3 s limit" in job.message and "spinning" in job.log
+    assert "3 s limit" in job.message and "spinning" in stored_log(job)
     assert no_sandbox_left()
 
 
 def test_a_network_attempt_is_a_sandbox_violation(gpu_queue, personas, tmp_path):
     job = verify_and_wait(personas, verifiable_result(personas, tmp_path, run_script=NETWORK), runs=1)
     assert job.outcome == Outcome.SANDBOX_VIOLATION, job.message
-    assert "network" in job.message and "calling home" in job.log
+    assert "network" in job.message and "calling home" in stored_log(job)
 
 
 def test_memory_beyond_the_limit_is_out_of_memory(gpu_queue, personas, tmp_path, settings):
     settings.VERIFY_MEMORY_BYTES = 1536 * 1024**2  # under the 4 GiB the script allocates
     job = verify_and_wait(personas, verifiable_result(personas, tmp_path, run_script=MEMORY), runs=1)
     assert job.outcome == Outcome.OUT_OF_MEMORY, job.message
-    assert "allocating" in job.log
+    assert "allocating" in stored_log(job)
 
 
 def test_a_worker_side_error_fails_the_job_and_says_why(personas, tmp_path, live_server, monkeypatch):
@@ -142,7 +142,7 @@ def test_a_run_flooding_its_output_is_cut_and_does_not_reproduce(personas, tmp_p
     outcome = worker.run_job(job.pk, tokens[job.pk], worker.WorkerConfig(api_url=live_server.url, data_dir=data))
     job.refresh_from_db()
     assert outcome == Outcome.NOT_REPRODUCED == job.outcome
-    assert "[output cut at 5000 bytes]" in job.log and len(job.log) < 6000
+    assert "[output cut at 5000 bytes]" in stored_log(job) and len(stored_log(job)) < 6000
     assert "did not reach the quality target" in job.message
 
 
@@ -163,7 +163,7 @@ def test_a_fake_package_is_caught_by_what_the_worker_measured(gpu_queue, persona
     # off. (No honest run is judged with this slack: the default is 2 s.)
     settings.VERIFY_TIMING_SLACK_SECONDS = 0.1
     job = verify_and_wait(personas, verifiable_result(personas, tmp_path, fake=fake, claim_factor=claim_factor), runs=1)
-    assert job.outcome == Outcome.NOT_REPRODUCED, (job.message, job.log[-2000:])
+    assert job.outcome == Outcome.NOT_REPRODUCED, (job.message, stored_log(job)[-2000:])
     assert "contradict what the worker measured" in job.message and why in job.message, job.message
     (rerun,) = job.reruns
     assert rerun["violations"] and rerun["how"]["minutes"].startswith("the worker's clock")

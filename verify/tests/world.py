@@ -87,3 +87,8 @@ def verifiable_result(personas, tmp: Path, *, run_script: str | None = None, fak
                            run_stop_status="success", compliant=True,
                            eval_curve=[[epoch, value, 0, minutes] for epoch, value, minutes in run.eval_curve])
     return result
+
+
+def stored_log(job) -> str:
+    """The whole stored log of `job`, its chunks joined (tests only: the pages read it page by page)."""
+    return "".join(job.log_chunks.order_by("chars_before").values_list("text", flat=True))

@@ -100,3 +100,13 @@ def test_a_benchmark_without_energy_has_no_energy_column(client, sample_data):
                  "--jobs", "1", stdout=io.StringIO())
     page = client.get("/rounds/training-v3.0/resnet/").content.decode()
     assert "Energy (MJ)" not in page and 'id="chart-energy"' not in page
+
+
+def test_the_api_gives_the_hpc_figures_and_energy(client, hpc, energy):
+    weak = client.get("/api/v1/results/", {"round": "hpc-v1.0", "scaling": "weak"}).json()["results"]
+    assert [(r["result_id"], r["number_of_models"], r["instance_scale"], r["models_per_minute"]) for r in weak] == [
+        ("1.0-0004", 6, 512, 6 / 7.9394)]
+    assert weak[0]["metric_unit"] == "models/min" and weak[0]["score_minutes"] is None
+    (resnet,) = client.get("/api/v1/results/", {"round": "training-v4.0", "system_id": "1xSMC-H100-SXM-80GB"}).json()[
+        "results"]
+    assert resnet["energy_joules"] == 5520377.467398339

@@ -176,18 +176,26 @@ def batch_size(points: list[dict], benchmark: str, unit: str) -> Chart:
     return Chart("batch-size", "Batch size", figure, columns, [{k: p.get(k) for k in columns} for p in rows])
 
 
+def _mark_frontiers(rows: list[dict], cost: str, value: str) -> list[str]:
+    """Each division's Pareto frontier, marked as `on_frontier` on `rows`: the rows no other row of
+    the division beats on `value` (lower is better) for as much `cost` or less. Sorts `rows` by
+    division, cost and value; returns the divisions, closed first."""
+    divisions = sorted({p["division"] for p in rows}, key=lambda d: (d != "closed", d))
+    for division in divisions:
+        best_so_far = math.inf
+        for p in sorted((p for p in rows if p["division"] == division), key=lambda p: (p[cost], p[value])):
+            p["on_frontier"] = p[value] < best_so_far
+            best_so_far = min(best_so_far, p[value])
+    rows.sort(key=lambda p: (divisions.index(p["division"]), p[cost], p[value]))
+    return divisions
+
+
 def pareto(points: list[dict], benchmark: str) -> Chart:
     """Time to train against accelerator count, per division, with each division's Pareto frontier:
     the results no other result of the division beats with as many accelerators or fewer."""
     rows = [dict(p) for p in points
             if common.number(p.get("minutes")) and p["minutes"] > 0 and (p.get("accelerators") or 0) > 0]
-    divisions = sorted({p["division"] for p in rows}, key=lambda d: (d != "closed", d))
-    for division in divisions:
-        best_so_far = math.inf
-        for p in sorted((p for p in rows if p["division"] == division), key=lambda p: (p["accelerators"], p["minutes"])):
-            p["on_frontier"] = p["minutes"] < best_so_far
-            best_so_far = min(best_so_far, p["minutes"])
-    rows.sort(key=lambda p: (divisions.index(p["division"]), p["accelerators"], p["minutes"]))
+    divisions = _mark_frontiers(rows, "accelerators", "minutes")
     traces = []
     for index, division in enumerate(divisions):
         mine = [p for p in rows if p["division"] == division]
@@ -222,13 +230,7 @@ def energy(points: list[dict], benchmark: str) -> Chart:
     """Energy to train against time to train (training v4.0+, HPC), one trace per division, with
     each division's Pareto frontier: the results no other result beats on both time and energy."""
     rows = [dict(p) for p in points if common.number(p.get("minutes")) and common.number(p.get("energy"))]
-    divisions = sorted({p["division"] for p in rows}, key=lambda d: (d != "closed", d))
-    for division in divisions:
-        least_energy = math.inf
-        for p in sorted((p for p in rows if p["division"] == division), key=lambda p: (p["minutes"], p["energy"])):
-            p["on_frontier"] = p["energy"] < least_energy
-            least_energy = min(least_energy, p["energy"])
-    rows.sort(key=lambda p: (divisions.index(p["division"]), p["minutes"], p["energy"]))
+    divisions = _mark_frontiers(rows, "minutes", "energy")
     for p in rows:
         p["megajoules"] = round(p["energy"] / 1e6, 6)
     traces = []

@@ -320,6 +320,7 @@ def run_ingest(job_id: int, *, token: str) -> IngestOutcome:
 def _unpack_and_check(job_id: int, token: str, workdir: Path):
     from mlperf_check.checkers.uploader import check_uploader
     from mlperf_check.pipeline import PackageError, check_folder
+    from mlperf_check.rules.facts import is_hpc
     from mlperf_check.safety import ArchiveLimits, UnsafeArchive, extract_archive
 
     upload = Upload.objects.select_related("round", "organization").get(job__pk=job_id)
@@ -352,6 +353,13 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
         )
     except PackageError as exc:
         raise SubmitterError(str(exc)) from exc
+    if is_hpc(report.ruleset) != (upload.round.suite == Suite.HPC):
+        # The checker reads a bare round version as the HPC ruleset of an HPC package: the
+        # round's suite, not the package, says what may be stored in it.
+        layout = "an MLPerf HPC package (results/<system>/{strong,weak}/<benchmark>/)" if is_hpc(report.ruleset) \
+            else "a training package (results/<system>/<benchmark>/)"
+        raise SubmitterError(f"{upload.original_name} is {layout}; {upload.round.slug} is a "
+                             f"{upload.round.get_suite_display()} round: upload it to a round of its suite")
     organization = upload.organization
     check_uploader(report, organization.name, [organization.slug, *organization.aliases])
     _advance(job_id, token, state=JobState.CHECKING, stage="storing results and findings")

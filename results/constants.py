@@ -4,6 +4,14 @@ from django.db import models
 class Suite(models.TextChoices):
     TRAINING = "training", "Training"
     INFERENCE = "inference", "Inference"
+    HPC = "hpc", "HPC"
+
+
+class Scaling(models.TextChoices):
+    """MLPerf HPC's two scores of a benchmark on a system; training and inference results have none ("")."""
+
+    STRONG = "strong", "Time to solution (strong scaling)"
+    WEAK = "weak", "Throughput (weak scaling)"
 
 
 class RoundState(models.TextChoices):

@@ -3,7 +3,7 @@
 A Round holds Benchmarks. An Organization makes one Submission per round and version; every
 System, Result, Run and Finding hangs from the Submission version that produced it, so a new
 upload never overwrites an earlier version. Results keep a citable `result_id` (`1.0-0042`)
-that is reused whenever the same (organization, system, benchmark) is imported again.
+that is reused whenever the same (organization, system, benchmark, scaling) is imported again.
 
 Writers live in results/services.py; read rules (visibility) in results/querysets.py.
 """
@@ -28,6 +28,7 @@ from .constants import (
     ResultStatus,
     RoundState,
     RunStatus,
+    Scaling,
     Scenario,
     Severity,
     Suite,
@@ -232,13 +233,33 @@ class Result(models.Model):
         blank=True,
         help_text="Latency percentiles and bound, query counts, duration, LoadGen settings, accuracy and target",
     )
+    # MLPerf HPC: strong scaling is scored like training (score_minutes: time to solution); weak
+    # scaling by the three figures the official summarizer prints, and models per minute, ours.
+    scaling = models.CharField(max_length=8, choices=Scaling.choices, blank=True, help_text="HPC only")
+    number_of_models = models.PositiveIntegerField(null=True, blank=True, help_text="HPC weak scaling")
+    instance_scale = models.PositiveIntegerField(
+        null=True, blank=True, help_text="HPC weak scaling: nodes x accelerators per node of one model"
+    )
+    time_to_train_all_minutes = models.FloatField(
+        null=True, blank=True, help_text="HPC weak scaling: first run_start to last run_stop"
+    )
+    models_per_minute = models.FloatField(
+        null=True, blank=True, help_text="HPC weak scaling, DERIVED: number_of_models / time_to_train_all (not official)"
+    )
+    # Energy to train (training v4.0+, HPC), where the result folder has power measurements.
+    energy_joules = models.FloatField(
+        null=True, blank=True, help_text="The official summarizer's Energy: olympic mean x the score's factor"
+    )
+    energy_mean_joules = models.FloatField(null=True, blank=True, help_text="The mean before the factor")
+    energy_note = models.CharField(max_length=255, blank=True, help_text="Why there is no energy")
 
     objects = ResultQuerySet.as_manager()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["submission", "system", "benchmark", "scenario"], name="result_unique_per_submission"
+                fields=["submission", "system", "benchmark", "scenario", "scaling"],
+                name="result_unique_per_submission",
             )
         ]
         ordering = ["benchmark__name", "score_minutes"]
@@ -272,6 +293,8 @@ class Run(models.Model):
     eval_curve = models.JSONField(default=list, blank=True, help_text="[[epoch or samples, value, line, minutes since run_start], ...]")
     run_start_line = models.PositiveIntegerField(null=True, blank=True)
     run_stop_line = models.PositiveIntegerField(null=True, blank=True)
+    energy_joules = models.FloatField(null=True, blank=True, help_text="Energy to train of the run (power/)")
+    power_folder = models.CharField(max_length=512, blank=True, help_text="power/<run> in the package")
 
     objects = RunQuerySet.as_manager()
 

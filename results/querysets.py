@@ -16,7 +16,7 @@ from audit.roles import is_privileged
 
 from .constants import ResultStatus, RoundState
 
-ROUND_SLUG = re.compile(r"^(training|inference)-v?(\d+\.\d+)$")
+ROUND_SLUG = re.compile(r"^(training|inference|hpc)-v?(\d+\.\d+)$")
 
 
 class RoundSlugError(ValueError):

@@ -62,7 +62,8 @@ class ResultFilter(django_filters.FilterSet):
     class Meta:
         model = Result
         fields = ["round", "benchmark", "organization", "system_id", "result_id", "division", "availability",
-                  "deployment", "accelerator", "accelerators_min", "accelerators_max", "rcp_status", "minutes_max"]
+                  "deployment", "accelerator", "accelerators_min", "accelerators_max", "rcp_status", "minutes_max",
+                  "scaling"]
 
     def by_round(self, queryset, name, value):
         return filter_round_slug(queryset, "submission__round__", value)

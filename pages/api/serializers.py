@@ -57,7 +57,9 @@ class ResultSerializer(serializers.ModelSerializer):
                   "score_minutes", "mean_minutes", "scaling_factor", "factor_source", "computed_score_minutes",
                   "computed_scaling_factor", "shipped_scaling_factor", "score_note", "dropped_runs", "rcp_status",
                   "rcp", "global_batch_size", "converge_mean", "folder", "url",
-                  "scenario", "metric_value", "metric_unit", "metric_direction", "valid", "inference"]
+                  "scenario", "metric_value", "metric_unit", "metric_direction", "valid", "inference",
+                  "scaling", "number_of_models", "instance_scale", "time_to_train_all_minutes", "models_per_minute",
+                  "energy_joules", "energy_mean_joules", "energy_note"]
 
     def get_system(self, result) -> dict:
         system = result.system
@@ -78,7 +80,8 @@ class RunSerializer(serializers.ModelSerializer):
         model = Run
         fields = ["id", "result_id", "file", "sha256", "time_to_train_minutes", "run_stop_status", "compliant",
                   "scoring", "scoring_reason", "seed", "global_batch_size", "epochs_to_target", "samples_to_target",
-                  "hyperparameters", "eval_curve", "run_start_line", "run_stop_line", "log_url"]
+                  "hyperparameters", "eval_curve", "run_start_line", "run_stop_line", "energy_joules", "power_folder",
+                  "log_url"]
 
     def get_log_url(self, run) -> str | None:
         return f"/logs/{run.sha256}/" if run.log_name else None

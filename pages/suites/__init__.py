@@ -22,12 +22,14 @@ from types import ModuleType
 
 from results.constants import Suite
 
+from .hpc import views as hpc
 from .inference import views as inference
 from .training import views as training
 
 SUITES: dict[str, ModuleType] = {
     Suite.TRAINING: training,
     Suite.INFERENCE: inference,
+    Suite.HPC: hpc,
 }
 
 

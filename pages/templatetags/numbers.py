@@ -24,3 +24,15 @@ def format_quantity(value, unit: str = "") -> str:
 @register.filter
 def quantity(value, unit: str = ""):
     return format_quantity(value, unit)
+
+
+@register.filter
+def megajoules(joules) -> str:
+    """Energy in joules shown in MJ, three decimals ("1.793")."""
+    return "" if joules is None else f"{joules / 1e6:.3f}"
+
+
+@register.filter
+def kilojoules(joules) -> str:
+    """Energy in joules shown in kJ, one decimal."""
+    return "" if joules is None else f"{joules / 1e3:.1f}"

@@ -16,11 +16,12 @@ from ..querysets import parse_round_slug
 
 
 def ensure_round(slug: str) -> Round:
-    """Get or create the round and its benchmarks from the ruleset catalog."""
+    """Get or create the round and its benchmarks from the ruleset catalog (training and HPC)."""
     suite, version = parse_round_slug(slug)
     if suite == Suite.INFERENCE:
         return ensure_inference_round(version)
-    spec = get_ruleset(version)
+    # An HPC round's rules are the package's hpc_* rulesets ("hpc-1.0" -> "hpc-1.0.0").
+    spec = get_ruleset(f"hpc-{version}" if suite == Suite.HPC else version)
     with transaction.atomic():
         round_, _ = Round.objects.get_or_create(
             # An imported round takes results at once (a chair's round starts as a draft).

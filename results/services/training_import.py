@@ -1,7 +1,8 @@
 """Training import: `import_report` turns a PackageReport (mlperf_check/report.py) into rows for
 one organization's submission, in one transaction. It is idempotent: the same content imported
 twice changes nothing, changed content becomes a new version, and citable result ids (`1.0-0042`)
-are kept for every (system, benchmark) seen before."""
+are kept for every (system, benchmark, scaling) seen before. HPC packages are stored here too;
+their scores are hpc_import's."""
 
 import hashlib
 
@@ -10,11 +11,12 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
-from mlperf_check.report import PackageReport, RunLog
+from mlperf_check.report import BenchmarkResult, PackageReport, RunEnergy, RunLog
 
 from ..constants import FactorSource, MetricDirection
 from ..models import Finding, Result, Round, Run, Submission, System, Waiver, fitted
 from .factors import apply_factor_decisions, record_published_factors
+from .hpc_import import hpc_score_fields
 from .versions import (
     ImportOutcome,
     VersionAlreadyWritten,
@@ -31,7 +33,7 @@ from .versions import (
 LOG_STORAGE_PREFIX = "logs"
 # Part of every submission digest: bump it when what the import derives from a report changes
 # (a new stored field, another eval-curve layout), so that re-importing unchanged files rewrites them.
-IMPORT_FORMAT = 3
+IMPORT_FORMAT = 4
 
 def report_digest(report: PackageReport) -> str:
     """A digest of what the import stores: the ruleset, every system file and every result file."""
@@ -42,6 +44,9 @@ def report_digest(report: PackageReport) -> str:
     for result in sorted(report.results, key=lambda r: r.folder):
         for run in result.runs:
             digest.update(f"\0run\0{run.file}\0{run.sha256}".encode())
+        if result.energy is not None:
+            # Energies come from the power/ files beside the result files.
+            digest.update(repr((result.energy.energy, [(e.file, e.energy) for e in result.energy.runs])).encode())
     findings = sorted((f.code, f.file, f.line or 0, f.message) for f in report.all_findings())
     digest.update(repr(findings).encode())
     return digest.hexdigest()
@@ -99,7 +104,7 @@ def write_report(report: PackageReport, *, submission: Submission, store_logs=No
     """Write the systems, results, runs and findings of one new submission version from a report.
 
     A version is written once (VersionAlreadyWritten otherwise). Result ids already given to the
-    same organization's (system, benchmark) in this round, in any version, are reused. Runs
+    same organization's (system, benchmark, scaling) in this round, in any version, are reused. Runs
     inside the caller's transaction, or opens one.
     """
     with transaction.atomic():
@@ -107,12 +112,12 @@ def write_report(report: PackageReport, *, submission: Submission, store_logs=No
         if locked.written_at is not None:
             raise VersionAlreadyWritten(f"{submission} was written at {locked.written_at:%Y-%m-%d %H:%M:%S}")
         known_ids = {
-            (system_id, bench): result_id
-            for system_id, bench, result_id in Result.objects.filter(
+            (system_id, bench, scaling): result_id
+            for system_id, bench, scaling, result_id in Result.objects.filter(
                 submission__round=submission.round, submission__organization=submission.organization
             )
             .order_by("submission__version")
-            .values_list("system__system_id", "benchmark__name", "result_id")
+            .values_list("system__system_id", "benchmark__name", "scaling", "result_id")
         }
         submission.ruleset_version = report.ruleset
         if not submission.size_bytes:
@@ -167,8 +172,9 @@ def _write_rows(report, submission, known_ids, store_logs, outcome: ImportOutcom
             for run in result_report.runs:
                 findings.extend(finding_rows(run.findings, submission))
             continue
-        result_id = known_ids.get((result_report.system_id, result_report.benchmark)) or next_result_id(round_)
-        result = Result.objects.create(
+        identity = (result_report.system_id, result_report.benchmark, result_report.scaling)
+        result_id = known_ids.get(identity) or next_result_id(round_)
+        fields = dict(
             submission=submission,
             system=system,
             benchmark=benchmark,
@@ -191,15 +197,40 @@ def _write_rows(report, submission, known_ids, store_logs, outcome: ImportOutcom
             metric_value=result_report.score_minutes,
             metric_unit="minutes",
             metric_direction=MetricDirection.LOWER,
+            **_energy_fields(result_report),
         )
+        if result_report.scaling:
+            fields.update(hpc_score_fields(result_report))
+        result = Result.objects.create(**fields)
         outcome.results += 1
         findings.extend(finding_rows(result_report.findings, submission, result=result))
         scoring = {s.file: s for s in result_report.run_scores}
+        energies = {e.file: e for e in result_report.energy.runs} if result_report.energy else {}
         for run_report in result_report.runs:
-            run = Run.objects.create(result=result, **_run_fields(run_report, scoring, store_logs))
+            run = Run.objects.create(
+                result=result, **_run_fields(run_report, scoring, store_logs), **_run_energy(energies.get(run_report.file))
+            )
             outcome.runs += 1
             findings.extend(finding_rows(run_report.findings, submission, result=result, run=run))
     Finding.objects.bulk_create(findings, batch_size=1000)
+
+
+def _energy_fields(result: BenchmarkResult) -> dict:
+    """Energy to train, where the folder has power measurements (training v4.0+, HPC)."""
+    energy = result.energy
+    if energy is None:
+        return {}
+    return {
+        "energy_joules": energy.energy,
+        "energy_mean_joules": energy.mean,
+        "energy_note": fitted(Result, "energy_note", energy.note),
+    }
+
+
+def _run_energy(energy: RunEnergy | None) -> dict:
+    if energy is None:
+        return {}
+    return {"energy_joules": energy.energy, "power_folder": fitted(Run, "power_folder", energy.power_folder)}
 
 
 def _run_fields(run: RunLog, scoring, store_logs) -> dict:

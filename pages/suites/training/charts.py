@@ -77,7 +77,7 @@ def _system_hover(point: dict) -> str:
             f"<br>{common.text(point['result_id'])}")
 
 
-def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator") -> Chart:
+def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator", minutes_axis: str = MINUTES_AXIS) -> Chart:
     """Time to train against accelerator count (log-log), one trace per accelerator model or
     submitter, with an ideal-scaling guide from the smallest-scale entry. Within a system family
     (division, submitter, accelerator, framework) seen at several scales: speedup and efficiency
@@ -130,7 +130,7 @@ def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator") 
         "layout": common.layout(
             f"{benchmark}: scaling with accelerator count",
             xaxis=common.axis("Accelerators (log scale)", log=True),
-            yaxis=common.axis(MINUTES_AXIS, log=True),
+            yaxis=common.axis(minutes_axis, log=True),
         ),
     }
     columns = ["result_id", "division", "submitter", "system", "accelerator", "framework", "accelerators", "minutes",
@@ -176,18 +176,26 @@ def batch_size(points: list[dict], benchmark: str, unit: str) -> Chart:
     return Chart("batch-size", "Batch size", figure, columns, [{k: p.get(k) for k in columns} for p in rows])
 
 
+def _mark_frontiers(rows: list[dict], cost: str, value: str) -> list[str]:
+    """Each division's Pareto frontier, marked as `on_frontier` on `rows`: the rows no other row of
+    the division beats on `value` (lower is better) for as much `cost` or less. Sorts `rows` by
+    division, cost and value; returns the divisions, closed first."""
+    divisions = sorted({p["division"] for p in rows}, key=lambda d: (d != "closed", d))
+    for division in divisions:
+        best_so_far = math.inf
+        for p in sorted((p for p in rows if p["division"] == division), key=lambda p: (p[cost], p[value])):
+            p["on_frontier"] = p[value] < best_so_far
+            best_so_far = min(best_so_far, p[value])
+    rows.sort(key=lambda p: (divisions.index(p["division"]), p[cost], p[value]))
+    return divisions
+
+
 def pareto(points: list[dict], benchmark: str) -> Chart:
     """Time to train against accelerator count, per division, with each division's Pareto frontier:
     the results no other result of the division beats with as many accelerators or fewer."""
     rows = [dict(p) for p in points
             if common.number(p.get("minutes")) and p["minutes"] > 0 and (p.get("accelerators") or 0) > 0]
-    divisions = sorted({p["division"] for p in rows}, key=lambda d: (d != "closed", d))
-    for division in divisions:
-        best_so_far = math.inf
-        for p in sorted((p for p in rows if p["division"] == division), key=lambda p: (p["accelerators"], p["minutes"])):
-            p["on_frontier"] = p["minutes"] < best_so_far
-            best_so_far = min(best_so_far, p["minutes"])
-    rows.sort(key=lambda p: (divisions.index(p["division"]), p["accelerators"], p["minutes"]))
+    divisions = _mark_frontiers(rows, "accelerators", "minutes")
     traces = []
     for index, division in enumerate(divisions):
         mine = [p for p in rows if p["division"] == division]
@@ -216,6 +224,42 @@ def pareto(points: list[dict], benchmark: str) -> Chart:
     }
     columns = ["result_id", "division", "submitter", "system", "accelerator", "accelerators", "minutes", "on_frontier"]
     return Chart("pareto", "Pareto frontier", figure, columns, [{k: p.get(k) for k in columns} for p in rows])
+
+
+def energy(points: list[dict], benchmark: str) -> Chart:
+    """Energy to train against time to train (training v4.0+, HPC), one trace per division, with
+    each division's Pareto frontier: the results no other result beats on both time and energy."""
+    rows = [dict(p) for p in points if common.number(p.get("minutes")) and common.number(p.get("energy"))]
+    divisions = _mark_frontiers(rows, "minutes", "energy")
+    for p in rows:
+        p["megajoules"] = round(p["energy"] / 1e6, 6)
+    traces = []
+    for index, division in enumerate(divisions):
+        mine = [p for p in rows if p["division"] == division]
+        frontier = [p for p in mine if p["on_frontier"]]
+        colour = common.colour(index)
+        label = f"{common.text(division or 'unknown')} division"
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": label, "legendgroup": label,
+            "x": [p["minutes"] for p in mine], "y": [p["megajoules"] for p in mine],
+            "text": [_system_hover(p) for p in mine], "customdata": [p["result_id"] for p in mine],
+            "hovertemplate": "%{text}<br>%{x:.2f} min, %{y:.3f} MJ<extra></extra>",
+            "marker": {"color": colour, "size": 9, "opacity": 0.7},
+        })
+        traces.append({
+            "type": "scatter", "mode": "lines", "name": f"{label}: frontier", "legendgroup": label,
+            "x": [p["minutes"] for p in frontier], "y": [p["megajoules"] for p in frontier], "hoverinfo": "skip",
+            "line": {"color": colour, "shape": "hv", "width": 1.5, "dash": "dot"},
+        })
+    figure = {
+        "data": traces,
+        "layout": common.layout(f"{common.text(benchmark)}: energy against time to train",
+                                xaxis=common.axis(MINUTES_AXIS, log=True),
+                                yaxis=common.axis("Energy to train (MJ, log)", log=True)),
+    }
+    columns = ["result_id", "division", "submitter", "system", "accelerator", "accelerators", "minutes", "energy",
+               "megajoules", "on_frontier"]
+    return Chart("energy", "Energy to train", figure, columns, [{k: p.get(k) for k in columns} for p in rows])
 
 
 def _epochs_are_degenerate(runs: list[dict]) -> bool:

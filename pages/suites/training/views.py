@@ -67,6 +67,7 @@ def _point(result: Result) -> dict:
         "batch_size": result.global_batch_size,
         "converge": result.converge_mean,
         "rcp_status": result.get_rcp_status_display(),
+        "energy": result.energy_joules,
     }
 
 
@@ -80,12 +81,15 @@ def _benchmark_points(user, round_: Round, benchmark: Benchmark) -> list[dict]:
 
 def _benchmark_charts(points: list[dict], benchmark: Benchmark, colour_by: str) -> list[Chart]:
     unit = convergence_unit(benchmark.name)
-    return [
+    built = [
         charts.time_to_train(points, benchmark.name, category_order=[label for _, label in CATEGORIES]),
         charts.scaling(points, benchmark.name, colour_by=colour_by),
         charts.batch_size(points, benchmark.name, unit=unit),
         charts.pareto(points, benchmark.name),
     ]
+    if any(p["energy"] is not None for p in points):
+        built.append(charts.energy(points, benchmark.name))
+    return built
 
 
 def _run_label(run: Run) -> str:
@@ -239,6 +243,7 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
         "targets": benchmark.quality_targets,
         "unit": convergence_unit(benchmark.name),
         "draws_charts": draws(built),
+        "energy_chart": built[4] if len(built) > 4 else None,
     }
     return render(request, "results/benchmark.html", context)
 
@@ -289,6 +294,7 @@ def result_page(request, result: Result):
         "unit": unit,
         "official": official_links(result.submission, result.system.system_id),
         "review": review,
+        "has_energy": any(run.energy_joules is not None for run in runs),
     }
     return render(request, "results/result.html", context)
 

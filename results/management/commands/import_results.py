@@ -25,7 +25,7 @@ from mlperf_check.inference import InferencePackageError, check_inference_packag
 from mlperf_check.inference.discovery import find_submitters, read_system_descriptions
 from mlperf_check.package import looks_like_submitter_folder
 from mlperf_check.pipeline import PackageError, check_package
-from mlperf_check.rules.catalog import ROUND_PUBLISHED
+from mlperf_check.rules.catalog import HPC_ROUND_PUBLISHED, ROUND_PUBLISHED
 from results.constants import Suite
 from results.querysets import RoundSlugError
 from results.services.factors import DecisionRefused
@@ -50,7 +50,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("path")
-        parser.add_argument("--round", required=True, help="e.g. training-v1.0")
+        parser.add_argument("--round", required=True, help="e.g. training-v1.0, hpc-v1.0")
         parser.add_argument("--publish", action="store_true", help="publish the round and the imported results")
         parser.add_argument(
             "--published-at", type=date.fromisoformat, metavar="YYYY-MM-DD",
@@ -123,8 +123,9 @@ class Command(BaseCommand):
                 progress.update()
         progress.close()
         if publish:
-            # The training ruleset catalog knows the rounds' press-release dates.
-            publish_round(round_, published_at=_midnight(published_at or ROUND_PUBLISHED.get(round_.version)))
+            # The ruleset catalog knows the training and HPC rounds' press-release dates.
+            dates = HPC_ROUND_PUBLISHED if round_.suite == Suite.HPC else ROUND_PUBLISHED
+            publish_round(round_, published_at=_midnight(published_at or dates.get(round_.version)))
         if failures:
             raise CommandError(f"{failures} submitter folder(s) could not be imported")
 

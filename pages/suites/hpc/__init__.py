@@ -1,0 +1,1 @@
+"""MLPerf HPC pages (strong and weak scaling)."""

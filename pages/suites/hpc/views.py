@@ -1,0 +1,97 @@
+"""MLPerf HPC pages: the round's leaderboards per benchmark for both scores (time to solution,
+strong scaling; throughput, weak scaling), a benchmark's leaderboards with its scaling,
+throughput and energy charts, and a result page (the training one, which shows the weak-scaling
+figures and energy). The suite interface is documented in pages/suites/__init__.py."""
+
+from __future__ import annotations
+
+from django.http import Http404, JsonResponse
+from django.shortcuts import render
+
+from pages.charts import Chart
+from pages.suites.training import charts as training_charts
+from pages.suites.training import views as training
+from pages.views.common import chart_response, csv_response, draws
+from results.constants import Scaling
+from results.models import Benchmark, Result, Round
+
+from . import charts
+from .tables import export_rows, hpc_points, leaderboards
+
+
+def _chosen(points: list[dict], query) -> list[dict]:
+    """The points of ?benchmark= and ?scaling= where given (the CSV beside each leaderboard)."""
+    benchmark, scaling = query.get("benchmark", ""), query.get("scaling", "")
+    return [p for p in points if (not benchmark or p["benchmark"] == benchmark)
+            and (scaling not in Scaling.values or p["scaling"] == scaling)]
+
+
+def _benchmark_charts(points: list[dict], benchmark: Benchmark) -> list[Chart]:
+    strong = [p for p in points if p["scaling"] == Scaling.STRONG]
+    built = [
+        training_charts.scaling(strong, benchmark.name, minutes_axis=charts.MINUTES_TO_SOLUTION_AXIS),
+        charts.throughput([p for p in points if p["scaling"] == Scaling.WEAK], benchmark.name),
+    ]
+    if any(p["energy"] is not None for p in strong):
+        built.append(training_charts.energy(strong, benchmark.name))
+    return built
+
+
+def round_page(request, round_: Round):
+    points = hpc_points(request.user, round_)
+    context = {
+        "round": round_,
+        "boards": leaderboards(points),
+        "benchmark_rows": round_.benchmarks.order_by("name"),
+        "result_count": len(points),
+    }
+    return render(request, "results/hpc_round.html", context)
+
+
+def round_export(request, round_: Round, fmt: str):
+    columns, rows = export_rows(_chosen(hpc_points(request.user, round_), request.GET))
+    if fmt == "csv":
+        return csv_response(columns, rows, f"{round_.slug}-results.csv")
+    return JsonResponse({"round": round_.slug, "columns": columns, "rows": rows})
+
+
+def round_chart(request, round_: Round, chart: str, fmt: str):
+    raise Http404("no such chart")  # an HPC round's charts are on its benchmarks' pages
+
+
+def summary_rows(round_: Round, user=None, query=None, factors: str | None = None) -> tuple[list[str], list[dict]]:
+    """One row per result, per benchmark and score, in leaderboard order (models per minute is
+    derived, and named so)."""
+    return export_rows(hpc_points(user, round_))
+
+
+def benchmark_page(request, round_: Round, benchmark: Benchmark):
+    points = hpc_points(request.user, round_, benchmark.name)
+    (board,) = leaderboards(points) or [{"strong": [], "weak": [], "has_energy": False}]
+    built = _benchmark_charts(points, benchmark)
+    families = [p for p in built[0].rows if p["speedup"] is not None]
+    context = {
+        "round": round_,
+        "benchmark": benchmark,
+        "board": board,
+        "charts": built,
+        "energy_chart": built[2] if len(built) > 2 else None,
+        "draws_charts": draws(built),
+        "scaling_families": sorted(families, key=lambda p: (p["submitter"], p["accelerator"], p["accelerators"])),
+    }
+    return render(request, "results/hpc_benchmark.html", context)
+
+
+def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fmt: str):
+    for built in _benchmark_charts(hpc_points(request.user, round_, benchmark.name), benchmark):
+        if built.name == chart:
+            return chart_response(built, fmt, f"{round_.slug}-{benchmark.name}")
+    raise Http404("no such chart")
+
+
+def result_page(request, result: Result):
+    return training.result_page(request, result)
+
+
+def result_chart(request, result: Result, chart: str, fmt: str):
+    return training.result_chart(request, result, chart, fmt)

@@ -506,9 +506,9 @@ def check_borrowings(submission: Submission) -> list[BorrowingDeclaration]:
 
 def borrowing_mismatches(declaration: BorrowingDeclaration, resubmitted: Result):
     lender = declaration.lender_result
-    may_differ = batch_dependent(rule["key"] for rule in declaration.benchmark.closed_hyperparameter_rules)
-    may_differ |= {"global_batch_size"}
-    mismatches = compare_hyperparameters(_logged(resubmitted), _logged(lender), frozenset(may_differ))
+    closed_keys = frozenset(rule["key"] for rule in declaration.benchmark.closed_hyperparameter_rules)
+    may_differ = batch_dependent(closed_keys) | {"global_batch_size"}
+    mismatches = compare_hyperparameters(_logged(resubmitted), _logged(lender), may_differ, closed_keys)
     previous = Result.objects.filter(
         submission=declaration.base_submission, result_id=declaration.result_id
     ).select_related("system").first()

@@ -2,7 +2,9 @@
 
 Public means: the round is published and the submission version is published. Members of the
 submitting organization see their own unpublished submissions; reviewers and chairs (staff or
-the `reviewers` / `chairs` groups) see everything.
+the `reviewers` / `chairs` groups) see everything. Peer review: from the submission deadline to
+publication, members of every organization that submitted to a round see every submission of
+that round (results, logs, systems, findings; the review record has its own rules in review/).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from django.db import models
 from django.db.models import Q
 
 PRIVILEGED_GROUPS = ("reviewers", "chairs")
+# The round states between the submission deadline and publication.
+PEER_REVIEW_STATES = ("review", "final")
 ROUND_SLUG = re.compile(r"^(training|inference)-v?(\d+\.\d+)$")
 
 
@@ -36,6 +40,24 @@ def is_privileged(user) -> bool:
     return user.groups.filter(name__in=PRIVILEGED_GROUPS).exists()
 
 
+def peer_review_rounds(user, now=None):
+    """The rounds whose every submission `user` may read as a peer: in review or final, past the
+    submission deadline (a round moved to review without one is past it), and with an ingested
+    submission of one of the user's organizations. Empty for anonymous users."""
+    from django.utils import timezone
+
+    from .models import Round, Submission
+
+    if user is None or not user.is_authenticated:
+        return Round.objects.none()
+    now = now or timezone.now()
+    submitted = Submission.objects.filter(organization__members=user, written_at__isnull=False).values("round")
+    return Round.objects.filter(
+        Q(submission_deadline__isnull=True) | Q(submission_deadline__lte=now),
+        state__in=PEER_REVIEW_STATES, pk__in=submitted,
+    )
+
+
 def submission_visibility(user, prefix: str = "", result_status: str = "") -> Q | None:
     """A Q over Submission fields (reached through `prefix`), or None when the user sees everything.
     `result_status` names a Result.status field to check too: withdrawn and removed results are
@@ -46,7 +68,11 @@ def submission_visibility(user, prefix: str = "", result_status: str = "") -> Q 
     if result_status:
         public &= Q(**{result_status: "active"})
     if user is not None and user.is_authenticated:
-        return public | Q(**{f"{prefix}organization__members": user})
+        return (
+            public
+            | Q(**{f"{prefix}organization__members": user})
+            | Q(**{f"{prefix}round__in": peer_review_rounds(user).values("pk")})
+        )
     return public
 
 

@@ -19,3 +19,15 @@ class BorrowingState(models.TextChoices):
     CHECKED = "checked", "Resubmission checked"
     APPROVED = "approved", "Approved"
     REJECTED = "rejected", "Rejected"
+
+
+# The review record's outcomes the public sees once a round is published (review/models.py):
+# publication, withdrawals, and decisions that change a score, with their reason. Objections,
+# borrowing and who reviewed stay confidential.
+PUBLIC_EVENT_KINDS = (
+    "round.published", "version.published", "version.switched", "result.withdrawn",
+    "factor.accepted", "factor.rejected", "finding.waived",
+    "verification.started", "verification.code_sent", "verification.finished",
+)
+# An objection.resolved event is public with one of these outcomes (they change the tables).
+SCORE_CHANGING_OUTCOMES = (ObjectionOutcome.MOVED_TO_OPEN.value, ObjectionOutcome.REMOVED.value)

@@ -10,7 +10,13 @@ from django.utils import timezone
 from results.constants import Severity
 from results.models import Benchmark, Organization, Result, Round, Run, Submission, System
 
-from .constants import BorrowingState, ObjectionOutcome, ObjectionState
+from .constants import (
+    PUBLIC_EVENT_KINDS,
+    SCORE_CHANGING_OUTCOMES,
+    BorrowingState,
+    ObjectionOutcome,
+    ObjectionState,
+)
 
 
 class AppendOnly(Exception):
@@ -26,15 +32,19 @@ class AuditEventQuerySet(models.QuerySet):
 
     def visible_to(self, user):
         """Reviewers and chairs see every event; members see their organizations' events; once a
-        round is published everyone sees its round-wide events, the events of its published
-        versions, and the whole history of each public result (earlier versions included)."""
+        round is published everyone sees the outcomes (PUBLIC_EVENT_KINDS) of its round, of its
+        published versions and of each public result (earlier versions included), never the rest
+        of the review record."""
         from results.models import Result
         from results.querysets import is_privileged
 
         if is_privileged(user):
             return self
         public_results = Result.objects.visible_to(None).values("result_id")
-        public = models.Q(round__state="published") & (
+        outcomes = models.Q(kind__in=PUBLIC_EVENT_KINDS) | models.Q(
+            kind="objection.resolved", data__outcome__in=SCORE_CHANGING_OUTCOMES
+        )
+        public = models.Q(round__state="published") & outcomes & (
             models.Q(organization__isnull=True)
             | models.Q(submission__is_published=True)
             | models.Q(result_id__gt="", result_id__in=public_results)
@@ -42,6 +52,21 @@ class AuditEventQuerySet(models.QuerySet):
         if user is not None and user.is_authenticated:
             public |= models.Q(organization__members=user)
         return self.filter(public).distinct()
+
+    def with_shown_actor(self, user):
+        """Each event's `shown_actor`: who acted, for reviewers and chairs and on the events of the
+        viewer's own organizations; "" elsewhere (the public never learns reviewers' names)."""
+        from results.models import Organization
+        from results.querysets import is_privileged
+
+        if is_privileged(user):
+            return self.annotate(shown_actor=models.F("actor_name"))
+        if user is None or not user.is_authenticated:
+            return self.annotate(shown_actor=models.Value(""))
+        own = Organization.objects.filter(pk=models.OuterRef("organization"), members=user)
+        return self.annotate(shown_actor=models.Case(
+            models.When(models.Exists(own), then=models.F("actor_name")), default=models.Value(""),
+        ))
 
 
 class AuditEvent(models.Model):
@@ -83,32 +108,30 @@ class AuditEvent(models.Model):
 
 class ObjectionQuerySet(models.QuerySet):
     def visible_to(self, user):
-        """Reviewers and chairs see all; the accused and the filing organization see theirs; the
-        public sees objections against published versions after publication."""
+        """Reviewers and chairs see all; the accused and the filing organization see theirs. The
+        public never reads an objection, before or after publication: it sees the outcomes that
+        change a table (AuditEvent.visible_to)."""
         from results.querysets import is_privileged
 
         if is_privileged(user):
             return self
-        rule = models.Q(round__state="published", result__submission__is_published=True)
-        if user is not None and user.is_authenticated:
-            rule |= (
-                models.Q(organization__members=user) | models.Q(filed_for__members=user) | models.Q(filed_by=user)
-            )
+        if user is None or not user.is_authenticated:
+            return self.none()
+        rule = models.Q(organization__members=user) | models.Q(filed_for__members=user) | models.Q(filed_by=user)
         return self.filter(rule).distinct()
 
 
 class BorrowingQuerySet(models.QuerySet):
     def visible_to(self, user):
-        """Reviewers and chairs see all; the borrower sees its own; the public sees approved
-        borrowings of published versions after publication."""
+        """Reviewers and chairs see all; the borrower sees its own (its mismatches only through
+        review.services.may_read_mismatches). Borrowing details are never public."""
         from results.querysets import is_privileged
 
         if is_privileged(user):
             return self
-        rule = models.Q(round__state="published", checked_submission__is_published=True, state="approved")
-        if user is not None and user.is_authenticated:
-            rule |= models.Q(organization__members=user)
-        return self.filter(rule).distinct()
+        if user is None or not user.is_authenticated:
+            return self.none()
+        return self.filter(organization__members=user).distinct()
 
 
 class ReviewerAssignment(models.Model):

@@ -82,6 +82,13 @@ def member_of(user, organization: Organization | None) -> bool:
     return organization.members.filter(pk=user.pk).exists()
 
 
+def may_read_mismatches(user, declaration: BorrowingDeclaration) -> bool:
+    """A borrowing check's mismatches hold the lender's unpublished values: reviewers and chairs
+    read them while the round is unpublished; the borrower and, after publication, everyone
+    see the decision only."""
+    return is_reviewer(user) and not declaration.round.is_published
+
+
 def _require_chair(actor, doing: str) -> None:
     if not is_chair(actor):
         raise ReviewRefused(f"only a chair may {doing}")
@@ -496,7 +503,7 @@ def check_borrowings(submission: Submission) -> list[BorrowingDeclaration]:
             record_event("borrowing.checked", submission=submission, result_id=declaration.result_id,
                          subject=declaration.subject,
                          reason=f"{len(mismatches)} mismatch(es)" if mismatches else "passed",
-                         data={"mismatches": declaration.mismatches})
+                         data={"mismatch_count": len(mismatches)})
             _notify_users(_reviewers_of(declaration.round, declaration.organization), "borrowing.checked",
                           f"{declaration} was checked: {len(mismatches)} mismatch(es).",
                           link=f"/review/results/{declaration.round.slug}/{declaration.result_id}/")

@@ -119,6 +119,8 @@ def result_review(request, result_id: str):
         BorrowingDeclaration.objects.visible_to(user).filter(round=round_, result_id=result_id)
         .select_related("lender_result__submission__organization", "declared_by", "decided_by")
     )
+    for borrowing in borrowings:
+        borrowing.mismatches_readable = services.may_read_mismatches(user, borrowing)
     member = services.member_of(user, organization)
     reviewer = services.is_reviewer(user) and not member
     in_review = round_.state == RoundState.REVIEW
@@ -133,7 +135,8 @@ def result_review(request, result_id: str):
         "borrowings": borrowings,
         "waivers": Waiver.objects.filter(round=round_, organization=organization, system_id=result.system.system_id,
                                          benchmark=result.benchmark.name),
-        "events": AuditEvent.objects.visible_to(user).filter(round=round_, result_id=result_id).order_by("created_at"),
+        "events": AuditEvent.objects.visible_to(user).with_shown_actor(user)
+        .filter(round=round_, result_id=result_id).order_by("created_at"),
         "can_object": in_review and user.is_authenticated and not member and (
             reviewer or Organization.objects.filter(members=user).exists()),
         "can_answer": member,

@@ -40,8 +40,8 @@ def test_queue_persona(world):
         seen[who] = {rid for rid in (alpha, beta) if rid in page}
     assert seen == {
         "anonymous": 302,  # to the login page
-        "owner": {alpha},
-        "outsider": {beta},
+        "owner": {alpha, beta},  # peer review: every submitter reads the round's submissions
+        "outsider": {alpha, beta},
         "reviewer": {alpha, beta},
         "alpha_reviewer": {alpha, beta},
         "chair": {alpha, beta},
@@ -61,7 +61,7 @@ def test_queue_filters(world):
 def test_result_review_page_persona(world):
     url = f"/review/results/{world['alpha_result'].result_id}/"
     assert statuses(world, url) == {
-        "anonymous": 404, "owner": 200, "outsider": 404, "reviewer": 200, "alpha_reviewer": 200, "chair": 200,
+        "anonymous": 404, "owner": 200, "outsider": 200, "reviewer": 200, "alpha_reviewer": 200, "chair": 200,
     }
 
 
@@ -78,7 +78,7 @@ def test_diff_page_persona_and_content(world):
     make_result(system, "resnet", minutes=25.0, result_id=alpha.result_id, runs=4)
     url = f"/review/results/{alpha.result_id}/diff/?old=1&new=2"
     assert statuses(world, url) == {
-        "anonymous": 404, "owner": 200, "outsider": 404, "reviewer": 200, "alpha_reviewer": 200, "chair": 200,
+        "anonymous": 404, "owner": 200, "outsider": 200, "reviewer": 200, "alpha_reviewer": 200, "chair": 200,
     }
     page = client_as(world, "reviewer").get(url).content.decode()
     assert "PyTorch 22.01" in page and "25.000" in page and "removed" in page  # result_4.txt is gone
@@ -88,10 +88,9 @@ def test_diff_page_persona_and_content(world):
 def test_objection_actions_persona(world):
     url = f"/review/results/{world['alpha_result'].result_id}/objections/"
     data = {"rule": "r", "evidence": "e"}
-    # Beta's member may not read Alpha's unpublished result, so cannot object to it from the page
-    # (the service accepts a submitter's objection: test_services).
+    # Beta's member reads Alpha's result in peer review and objects to it from the page.
     assert statuses(world, url, "post", data) == {
-        "anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 302, "alpha_reviewer": 403, "chair": 302,
+        "anonymous": 302, "owner": 403, "outsider": 302, "reviewer": 302, "alpha_reviewer": 403, "chair": 302,
     }
     objection = Objection.objects.filter(filed_by=world["reviewer"]).get()
     answer = statuses(world, f"/review/objections/{objection.pk}/answer/", "post", {"answer": "no"})
@@ -114,7 +113,7 @@ def test_objections_are_not_read_across_organizations(world):
 def test_waiver_action_persona(world):
     url = f"/review/results/{world['alpha_result'].result_id}/waivers/"
     assert statuses(world, url, "post", {"kind": "seed_bypass", "reason": "known false positive"}) == {
-        "anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 302, "alpha_reviewer": 403, "chair": 409,
+        "anonymous": 302, "owner": 403, "outsider": 403, "reviewer": 302, "alpha_reviewer": 403, "chair": 409,
     }
 
 
@@ -125,7 +124,7 @@ def test_shipped_factor_decision_persona(world):
     Result.objects.filter(pk=result.pk).update(shipped_scaling_factor=1.1, computed_scaling_factor=1.0)
     url = f"/review/results/{result.result_id}/shipped-factor/"
     assert statuses(world, url, "post", {"decision": "accept", "reason": "RCP bypass granted"}) == {
-        "anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 302, "alpha_reviewer": 403, "chair": 302,
+        "anonymous": 302, "owner": 403, "outsider": 403, "reviewer": 302, "alpha_reviewer": 403, "chair": 302,
     }
     assert Result.objects.get(pk=result.pk).factor_source == "decision"
 
@@ -133,9 +132,9 @@ def test_shipped_factor_decision_persona(world):
 def test_borrowing_actions_persona(world):
     url = f"/review/results/{world['alpha_result'].result_id}/borrowing/"
     data = {"lender": world["beta_result"].result_id}
-    # Alpha's members name Beta's result by its id (they may not read it before publication).
+    # Alpha's members find Beta's result in peer review and name it by its id.
     assert statuses(world, url, "post", data) == {
-        "anonymous": 302, "owner": 302, "outsider": 404, "reviewer": 403, "alpha_reviewer": 409, "chair": 403,
+        "anonymous": 302, "owner": 302, "outsider": 403, "reviewer": 403, "alpha_reviewer": 409, "chair": 403,
     }
     declaration = BorrowingDeclaration.objects.get()
     BorrowingDeclaration.objects.filter(pk=declaration.pk).update(state="checked")

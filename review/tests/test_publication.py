@@ -28,7 +28,7 @@ def finalize(world, publish_at=None):
 
 def test_the_public_sees_nothing_of_a_round_before_publication_and_every_accepted_result_after(world, client):
     alpha, beta = world["alpha_result"].result_id, world["beta_result"].result_id
-    assert visible_ids(None) == set() and visible_ids(world["outsider"]) == {beta}
+    assert visible_ids(None) == set() and visible_ids(world["outsider"]) == {alpha, beta}  # a peer
     assert client.get(f"/results/{alpha}/").status_code == 404
     assert client.get(f"/rounds/{world['round'].slug}/").status_code == 404
     finalize(world)

@@ -441,7 +441,7 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
             finished_at=now,
             heartbeat_at=now,
             files_done=F("files_total"),
-            error_count=submission.findings.filter(severity="error").count(),
+            error_count=submission.findings.not_waived().filter(severity="error").count(),
         )
 
 

@@ -128,6 +128,12 @@ class ResultQuerySet(_SubmissionScoped):
     def for_round(self, round_):
         return self.filter(submission__round=round_)
 
+    def with_unwaived_errors(self):
+        """Each result's `unwaived_errors`: its error findings that no decision waived."""
+        from .models import Finding
+
+        return self.annotate(unwaived_errors=Finding.objects.unwaived_errors_of())
+
     def citable(self, result_id: str):
         """Every version of one citable id in this queryset, the current (then newest) one first."""
         return self.filter(result_id=result_id).order_by("-submission__is_current", "-submission__version")
@@ -137,3 +143,44 @@ class RunQuerySet(_SubmissionScoped):
     submission_prefix = "result__submission__"
     result_status = "result__status"
 
+
+
+class FindingQuerySet(models.QuerySet):
+    """A finding is waived by an accepted Waiver of its organization in its round, on its result's
+    system and benchmark (a package-level finding: system and benchmark ""), that covers it: a
+    bypass covers its checker's findings (WAIVED_CHECKER), a known false positive its code."""
+
+    def _waivers(self):
+        from django.db.models import Case, OuterRef, Value, When
+        from django.db.models.functions import Coalesce
+
+        from .constants import WAIVED_CHECKER, WaiverKind
+        from .models import Waiver
+
+        covered_checker = Case(*[When(kind=kind, then=Value(checker)) for kind, checker in WAIVED_CHECKER.items()],
+                               default=Value(""))
+        return Waiver.objects.annotate(covered_checker=covered_checker).filter(
+            Q(covered_checker=OuterRef("checker")) | Q(kind=WaiverKind.KNOWN_FALSE_POSITIVE, code=OuterRef("code")),
+            round=OuterRef("submission__round"), organization=OuterRef("submission__organization"),
+            system_id=Coalesce(OuterRef("result__system__system_id"), Value("")),
+            benchmark=Coalesce(OuterRef("result__benchmark__name"), Value("")), accepted=True,
+        ).order_by("pk")
+
+    def with_waiver(self):
+        """Each finding's `waiver_id`: the decision that waived it, or None."""
+        return self.annotate(waiver_id=models.Subquery(self._waivers().values("pk")[:1]))
+
+    def not_waived(self):
+        return self.exclude(models.Exists(self._waivers()))
+
+    def unwaived_errors_of(self, outer_result: str = "pk"):
+        """A subquery: the number of error findings nobody waived of the result `outer_result`
+        names in the outer query (annotate a queryset of results with it)."""
+        from django.db.models import Count, OuterRef, Subquery
+        from django.db.models.functions import Coalesce
+
+        counted = (
+            self.filter(result=OuterRef(outer_result), severity="error").not_waived()
+            .order_by().values("result").annotate(n=Count("pk")).values("n")
+        )
+        return Coalesce(Subquery(counted), 0)

@@ -562,9 +562,19 @@ def apply_factor_decisions(round_: Round, organization: Organization) -> int:
             changed.append(result)
     if changed:
         Result.objects.bulk_update(changed, ["score_minutes", "scaling_factor", "factor_source"])
-        # The page cache keys on submission timestamps (results/caching.py).
-        Submission.objects.filter(pk__in={r.submission_id for r in changed}).update(updated_at=timezone.now())
+        touch_submissions(Submission.objects.filter(pk__in={r.submission_id for r in changed}))
     return len(changed)
+
+
+def touch_submissions(submissions) -> None:
+    """A change the page cache's data version does not see by itself (a result's status, a
+    waiver, a decision): stamp the submissions, so that every cached page and API answer built
+    before it is stale at once in this process, and within DATA_VERSION_SECONDS in the others
+    (results/caching.py keys on the newest submission timestamp)."""
+    from .caching import forget_data_version
+
+    submissions.update(updated_at=timezone.now())
+    transaction.on_commit(forget_data_version)
 
 
 def publish_version(submission: Submission, *, actor=None, reason: str = "") -> None:
@@ -578,11 +588,15 @@ def publish_version(submission: Submission, *, actor=None, reason: str = "") -> 
         record_event("version.published", actor=actor, submission=submission, reason=reason or "published")
 
 
-def publish_round(round_: Round, *, published_at=None, actor=None, reason: str = "") -> bool:
+def publish_round(
+    round_: Round, *, published_at=None, actor=None, reason: str = "", withheld: dict[int, str] | None = None
+) -> bool:
     """Publish the round: each organization's current version becomes public. Exactly once: the
     round row is locked and a round already published is left alone (False). Withdrawn and
     removed results stay unpublished (ResultQuerySet.visible_to). `published_at`: the real
-    publication date of a round imported after the fact."""
+    publication date of a round imported after the fact. `withheld`: submission id -> why that
+    version may not be published yet (a chair publishes it later with publish_version)."""
+    withheld = withheld or {}
     with transaction.atomic():
         locked = Round.objects.select_for_update().get(pk=round_.pk)
         if locked.state == RoundState.PUBLISHED:
@@ -590,7 +604,9 @@ def publish_round(round_: Round, *, published_at=None, actor=None, reason: str =
                 locked.publish_at = round_.publish_at = published_at
                 locked.save(update_fields=["publish_at"])
             return False
-        published = Submission.objects.filter(round=locked, is_current=True, written_at__isnull=False)
+        published = Submission.objects.filter(round=locked, is_current=True, written_at__isnull=False).exclude(
+            pk__in=list(withheld)
+        )
         versions = list(published.values_list("organization__name", "version"))
         published.update(is_published=True)
         previous = locked.state
@@ -602,7 +618,8 @@ def publish_round(round_: Round, *, published_at=None, actor=None, reason: str =
             actor=actor,
             round_=locked,
             reason=reason or "publication",
-            data={"from": previous, "versions": [f"{org} v{version}" for org, version in versions]},
+            data={"from": previous, "versions": [f"{org} v{version}" for org, version in versions],
+                  "withheld": {str(pk): why for pk, why in withheld.items()}},
         )
     round_.state, round_.publish_at = locked.state, locked.publish_at
     return True

@@ -12,11 +12,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q, Value
+from django.db.models import Q, Value
 from django.db.models.functions import Lower, Replace
 
 from .constants import Availability, Deployment, FactorSource
-from .models import Result, Round, System
+from .models import Finding, Result, Round, System
 
 # The MLCommons presentation: closed before open, then these categories in this order.
 DIVISION_ORDER = {"closed": 0, "open": 1}
@@ -219,7 +219,7 @@ def round_table(round_: Round, user, query, factors: str = DECIDED) -> RoundTabl
     # Plain values, not model instances: a 500-system round is ~2,000 results, and building five
     # model objects per result cost more than the query.
     # Error findings of each result: a published result with errors carries a visible marker.
-    with_errors = filters.apply(visible).annotate(error_count=Count("findings", filter=Q(findings__severity="error")))
+    with_errors = filters.apply(visible).annotate(error_count=Finding.objects.unwaived_errors_of())
     results = with_errors.values(
         "system_id", "result_id", "division", "score_minutes", "computed_score_minutes", "factor_source",
         "scaling_factor", "score_note", "benchmark__name", "error_count",

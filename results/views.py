@@ -28,7 +28,7 @@ from .caching import cache_public_page
 from .constants import FactorSource, RoundState, Severity, Suite, WaiverKind
 from .exports import summary_rows
 from .inference_tables import inference_export_rows
-from .models import Benchmark, Finding, Result, Round, Run, System, version_order
+from .models import Benchmark, Finding, Result, Round, Run, System, Waiver, version_order
 from .querysets import RoundSlugError, is_privileged
 from .tables import (
     CATEGORIES,
@@ -272,8 +272,7 @@ def benchmark_detail(request, slug: str, name: str):
     # A ranked result with checker errors nobody waived carries a marker (one query for all).
     error_counts = dict(
         Result.objects.visible_to(request.user).current().for_round(round_).filter(benchmark=benchmark)
-        .annotate(errors=Count("findings", filter=Q(findings__severity=Severity.ERROR))).filter(errors__gt=0)
-        .values_list("result_id", "errors")
+        .with_unwaived_errors().filter(unwaived_errors__gt=0).values_list("result_id", "unwaived_errors")
     )
     groups: list[dict] = []
     for point in ranked:
@@ -412,10 +411,13 @@ def _hyperparameter_rows(runs: list[Run]) -> list[dict]:
 
 
 def findings_with_log_urls(result: Result, runs: list[Run]) -> list[Finding]:
-    """The result's findings, each with `log_url`: the log line it cites (or "")."""
-    findings = list(Finding.objects.filter(result=result).order_by("file", "line", "pk"))
+    """The result's findings, each with `log_url`: the log line it cites (or ""), and `waiver`:
+    the decision that waived it (or None)."""
+    findings = list(Finding.objects.with_waiver().filter(result=result).order_by("file", "line", "pk"))
+    waivers = Waiver.objects.in_bulk({f.waiver_id for f in findings if f.waiver_id})
     log_of_file = {run.file: run for run in runs if run.log_name}
     for finding in findings:
+        finding.waiver = waivers.get(finding.waiver_id)
         run = log_of_file.get(finding.file)
         finding.log_url = log_line_url(run.sha256, finding.line) if run and finding.line else ""
     return findings
@@ -449,7 +451,7 @@ def result_detail(request, result_id: str):
         "runs": runs,
         "findings": by_severity,
         "finding_count": len(findings),
-        "error_count": sum(1 for f in findings if f.severity == Severity.ERROR),
+        "error_count": sum(1 for f in findings if f.severity == Severity.ERROR and f.waiver is None),
         "hyperparameters": _hyperparameter_rows(runs),
         "run_labels": [_run_label(r) for r in runs],
         "charts": result_charts,

@@ -18,15 +18,24 @@ class BorrowingState(models.TextChoices):
     DECLARED = "declared", "Declared, waiting for the resubmission"
     CHECKED = "checked", "Resubmission checked"
     APPROVED = "approved", "Approved"
-    REJECTED = "rejected", "Rejected"
+    # Rejected blocks the publication of the borrower's version until it reverts (a later version
+    # without the borrowed hyperparameters) or a chair overrides the rejection with a reason.
+    REJECTED = "rejected", "Rejected: the version is not published"
+    REVERTED = "reverted", "Rejected, then reverted by a later version"
+    OVERRIDDEN = "overridden", "Rejected, then overridden by a chair"
 
+
+# Audit event kinds recorded here (review.audit.record_event).
+FINDING_WAIVED = "finding.waived"
+BORROWING_REVERTED = "borrowing.reverted"
+BORROWING_OVERRIDDEN = "borrowing.overridden"
 
 # The review record's outcomes the public sees once a round is published (review/models.py):
 # publication, withdrawals, and decisions that change a score, with their reason. Objections,
 # borrowing and who reviewed stay confidential.
 PUBLIC_EVENT_KINDS = (
     "round.published", "version.published", "version.switched", "result.withdrawn",
-    "factor.accepted", "factor.rejected", "finding.waived",
+    "factor.accepted", "factor.rejected", FINDING_WAIVED,
     "verification.started", "verification.code_sent", "verification.finished",
 )
 # An objection.resolved event is public with one of these outcomes (they change the tables).

@@ -18,7 +18,7 @@ from django.utils import timezone
 from ingest.models import ResubmissionWindow
 from mlperf_check.rules.borrowing import Mismatch, batch_dependent, compare_hyperparameters, compare_systems
 from results.constants import Division, ResultStatus, RoundState, WaiverKind
-from results.models import Organization, Result, Round, Submission, System, Waiver
+from results.models import Finding, Organization, Result, Round, Submission, System, Waiver
 from results.querysets import is_privileged
 from results.services import (
     DecisionRefused,
@@ -26,10 +26,18 @@ from results.services import (
     publish_round,
     publish_version,
     reject_shipped_factor,
+    touch_submissions,
 )
 
 from .audit import record_event  # the audit API is also reachable as review.services.record_event
-from .constants import BorrowingState, ObjectionOutcome, ObjectionState
+from .constants import (
+    BORROWING_OVERRIDDEN,
+    BORROWING_REVERTED,
+    FINDING_WAIVED,
+    BorrowingState,
+    ObjectionOutcome,
+    ObjectionState,
+)
 from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment
 
 ROUND_TRANSITIONS = {
@@ -48,7 +56,9 @@ BORROWING_TRANSITIONS = {
     BorrowingState.DECLARED: {BorrowingState.CHECKED},
     BorrowingState.CHECKED: {BorrowingState.CHECKED, BorrowingState.APPROVED, BorrowingState.REJECTED},
     BorrowingState.APPROVED: set(),
-    BorrowingState.REJECTED: set(),
+    BorrowingState.REJECTED: {BorrowingState.REVERTED, BorrowingState.OVERRIDDEN},
+    BorrowingState.REVERTED: set(),
+    BorrowingState.OVERRIDDEN: set(),
 }
 # A "fix required" opens a resubmission window this long when the round names no publication date.
 DEFAULT_FIX_WINDOW = timedelta(days=7)
@@ -127,7 +137,7 @@ def move_round(actor, round_: Round, to_state: str, reason: str) -> Round:
         with transaction.atomic():
             locked = Round.objects.select_for_update().get(pk=round_.pk)
             _move(locked.state, to_state, ROUND_TRANSITIONS, f"round {locked}")
-            publish_round(locked, actor=actor, reason=reason)
+            publish_round(locked, actor=actor, reason=reason, withheld=withheld_versions(locked))
             _notify_round(locked, "round.published", f"{locked} is published.")
         round_.refresh_from_db()
         return round_
@@ -172,7 +182,8 @@ def publish_due_rounds(now=None) -> list[str]:
     published = []
     for round_ in Round.objects.filter(state=RoundState.FINAL, publish_at__lte=now):
         with transaction.atomic():
-            if publish_round(round_, reason=f"publish_at {round_.publish_at:%Y-%m-%d %H:%M} UTC"):
+            if publish_round(round_, reason=f"publish_at {round_.publish_at:%Y-%m-%d %H:%M} UTC",
+                             withheld=withheld_versions(round_)):
                 _notify_round(round_, "round.published", f"{round_} is published.")
                 published.append(round_.slug)
     return published
@@ -193,6 +204,8 @@ def publish_fix(actor, submission: Submission, reason: str) -> Submission:
             raise ReviewRefused(f"{locked} has not been ingested", status=409)
         if locked.is_published and locked.is_current:
             raise ReviewRefused(f"{locked} is already the published version", status=409)
+        if locked.pk in withheld_versions(locked.round):
+            raise ReviewRefused(withheld_versions(locked.round)[locked.pk], status=409)
         publish_version(locked, actor=actor, reason=reason)
         _notify_members(locked.organization, "version.published",
                         f"Version {locked.version} of {locked.organization} in {locked.round} is published.")
@@ -313,15 +326,10 @@ def answer_objection(actor, objection: Objection, answer: str) -> Objection:
 def resolve_objection(actor, objection: Objection, outcome: str, reason: str, *, fix_until=None) -> Objection:
     """A chair or reviewer of neither organization, who did not file it, resolves the objection:
     dismissed, fix required (a resubmission window), moved to the open division, or removed."""
-    _require_reviewer(actor, "resolve objections")
+    _check_resolver(actor, objection)
     if outcome not in ObjectionOutcome.values:
         raise ReviewRefused(f"unknown outcome {outcome!r}: expected one of {', '.join(ObjectionOutcome.values)}",
                             status=400)
-    if objection.filed_by_id == actor.pk:
-        raise ReviewRefused("whoever filed an objection cannot resolve it")
-    _refuse_conflict(actor, objection.organization, "resolve objections against it")
-    if objection.filed_for is not None:
-        _refuse_conflict(actor, objection.filed_for, "resolve objections it filed")
     reason = _require_reason(reason)
     with transaction.atomic():
         locked = Objection.objects.select_for_update(of=("self",)).select_related("round", "organization", "result").get(
@@ -353,6 +361,27 @@ def resolve_objection(actor, objection: Objection, outcome: str, reason: str, *,
                         f"{locked.subject} against {_target_name(locked)}: {locked.get_outcome_display()}. {reason}",
                         link=f"/review/objections/{locked.pk}/")
     return locked
+
+
+def _check_resolver(actor, objection: Objection) -> None:
+    _require_reviewer(actor, "resolve objections")
+    if objection.filed_by_id == actor.pk:
+        raise ReviewRefused("whoever filed an objection cannot resolve it")
+    _refuse_conflict(actor, objection.organization, "resolve objections against it")
+    if objection.filed_for is not None:
+        _refuse_conflict(actor, objection.filed_for, "resolve objections it filed")
+
+
+def may_resolve(user, objection: Objection) -> bool:
+    """Whether the resolve form is offered: an answered objection, to a reviewer who may resolve it
+    (never whoever filed it, nor a member of either organization)."""
+    if objection.state != ObjectionState.ANSWERED:
+        return False
+    try:
+        _check_resolver(user, objection)
+    except ReviewRefused:
+        return False
+    return True
 
 
 def _objection_event(kind, actor, objection: Objection, reason: str, data=None) -> None:
@@ -396,31 +425,46 @@ def withdraw_result(actor, result: Result, reason: str) -> None:
 
 
 # A shipped scaling factor is decided with decide_shipped_factor, which records the factor itself.
-WAIVABLE_KINDS = (WaiverKind.RCP_BYPASS, WaiverKind.SEED_BYPASS)
+WAIVABLE_KINDS = (WaiverKind.RCP_BYPASS, WaiverKind.SEED_BYPASS, WaiverKind.KNOWN_FALSE_POSITIVE)
 
 
-def grant_waiver(actor, result: Result, kind: str, reason: str) -> Waiver:
-    """A reviewer waives a check for a result's (system, benchmark): an RCP or seed bypass. The
-    waiver reaches the checks of the organization's next version."""
+def waiver_kinds_for(user) -> list[str]:
+    """The waiver kinds `user` may grant: a known false positive is a chair's decision."""
+    return [kind for kind in WAIVABLE_KINDS if kind != WaiverKind.KNOWN_FALSE_POSITIVE or is_chair(user)]
+
+
+def grant_waiver(actor, result: Result, kind: str, reason: str, code: str = "") -> Waiver:
+    """A reviewer waives a check for a result's (system, benchmark): an RCP or seed bypass; a chair
+    declares the findings of one code a known false positive. The waived findings leave every
+    count and badge at once (FindingQuerySet.not_waived); a bypass also reaches the checks of the
+    organization's next version."""
     _require_reviewer(actor, "waive findings")
     organization = result.submission.organization
     _refuse_conflict(actor, organization, "waive its findings")
     reason = _require_reason(reason)
     if kind not in WAIVABLE_KINDS:
         raise ReviewRefused(f"unknown waiver kind {kind!r}", status=400)
+    code = (code or "").strip() if kind == WaiverKind.KNOWN_FALSE_POSITIVE else ""
+    if kind == WaiverKind.KNOWN_FALSE_POSITIVE:
+        _require_chair(actor, "declare a known false positive")
+        if not Finding.objects.filter(result__result_id=result.result_id, result__submission__round=result.submission.round_id,
+                                      code=code).exists():
+            raise ReviewRefused(f"{result.result_id} has no finding with code {code!r}", status=400)
     with transaction.atomic():
         try:
             with transaction.atomic():
                 waiver = Waiver.objects.create(
                     round=result.submission.round, organization=organization, system_id=result.system.system_id,
-                    benchmark=result.benchmark.name, kind=kind, reason=reason, granted_by=actor,
+                    benchmark=result.benchmark.name, kind=kind, code=code, reason=reason, granted_by=actor,
                 )
         except IntegrityError as exc:
-            raise ReviewRefused(f"{result.result_id} already has a {kind} waiver", status=409) from exc
-        record_event("finding.waived", actor=actor, submission=result.submission, result_id=result.result_id,
-                     subject=f"waiver {waiver.pk}", reason=reason, data={"kind": kind})
-        _notify_members(organization, "finding.waived",
-                        f"{result.result_id}: {waiver.get_kind_display()} ({reason}). Upload again for it to apply.")
+            raise ReviewRefused(f"{result.result_id} already has a {kind} waiver{f' for {code}' if code else ''}",
+                                status=409) from exc
+        touch_submissions(Submission.objects.filter(round=result.submission.round_id, organization=organization))
+        record_event(FINDING_WAIVED, actor=actor, submission=result.submission, result_id=result.result_id,
+                     subject=f"waiver {waiver.pk}", reason=reason, data={"kind": kind, "code": code})
+        _notify_members(organization, FINDING_WAIVED,
+                        f"{result.result_id}: {waiver.get_kind_display()}{f' ({code})' if code else ''}: {reason}.")
     return waiver
 
 
@@ -483,8 +527,9 @@ def declare_borrowing(actor, result: Result, lender_result: Result, now=None) ->
 
 def check_borrowings(submission: Submission) -> list[BorrowingDeclaration]:
     """Check every declared borrowing of `submission`'s organization that this newly written
-    version resubmits: hyperparameters against the lender's, system against the previous version."""
-    checked = []
+    version resubmits: hyperparameters against the lender's, system against the previous version.
+    A rejected borrowing that this version reverts (see revert_rejected_borrowings) is released."""
+    checked = revert_rejected_borrowings(submission)
     declarations = BorrowingDeclaration.objects.filter(
         round=submission.round_id, organization=submission.organization_id,
         state__in=[BorrowingState.DECLARED, BorrowingState.CHECKED], base_submission__version__lt=submission.version,
@@ -528,6 +573,74 @@ def borrowing_mismatches(declaration: BorrowingDeclaration, resubmitted: Result)
     return mismatches
 
 
+def revert_rejected_borrowings(submission: Submission) -> list[BorrowingDeclaration]:
+    """A newly written version reverts a rejected borrowing when the borrowed result is gone from
+    it, or logs the hyperparameters of the version before the borrowing again: its publication is
+    no longer blocked (BORROWING_REVERTED)."""
+    reverted = []
+    rejected = BorrowingDeclaration.objects.filter(
+        round=submission.round_id, organization=submission.organization_id, state=BorrowingState.REJECTED,
+        checked_submission__version__lt=submission.version,
+    ).select_related("benchmark", "base_submission")
+    for declaration in rejected:
+        resubmitted = Result.objects.filter(submission=submission, result_id=declaration.result_id).first()
+        if resubmitted is None:
+            why = f"version {submission.version} no longer holds {declaration.result_id}"
+        else:
+            base = Result.objects.filter(submission=declaration.base_submission, result_id=declaration.result_id).first()
+            closed_keys = frozenset(rule["key"] for rule in declaration.benchmark.closed_hyperparameter_rules)
+            if base is None or compare_hyperparameters(_logged(resubmitted), _logged(base), frozenset(), closed_keys):
+                continue
+            why = f"version {submission.version} logs the hyperparameters of version {declaration.base_submission.version}"
+        with transaction.atomic():
+            _move(declaration.state, BorrowingState.REVERTED, BORROWING_TRANSITIONS, declaration.subject)
+            declaration.state = BorrowingState.REVERTED
+            declaration.save(update_fields=["state"])
+            record_event(BORROWING_REVERTED, submission=submission, result_id=declaration.result_id,
+                         subject=declaration.subject, reason=why)
+        reverted.append(declaration)
+    return reverted
+
+
+def override_rejected_borrowing(actor, declaration: BorrowingDeclaration, reason: str) -> BorrowingDeclaration:
+    """A chair of another organization lets a version with a rejected borrowing be published."""
+    _require_chair(actor, "override a rejected borrowing")
+    _refuse_conflict(actor, declaration.organization, "override its rejected borrowing")
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        locked = BorrowingDeclaration.objects.select_for_update().get(pk=declaration.pk)
+        _move(locked.state, BorrowingState.OVERRIDDEN, BORROWING_TRANSITIONS, locked.subject)
+        locked.state, locked.decided_by, locked.decided_at, locked.decision_reason = (
+            BorrowingState.OVERRIDDEN, actor, timezone.now(), reason,
+        )
+        locked.save()
+        record_event(BORROWING_OVERRIDDEN, actor=actor, submission=locked.checked_submission,
+                     result_id=locked.result_id, subject=locked.subject, reason=reason)
+        _notify_members(locked.organization, BORROWING_OVERRIDDEN,
+                        f"A chair overrode the rejected borrowing of {locked.result_id}; its version may be "
+                        f"published: {reason}")
+    return locked
+
+
+def withheld_versions(round_: Round) -> dict[int, str]:
+    """The versions that may not be published, submission id -> why: every version, from the one
+    checked on, of an organization with a rejected borrowing (until it reverts or a chair overrides)."""
+    withheld = {}
+    rejected = BorrowingDeclaration.objects.filter(round=round_, state=BorrowingState.REJECTED).select_related(
+        "checked_submission"
+    )
+    for declaration in rejected:
+        versions = Submission.objects.filter(
+            round=round_, organization=declaration.organization_id, version__gte=declaration.checked_submission.version
+        )
+        for submission_id in versions.values_list("pk", flat=True):
+            withheld[submission_id] = (
+                f"the borrowing of {declaration.result_id} was rejected: this version is not published until a "
+                "later version reverts it or a chair overrides the rejection"
+            )
+    return withheld
+
+
 def _logged(result: Result) -> dict:
     """The hyperparameters a result's runs logged (the first run that logged any)."""
     for run in result.runs.order_by("file"):
@@ -551,8 +664,12 @@ def decide_borrowing(actor, declaration: BorrowingDeclaration, approve: bool, re
         locked.save()
         record_event(f"borrowing.{to_state}", actor=actor, submission=locked.checked_submission,
                      result_id=locked.result_id, subject=locked.subject, reason=reason)
+        consequence = "" if approve else (
+            f" Version {locked.checked_submission.version} is not published until you upload a version without "
+            "the borrowed hyperparameters (or without the result), or a chair overrides the rejection."
+        )
         _notify_members(locked.organization, f"borrowing.{to_state}",
-                        f"Borrowing for {locked.result_id} was {to_state}: {reason}")
+                        f"Borrowing for {locked.result_id} was {to_state}: {reason}.{consequence}")
     return locked
 
 

@@ -19,4 +19,5 @@ urlpatterns = [
     path("objections/<int:pk>/answer/", views.answer_objection, name="answer"),
     path("objections/<int:pk>/resolve/", views.resolve_objection, name="resolve"),
     path("borrowing/<int:pk>/decide/", views.decide_borrowing, name="decide-borrowing"),
+    path("borrowing/<int:pk>/override/", views.override_borrowing, name="override-borrowing"),
 ]

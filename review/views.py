@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from results.constants import RoundState, Severity
-from results.models import Organization, Result, Round, Run, Submission, Waiver, version_order
+from results.models import Finding, Organization, Result, Round, Run, Submission, Waiver, version_order
 from results.views import findings_with_log_urls, result_or_404, round_or_404
 
 from . import services
@@ -69,7 +69,7 @@ def queue(request):
         elif chosen["state"]:
             results = results.filter(objections__state=chosen["state"])
         results = results.annotate(
-            errors=Count("findings", filter=Q(findings__severity=Severity.ERROR), distinct=True),
+            errors=Finding.objects.unwaived_errors_of(),
             warnings=Count("findings", filter=Q(findings__severity=Severity.WARNING), distinct=True),
             open_objections=Count("objections", filter=~Q(objections__state=ObjectionState.RESOLVED), distinct=True),
         ).distinct().order_by("submission__organization__name", "benchmark__name", "system__name")
@@ -121,6 +121,8 @@ def result_review(request, result_id: str):
     )
     for borrowing in borrowings:
         borrowing.mismatches_readable = services.may_read_mismatches(user, borrowing)
+    for objection in objections:
+        objection.resolvable = services.may_resolve(user, objection)
     member = services.member_of(user, organization)
     reviewer = services.is_reviewer(user) and not member
     in_review = round_.state == RoundState.REVIEW
@@ -141,11 +143,12 @@ def result_review(request, result_id: str):
             reviewer or Organization.objects.filter(members=user).exists()),
         "can_answer": member,
         "can_decide": reviewer,
+        "can_override": reviewer and services.is_chair(user),
         "can_declare": member and in_review and result.division == "closed" and not borrowings,
         "can_withdraw": member and result.status == "active",
         "outcomes": ObjectionOutcome.choices,
         "severities": Severity.choices,
-        "waiver_kinds": [(kind.value, kind.label) for kind in services.WAIVABLE_KINDS],
+        "waiver_kinds": [(kind.value, kind.label) for kind in services.waiver_kinds_for(user)],
         "shipped_factor_differs": result.shipped_scaling_factor is not None
         and abs(result.shipped_scaling_factor - result.computed_scaling_factor) > FACTOR_TOLERANCE,
         "checked": BorrowingState.CHECKED,
@@ -253,7 +256,8 @@ def resolve_objection(request, pk: int):
 def grant_waiver(request, result_id: str):
     result = result_or_404(request.user, result_id)
     return _act(request, lambda: services.grant_waiver(
-        request.user, result, request.POST.get("kind", ""), request.POST.get("reason", "")),
+        request.user, result, request.POST.get("kind", ""), request.POST.get("reason", ""),
+        code=request.POST.get("code", "")),
         reverse("review:result", args=[result_id]))
 
 
@@ -299,6 +303,17 @@ def decide_borrowing(request, pk: int):
     approve = request.POST.get("decision") == "approve"
     return _act(request, lambda: services.decide_borrowing(request.user, declaration, approve,
                                                            request.POST.get("reason", "")),
+                reverse("review:result", args=[declaration.result_id]))
+
+
+@login_required
+@require_POST
+def override_borrowing(request, pk: int):
+    declaration = BorrowingDeclaration.objects.visible_to(request.user).filter(pk=pk).first()
+    if declaration is None:
+        raise Http404("no such borrowing")
+    return _act(request, lambda: services.override_rejected_borrowing(request.user, declaration,
+                                                                      request.POST.get("reason", "")),
                 reverse("review:result", args=[declaration.result_id]))
 
 

@@ -189,3 +189,15 @@ def test_bad_input_is_refused_clearly_never_a_crash(world):
                                   "reason": "schedule"}).status_code == 302
     world["round"].refresh_from_db()
     assert world["round"].publish_at.isoformat() == "2026-05-01T12:00:00+00:00"
+
+
+def test_whoever_filed_an_objection_is_never_offered_the_resolve_form(world):
+    objection = services.file_objection(world["reviewer"], result=world["alpha_result"], rule="r", evidence="e")
+    services.answer_objection(world["owner"], objection, "no")
+    url = f"/review/results/{world['alpha_result'].result_id}/"
+    offered = {who: "resolve-form" in client_as(world, who).get(url).content.decode()
+               for who in ("owner", "outsider", "reviewer", "alpha_reviewer", "chair")}
+    assert offered == {"owner": False, "outsider": False, "reviewer": False, "alpha_reviewer": False, "chair": True}
+    peer = services.file_objection(world["outsider"], result=world["alpha_result"], rule="r2", evidence="e2")
+    peer = services.answer_objection(world["owner"], peer, "no")
+    assert services.may_resolve(world["chair"], peer) and not services.may_resolve(world["outsider"], peer)

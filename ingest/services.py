@@ -41,6 +41,7 @@ from results.services import (
     write_report,
 )
 from review.audit import record_event
+from review.constants import VERSION_HELD
 from review.services import check_borrowings
 
 from .constants import ACTIVE_STATES, ARCHIVE_SUFFIXES, FINAL_STATES, ErrorKind, JobState
@@ -432,6 +433,7 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
             write_inference_report([report], submission=submission)
         else:
             write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
+        hold_if_speaking_for_another(submission)
         make_current(submission)
         check_borrowings(submission)
         now = timezone.now()
@@ -443,6 +445,25 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
             files_done=F("files_total"),
             error_count=submission.findings.not_waived().filter(severity="error").count(),
         )
+
+
+def hold_if_speaking_for_another(submission) -> bool:
+    """A version whose system descriptions or logs name another organization than its uploader
+    (the uploader checker's errors, unless waived) is held: never made current nor published
+    until a chair decides (review.services.release_held_version). True when held."""
+    from mlperf_check.checkers.uploader import LOG_ORG_NOT_UPLOADER, SYSTEM_SUBMITTER_NOT_UPLOADER
+
+    foreign = submission.findings.filter(code__in=(SYSTEM_SUBMITTER_NOT_UPLOADER, LOG_ORG_NOT_UPLOADER)).not_waived()
+    count = foreign.count()
+    if not count:
+        return False
+    submission.held_reason = (
+        f"{count} file(s) speak for another organization than {submission.organization}: a chair decides "
+        "before this version is made current or published"
+    )
+    type(submission).objects.filter(pk=submission.pk).update(held_reason=submission.held_reason)
+    record_event(VERSION_HELD, submission=submission, reason=submission.held_reason)
+    return True
 
 
 def _read_log(root: Path, rel: str) -> bytes | None:

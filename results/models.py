@@ -139,6 +139,10 @@ class Submission(models.Model):
     written_at = models.DateTimeField(
         null=True, blank=True, editable=False, help_text="When its rows were written (a version is written once)"
     )
+    held_reason = models.CharField(
+        max_length=255, blank=True, editable=False,
+        help_text="Set: never made current nor published until a chair's decision clears it (why it is held)",
+    )
 
     objects = SubmissionQuerySet.as_manager()
 

@@ -177,6 +177,8 @@ def make_current(submission: Submission) -> bool:
         if Round.objects.get(pk=submission.round_id).is_published:
             return False
         versions = Submission.objects.filter(round=submission.round_id, organization=submission.organization_id)
+        if versions.filter(pk=submission.pk, held_reason__gt="").exists():
+            return False  # a chair decides first (review.services.release_held_version)
         if versions.filter(version__gt=submission.version, written_at__isnull=False).exists():
             return False
         _switch_current(submission)

@@ -29,6 +29,8 @@ class BorrowingState(models.TextChoices):
 FINDING_WAIVED = "finding.waived"
 BORROWING_REVERTED = "borrowing.reverted"
 BORROWING_OVERRIDDEN = "borrowing.overridden"
+VERSION_HELD = "version.held"
+VERSION_RELEASED = "version.released"
 
 # The review record's outcomes the public sees once a round is published (review/models.py):
 # publication, withdrawals, and decisions that change a score, with their reason. Objections,

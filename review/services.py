@@ -23,6 +23,7 @@ from results.querysets import is_privileged
 from results.services import (
     DecisionRefused,
     accept_shipped_factor,
+    make_current,
     publish_round,
     publish_version,
     reject_shipped_factor,
@@ -34,6 +35,7 @@ from .constants import (
     BORROWING_OVERRIDDEN,
     BORROWING_REVERTED,
     FINDING_WAIVED,
+    VERSION_RELEASED,
     BorrowingState,
     ObjectionOutcome,
     ObjectionState,
@@ -204,11 +206,34 @@ def publish_fix(actor, submission: Submission, reason: str) -> Submission:
             raise ReviewRefused(f"{locked} has not been ingested", status=409)
         if locked.is_published and locked.is_current:
             raise ReviewRefused(f"{locked} is already the published version", status=409)
+        if locked.held_reason:
+            raise ReviewRefused(f"{locked} is held ({locked.held_reason}): release it first", status=409)
         if locked.pk in withheld_versions(locked.round):
             raise ReviewRefused(withheld_versions(locked.round)[locked.pk], status=409)
         publish_version(locked, actor=actor, reason=reason)
         _notify_members(locked.organization, "version.published",
                         f"Version {locked.version} of {locked.organization} in {locked.round} is published.")
+    submission.refresh_from_db()
+    return submission
+
+
+def release_held_version(actor, submission: Submission, reason: str) -> Submission:
+    """A chair of another organization decides that a held version (its files speak for another
+    organization) may stand for its uploader: it becomes current like any newest version (after
+    the round's publication a chair then publishes it with publish_fix)."""
+    _require_chair(actor, "release a held version")
+    _refuse_conflict(actor, submission.organization, "release its versions")
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        locked = Submission.objects.select_for_update().select_related("round", "organization").get(pk=submission.pk)
+        if not locked.held_reason:
+            raise ReviewRefused(f"{locked} is not held", status=409)
+        held_reason, locked.held_reason = locked.held_reason, ""
+        locked.save(update_fields=["held_reason", "updated_at"])
+        record_event(VERSION_RELEASED, actor=actor, submission=locked, reason=reason, data={"held": held_reason})
+        make_current(locked)
+        _notify_members(locked.organization, VERSION_RELEASED,
+                        f"Version {locked.version} of {locked.organization} in {locked.round} was released: {reason}")
     submission.refresh_from_db()
     return submission
 

@@ -365,6 +365,11 @@ def round_control(request, slug: str):
                 if submission is None:
                     raise services.ReviewRefused("no such version in this round", status=400)
                 services.publish_fix(request.user, submission, reason)
+            elif action == "release":
+                submission = _by_pk(Submission.objects.filter(round=round_), request.POST.get("submission"))
+                if submission is None:
+                    raise services.ReviewRefused("no such version in this round", status=400)
+                services.release_held_version(request.user, submission, reason)
             else:
                 raise services.ReviewRefused(f"unknown action {action!r}", status=400)
         except services.ReviewRefused as exc:

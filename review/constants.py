@@ -14,6 +14,12 @@ class ObjectionOutcome(models.TextChoices):
     REMOVED = "removed", "Result removed"
 
 
+class WithdrawalState(models.TextChoices):
+    PENDING = "pending", "Waiting for a chair"
+    APPROVED = "approved", "Approved: withdrawn"
+    REFUSED = "refused", "Refused"
+
+
 class BorrowingState(models.TextChoices):
     DECLARED = "declared", "Declared, waiting for the resubmission"
     CHECKED = "checked", "Resubmission checked"
@@ -30,13 +36,16 @@ FINDING_WAIVED = "finding.waived"
 BORROWING_REVERTED = "borrowing.reverted"
 BORROWING_OVERRIDDEN = "borrowing.overridden"
 VERSION_HELD = "version.held"
+WITHDRAWAL_REQUESTED = "withdrawal.requested"
+WITHDRAWAL_REFUSED = "withdrawal.refused"
+RESULT_WITHDRAWN = "result.withdrawn"
 VERSION_RELEASED = "version.released"
 
 # The review record's outcomes the public sees once a round is published (review/models.py):
 # publication, withdrawals, and decisions that change a score, with their reason. Objections,
 # borrowing and who reviewed stay confidential.
 PUBLIC_EVENT_KINDS = (
-    "round.published", "version.published", "version.switched", "result.withdrawn",
+    "round.published", "version.published", "version.switched", RESULT_WITHDRAWN,
     "factor.accepted", "factor.rejected", FINDING_WAIVED,
     "verification.started", "verification.code_sent", "verification.finished",
 )

@@ -16,6 +16,7 @@ from .constants import (
     BorrowingState,
     ObjectionOutcome,
     ObjectionState,
+    WithdrawalState,
 )
 
 
@@ -244,6 +245,38 @@ class BorrowingDeclaration(models.Model):
     @property
     def subject(self) -> str:
         return f"borrowing {self.pk}"
+
+
+class WithdrawalRequest(models.Model):
+    """An organization asks to withdraw a published result (every version of its citable id); a
+    chair of another organization approves or refuses (review.services.decide_withdrawal)."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="withdrawal_requests")
+    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="withdrawal_requests")
+    result_id = models.CharField(max_length=32)
+    reason = models.TextField()
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(default=timezone.now)
+    state = models.CharField(max_length=16, choices=WithdrawalState.choices, default=WithdrawalState.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["round", "result_id"], condition=models.Q(state="pending"),
+                                    name="withdrawal_one_pending_per_result")
+        ]
+        ordering = ["-requested_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"withdrawal of {self.result_id} ({self.state})"
+
+    @property
+    def subject(self) -> str:
+        return f"withdrawal {self.pk}"
 
 
 class Notification(models.Model):

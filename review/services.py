@@ -35,12 +35,16 @@ from .constants import (
     BORROWING_OVERRIDDEN,
     BORROWING_REVERTED,
     FINDING_WAIVED,
+    RESULT_WITHDRAWN,
     VERSION_RELEASED,
+    WITHDRAWAL_REFUSED,
+    WITHDRAWAL_REQUESTED,
     BorrowingState,
     ObjectionOutcome,
     ObjectionState,
+    WithdrawalState,
 )
-from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment
+from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment, WithdrawalRequest
 
 ROUND_TRANSITIONS = {
     RoundState.DRAFT: {RoundState.OPEN},
@@ -381,6 +385,7 @@ def resolve_objection(actor, objection: Objection, outcome: str, reason: str, *,
                 every_version.update(division=Division.OPEN)
             else:
                 every_version.update(status=ResultStatus.REMOVED)
+            touch_submissions(Submission.objects.filter(pk__in=every_version.values("submission")))
         _objection_event("objection.resolved", actor, locked, reason, data)
         _notify_members(locked.organization, "objection.resolved",
                         f"{locked.subject} against {_target_name(locked)}: {locked.get_outcome_display()}. {reason}",
@@ -435,18 +440,80 @@ def _deciders_of(objection: Objection):
 # --- Results: withdrawal and waivers -------------------------------------------------------------
 
 
-def withdraw_result(actor, result: Result, reason: str) -> None:
-    """Its organization withdraws a result (every version of its citable id): never published."""
-    if not member_of(actor, result.submission.organization):
-        raise ReviewRefused(f"only members of {result.submission.organization} withdraw its results")
+def withdraw_result(actor, result: Result, reason: str) -> WithdrawalRequest | None:
+    """Its organization withdraws a result (every version of its citable id). Before publication
+    it is withdrawn at once; a published result is withdrawn when a chair approves the request
+    (decide_withdrawal), which this returns."""
+    organization = result.submission.organization
+    if not member_of(actor, organization):
+        raise ReviewRefused(f"only members of {organization} withdraw its results")
+    reason = _require_reason(reason)
+    round_ = result.submission.round
+    every_version = Result.objects.filter(
+        submission__round=round_, submission__organization=organization, result_id=result.result_id
+    )
+    published = round_.is_published and every_version.filter(submission__is_published=True).exists()
+    with transaction.atomic():
+        if not published:
+            _withdraw(every_version, actor, result, reason)
+            return None
+        try:
+            with transaction.atomic():
+                request = WithdrawalRequest.objects.create(
+                    round=round_, organization=organization, result_id=result.result_id, reason=reason,
+                    requested_by=actor,
+                )
+        except IntegrityError as exc:
+            raise ReviewRefused(f"the withdrawal of {result.result_id} already waits for a chair", status=409) from exc
+        record_event(WITHDRAWAL_REQUESTED, actor=actor, submission=result.submission, result_id=result.result_id,
+                     subject=request.subject, reason=reason)
+        _notify_users(_chairs(), WITHDRAWAL_REQUESTED,
+                      f"{organization} asks to withdraw its published result {result.result_id}: {reason}",
+                      link=f"/review/results/{result.result_id}/")
+    return request
+
+
+def decide_withdrawal(actor, request: WithdrawalRequest, approve: bool, reason: str) -> WithdrawalRequest:
+    """A chair of another organization approves (the result is withdrawn everywhere at once: pages,
+    cached pages, API) or refuses a request to withdraw a published result."""
+    _require_chair(actor, "decide on withdrawals")
+    _refuse_conflict(actor, request.organization, "decide on its withdrawals")
     reason = _require_reason(reason)
     with transaction.atomic():
-        Result.objects.filter(
-            submission__round=result.submission.round_id, submission__organization=result.submission.organization_id,
-            result_id=result.result_id,
-        ).update(status=ResultStatus.WITHDRAWN)
-        record_event("result.withdrawn", actor=actor, submission=result.submission, result_id=result.result_id,
-                     reason=reason)
+        locked = WithdrawalRequest.objects.select_for_update().get(pk=request.pk)
+        if locked.state != WithdrawalState.PENDING:
+            raise ReviewRefused(f"{locked.subject} is already {locked.state}", status=409)
+        locked.state = WithdrawalState.APPROVED if approve else WithdrawalState.REFUSED
+        locked.decided_by, locked.decided_at, locked.decision_reason = actor, timezone.now(), reason
+        locked.save()
+        every_version = Result.objects.filter(
+            submission__round=locked.round_id, submission__organization=locked.organization_id,
+            result_id=locked.result_id,
+        ).select_related("submission")
+        current = every_version.order_by("-submission__is_current", "-submission__version").first()
+        if approve:
+            _withdraw(every_version, actor, current, f"{locked.reason} (approved: {reason})")
+        else:
+            record_event(WITHDRAWAL_REFUSED, actor=actor, submission=current.submission, result_id=locked.result_id,
+                         subject=locked.subject, reason=reason)
+        _notify_members(locked.organization, f"withdrawal.{locked.state}",
+                        f"The withdrawal of {locked.result_id} was {locked.state}: {reason}")
+    return locked
+
+
+def _withdraw(every_version, actor, result: Result, reason: str) -> None:
+    submissions = Submission.objects.filter(pk__in=every_version.values("submission"))
+    every_version.update(status=ResultStatus.WITHDRAWN)
+    touch_submissions(submissions)  # every cached page and API answer showing it is stale at once
+    record_event(RESULT_WITHDRAWN, actor=actor, submission=result.submission, result_id=result.result_id,
+                 reason=reason)
+
+
+def _chairs():
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model().objects
+    return (users.filter(groups__name="chairs") | users.filter(is_staff=True)).distinct()
 
 
 # A shipped scaling factor is decided with decide_shipped_factor, which records the factor itself.

@@ -20,4 +20,5 @@ urlpatterns = [
     path("objections/<int:pk>/resolve/", views.resolve_objection, name="resolve"),
     path("borrowing/<int:pk>/decide/", views.decide_borrowing, name="decide-borrowing"),
     path("borrowing/<int:pk>/override/", views.override_borrowing, name="override-borrowing"),
+    path("withdrawals/<int:pk>/decide/", views.decide_withdrawal, name="decide-withdrawal"),
 ]

@@ -23,7 +23,14 @@ from results.views import findings_with_log_urls, result_or_404, round_or_404
 from . import services
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
 from .diff import version_diff
-from .models import AuditEvent, BorrowingDeclaration, Notification, Objection, ReviewerAssignment
+from .models import (
+    AuditEvent,
+    BorrowingDeclaration,
+    Notification,
+    Objection,
+    ReviewerAssignment,
+    WithdrawalRequest,
+)
 from .preview import preview_obligations
 
 QUEUE_LIMIT = 500
@@ -144,6 +151,8 @@ def result_review(request, result_id: str):
         "can_answer": member,
         "can_decide": reviewer,
         "can_override": reviewer and services.is_chair(user),
+        "withdrawals": WithdrawalRequest.objects.filter(round=round_, result_id=result_id)
+        if member or services.is_chair(user) else [],
         "can_declare": member and in_review and result.division == "closed" and not borrowings,
         "can_withdraw": member and result.status == "active",
         "outcomes": ObjectionOutcome.choices,
@@ -281,11 +290,22 @@ def withdraw(request, result_id: str):
 
 @login_required
 @require_POST
+def decide_withdrawal(request, pk: int):
+    withdrawal = WithdrawalRequest.objects.filter(pk=pk).first()
+    if withdrawal is None or not services.is_chair(request.user):
+        raise Http404("no such withdrawal request")
+    approve = request.POST.get("decision") == "approve"
+    return _act(request, lambda: services.decide_withdrawal(request.user, withdrawal, approve,
+                                                            request.POST.get("reason", "")),
+                reverse("review:result", args=[withdrawal.result_id]))
+
+
+@login_required
+@require_POST
 def declare_borrowing(request, result_id: str):
     result = result_or_404(request.user, result_id)
-    # The lender is named by its citable id: the borrower need not (and before publication may
-    # not) read the lender's result; the service checks that it fits.
-    lender = Result.objects.current().for_round(result.submission.round).filter(
+    # The lender is one the borrower may read (peer review): the answer tells nothing of others.
+    lender = Result.objects.visible_to(request.user).current().for_round(result.submission.round).filter(
         result_id=request.POST.get("lender", "").strip()
     ).first()
     if lender is None:

@@ -383,10 +383,35 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
         )
     except PackageError as exc:
         raise SubmitterError(str(exc)) from exc
+    refuse_unmatched_benchmarks(upload.round, report)
     organization = upload.organization
     check_uploader(report, organization.name, [organization.slug, *organization.aliases])
     _advance(job_id, token, state=JobState.CHECKING, stage="storing results and findings")
     return report, root
+
+
+def refuse_unmatched_benchmarks(round_: Round, report) -> None:
+    """A package is never stored silently emptied: SubmitterError when none of its result folders
+    is a benchmark of the round, or when a benchmark of the round's ruleset is missing from the
+    round (a round whose benchmarks were never filled). A folder the ruleset does not know keeps
+    its layout finding."""
+    from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
+
+    in_package = sorted({result.benchmark for result in report.results})
+    in_round = set(round_.benchmarks.values_list("name", flat=True))
+    if not in_package:
+        return
+    try:
+        ruleset = set(get_ruleset(round_.ruleset_version or round_.version).benchmarks)
+    except UnknownRuleset:
+        ruleset = set()
+    missing = [name for name in in_package if name not in in_round and (name in ruleset or not in_round)]
+    if missing or not in_round.intersection(in_package):
+        known = ", ".join(sorted(in_round)) or "none (a chair sets its ruleset first)"
+        raise SubmitterError(
+            f"{round_} has no benchmark {', '.join(missing or in_package)} (its benchmarks: {known}); "
+            "nothing of this package was stored"
+        )
 
 
 def _discard_archive(upload: Upload) -> None:

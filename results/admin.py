@@ -1,3 +1,4 @@
+from django import forms
 from django.contrib import admin, messages
 
 from .models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System, Waiver
@@ -35,6 +36,29 @@ def _round_action(to_state: str, label: str):
     return admin.action(description=label)(action)
 
 
+class RoundAdminForm(forms.ModelForm):
+    """The ruleset must be one the catalog knows (its benchmarks come from it); a round's ruleset
+    is fixed once its review starts."""
+
+    class Meta:
+        model = Round
+        fields = "__all__"
+
+    def clean(self):
+        from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
+
+        data = super().clean()
+        if data.get("suite", "training") == "training":
+            try:
+                data["ruleset_version"] = get_ruleset(data.get("ruleset_version") or data.get("version") or "").version
+            except UnknownRuleset as exc:
+                raise forms.ValidationError({"ruleset_version": str(exc)}) from exc
+        changed = self.instance.pk and "ruleset_version" in self.changed_data
+        if changed and self.instance.state not in ("draft", "open"):
+            raise forms.ValidationError({"ruleset_version": "the ruleset is fixed once the review starts"})
+        return data
+
+
 @admin.register(Round)
 class RoundAdmin(admin.ModelAdmin):
     """State and dates change through review.services (admin actions and the review pages), so
@@ -44,6 +68,21 @@ class RoundAdmin(admin.ModelAdmin):
     list_filter = ("suite", "state")
     readonly_fields = ("state", "submission_deadline", "borrowing_deadline", "publish_at")
     inlines = [BenchmarkInline]
+    form = RoundAdminForm
+
+    def save_model(self, request, obj, form, change):
+        """A new round and a ruleset change go through review.services: benchmarks from the
+        ruleset catalog, an audit event."""
+        from review import services
+
+        if not change:
+            services.create_round(request.user, obj, "created in the admin")
+            return
+        if "ruleset_version" in form.changed_data:
+            services.change_ruleset(request.user, Round.objects.get(pk=obj.pk), obj.ruleset_version,
+                                    "changed in the admin")
+        super().save_model(request, obj, form, change)
+
     actions = [
         _round_action("open", "Open for submissions"),
         _round_action("review", "Start the review"),

@@ -77,29 +77,39 @@ def ensure_round(slug: str) -> Round:
             # An imported round takes results at once (a chair's round starts as a draft).
             suite=suite, version=version, defaults={"ruleset_version": spec.version, "state": RoundState.OPEN}
         )
-        for bench in spec.benchmarks.values():
-            Benchmark.objects.update_or_create(
-                round=round_,
-                name=bench.name,
-                defaults={
-                    "area": bench.area,
-                    "model": bench.model,
-                    "dataset": bench.dataset,
-                    "quality_metric": bench.metric,
-                    "metric_direction": MetricDirection(bench.direction),
-                    "quality_target": bench.target,
-                    "quality_targets": bench.targets,
-                    "quality_rule": bench.quality_rule,
-                    "closed_hyperparameter_rules": closed_hyperparameter_rules(spec.version, bench.name)
-                    if spec.config_dir
-                    else [],
-                    "required_runs": bench.required_runs,
-                    "olympic_drop": bench.olympic_drop,
-                    "init_time_limit_closed_s": spec.init_limit_closed_s,
-                    "init_time_limit_open_s": spec.init_limit_open_s,
-                },
-            )
+        fill_benchmarks(round_)
     return round_
+
+
+def fill_benchmarks(round_: Round) -> int:
+    """Create or update the benchmarks of a training round from the catalog of its ruleset (an
+    unknown ruleset raises UnknownRuleset); inference rounds from their rules. Returns how many."""
+    if round_.suite == Suite.INFERENCE:
+        return len(ensure_inference_round(round_.version).benchmarks.all())
+    spec = get_ruleset(round_.ruleset_version or round_.version)
+    for bench in spec.benchmarks.values():
+        Benchmark.objects.update_or_create(
+            round=round_,
+            name=bench.name,
+            defaults={
+                "area": bench.area,
+                "model": bench.model,
+                "dataset": bench.dataset,
+                "quality_metric": bench.metric,
+                "metric_direction": MetricDirection(bench.direction),
+                "quality_target": bench.target,
+                "quality_targets": bench.targets,
+                "quality_rule": bench.quality_rule,
+                "closed_hyperparameter_rules": closed_hyperparameter_rules(spec.version, bench.name)
+                if spec.config_dir
+                else [],
+                "required_runs": bench.required_runs,
+                "olympic_drop": bench.olympic_drop,
+                "init_time_limit_closed_s": spec.init_limit_closed_s,
+                "init_time_limit_open_s": spec.init_limit_open_s,
+            },
+        )
+    return len(spec.benchmarks)
 
 
 def report_digest(report: PackageReport) -> str:

@@ -35,6 +35,8 @@ class BorrowingState(models.TextChoices):
 FINDING_WAIVED = "finding.waived"
 BORROWING_REVERTED = "borrowing.reverted"
 BORROWING_OVERRIDDEN = "borrowing.overridden"
+ROUND_CREATED = "round.created"
+ROUND_RULESET_CHANGED = "round.ruleset_changed"
 VERSION_HELD = "version.held"
 WITHDRAWAL_REQUESTED = "withdrawal.requested"
 WITHDRAWAL_REFUSED = "withdrawal.refused"

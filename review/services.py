@@ -23,6 +23,7 @@ from results.querysets import is_privileged
 from results.services import (
     DecisionRefused,
     accept_shipped_factor,
+    fill_benchmarks,
     make_current,
     publish_round,
     publish_version,
@@ -36,6 +37,8 @@ from .constants import (
     BORROWING_REVERTED,
     FINDING_WAIVED,
     RESULT_WITHDRAWN,
+    ROUND_CREATED,
+    ROUND_RULESET_CHANGED,
     VERSION_RELEASED,
     WITHDRAWAL_REFUSED,
     WITHDRAWAL_REQUESTED,
@@ -133,6 +136,57 @@ def _move(current: str, wanted: str, table: dict, what: str) -> None:
 
 
 # --- Round lifecycle -----------------------------------------------------------------------------
+
+
+def create_round(actor, round_: Round, reason: str) -> Round:
+    """A chair creates a round (an unsaved Round: suite, version, ruleset, dates) as a draft; its
+    benchmarks come from the ruleset catalog, so uploads to it have somewhere to go."""
+    _require_chair(actor, "create a round")
+    reason = _require_reason(reason)
+    if Round.objects.filter(suite=round_.suite, version=round_.version).exists():
+        raise ReviewRefused(f"{round_.slug} already exists", status=409)
+    round_.ruleset_version = _known_ruleset(round_)
+    round_.state = RoundState.DRAFT
+    with transaction.atomic():
+        round_.save()
+        count = fill_benchmarks(round_)
+        record_event(ROUND_CREATED, actor=actor, round_=round_, reason=reason,
+                     data={"ruleset": round_.ruleset_version, "benchmarks": count})
+    return round_
+
+
+def change_ruleset(actor, round_: Round, ruleset_version: str, reason: str) -> Round:
+    """A chair changes the ruleset of a round that takes no review yet (draft or open); its
+    benchmarks follow the new ruleset's catalog."""
+    _require_chair(actor, "change a round's ruleset")
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        locked = Round.objects.select_for_update().get(pk=round_.pk)
+        if locked.state not in (RoundState.DRAFT, RoundState.OPEN):
+            raise ReviewRefused(f"{locked} is {locked.state}: its ruleset is fixed once review starts", status=409)
+        previous = locked.ruleset_version
+        locked.ruleset_version = ruleset_version
+        locked.ruleset_version = _known_ruleset(locked)
+        if locked.ruleset_version == previous:
+            return locked
+        locked.save(update_fields=["ruleset_version"])
+        count = fill_benchmarks(locked)
+        record_event(ROUND_RULESET_CHANGED, actor=actor, round_=locked, reason=reason,
+                     data={"from": previous, "to": locked.ruleset_version, "benchmarks": count})
+    round_.refresh_from_db()
+    return round_
+
+
+def _known_ruleset(round_: Round) -> str:
+    """The round's ruleset as the catalog names it (1.0 -> 1.0.0); ReviewRefused when unknown."""
+    from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
+
+    if round_.suite != "training":
+        return round_.ruleset_version
+    try:
+        return get_ruleset(round_.ruleset_version or round_.version).version
+    except UnknownRuleset as exc:
+        raise ReviewRefused(str(exc), status=400) from exc
 
 
 def move_round(actor, round_: Round, to_state: str, reason: str) -> Round:

@@ -14,6 +14,10 @@ class ObjectionOutcome(models.TextChoices):
     REMOVED = "removed", "Result removed"
 
 
+# Role -> the auth group that grants it (created by migration 0003; results.querysets reads them).
+ROLE_GROUPS = {"reviewer": "reviewers", "chair": "chairs"}
+
+
 class WithdrawalState(models.TextChoices):
     PENDING = "pending", "Waiting for a chair"
     APPROVED = "approved", "Approved: withdrawn"
@@ -35,6 +39,10 @@ class BorrowingState(models.TextChoices):
 FINDING_WAIVED = "finding.waived"
 BORROWING_REVERTED = "borrowing.reverted"
 BORROWING_OVERRIDDEN = "borrowing.overridden"
+MEMBER_ADDED = "member.added"
+MEMBER_REMOVED = "member.removed"
+ROLE_GRANTED = "role.granted"
+ROLE_REVOKED = "role.revoked"
 ROUND_CREATED = "round.created"
 ROUND_RULESET_CHANGED = "round.ruleset_changed"
 VERSION_HELD = "version.held"

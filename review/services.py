@@ -36,7 +36,12 @@ from .constants import (
     BORROWING_OVERRIDDEN,
     BORROWING_REVERTED,
     FINDING_WAIVED,
+    MEMBER_ADDED,
+    MEMBER_REMOVED,
     RESULT_WITHDRAWN,
+    ROLE_GRANTED,
+    ROLE_GROUPS,
+    ROLE_REVOKED,
     ROUND_CREATED,
     ROUND_RULESET_CHANGED,
     VERSION_RELEASED,
@@ -133,6 +138,42 @@ def _require_reason(reason: str) -> str:
 def _move(current: str, wanted: str, table: dict, what: str) -> None:
     if wanted not in table.get(current, set()):
         raise ReviewRefused(f"{what} cannot go from {current} to {wanted}", status=409)
+
+
+# --- People: organizations and roles -------------------------------------------------------------
+
+
+def set_membership(actor, user, organization: Organization, member: bool = True) -> bool:
+    """Add `user` to `organization` (or remove); `actor` None is the operator at the command line.
+    Audited; True when something changed."""
+    if actor is not None:
+        _require_chair(actor, "change organization memberships")
+    if member_of(user, organization) == member:
+        return False
+    with transaction.atomic():
+        (organization.members.add if member else organization.members.remove)(user)
+        record_event(MEMBER_ADDED if member else MEMBER_REMOVED, actor=actor, organization=organization,
+                     reason=f"{user.get_username()} {'joins' if member else 'leaves'} {organization}")
+    return True
+
+
+def set_role(actor, user, role: str, granted: bool = True) -> bool:
+    """Give (or take) a role: `reviewer` or `chair` (the `reviewers` / `chairs` groups); `actor`
+    None is the operator at the command line. Audited; True when something changed."""
+    from django.contrib.auth.models import Group
+
+    if role not in ROLE_GROUPS:
+        raise ReviewRefused(f"unknown role {role!r}: expected one of {', '.join(ROLE_GROUPS)}", status=400)
+    if actor is not None:
+        _require_chair(actor, "give roles")
+    group, _ = Group.objects.get_or_create(name=ROLE_GROUPS[role])
+    if user.groups.filter(pk=group.pk).exists() == granted:
+        return False
+    with transaction.atomic():
+        (user.groups.add if granted else user.groups.remove)(group)
+        record_event(ROLE_GRANTED if granted else ROLE_REVOKED, actor=actor,
+                     reason=f"{user.get_username()} {'is now' if granted else 'is no longer'} a {role}")
+    return True
 
 
 # --- Round lifecycle -----------------------------------------------------------------------------

@@ -623,7 +623,8 @@ def publish_round(
         published.update(is_published=True)
         previous = locked.state
         locked.state = RoundState.PUBLISHED
-        locked.publish_at = published_at or locked.publish_at or timezone.now()
+        # From now on publish_at is the date it was published, not the one planned.
+        locked.publish_at = published_at or timezone.now()
         locked.save(update_fields=["state", "publish_at"])
         record_event(
             "round.published",

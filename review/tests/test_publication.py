@@ -89,3 +89,11 @@ def test_a_final_round_takes_no_uploads_even_with_a_window(world):
     assert upload_refusal(round_=world["round"], organization=world["alpha"]) == ""
     finalize(world)
     assert "final" in upload_refusal(round_=Round.objects.get(pk=world["round"].pk), organization=world["alpha"])
+
+
+def test_the_publication_date_is_the_day_it_was_published_not_the_day_planned(world):
+    planned = timezone.now() + timedelta(days=10)
+    finalize(world, publish_at=planned)
+    before = timezone.now()
+    services.move_round(world["chair"], world["round"], "published", "published early")
+    assert before <= Round.objects.get(pk=world["round"].pk).publish_at <= timezone.now()

@@ -18,7 +18,7 @@ from django.utils import timezone
 from ingest.models import ResubmissionWindow
 from mlperf_check.rules.borrowing import Mismatch, batch_dependent, compare_hyperparameters, compare_systems
 from results.constants import Division, ResultStatus, RoundState, WaiverKind
-from results.models import Finding, Organization, Result, Round, Submission, System, Waiver
+from results.models import Finding, Organization, Result, Round, Run, Submission, System, Waiver
 from results.querysets import is_privileged
 from results.services import (
     DecisionRefused,
@@ -407,6 +407,9 @@ def file_objection(
         raise ReviewRefused("only reviewers and submitters may file objections")
     if round_.state != RoundState.REVIEW:
         raise ReviewRefused(f"{round_} is not in review (it is {round_.get_state_display().lower()})", status=409)
+    if evidence_file and evidence_file not in _files_of(submission):
+        raise ReviewRefused(f"{evidence_file} is not a file of {accused}'s version {submission.version}: the "
+                            "evidence cites a result log or a system description of it", status=400)
     with transaction.atomic():
         objection = Objection.objects.create(
             round=round_,
@@ -428,6 +431,12 @@ def file_objection(
                         f"An objection was filed against {_target_name(objection)}: {objection.rule}",
                         link=f"/review/objections/{objection.pk}/")
     return objection
+
+
+def _files_of(submission: Submission) -> set[str]:
+    """The files an objection's evidence may cite: the version's result logs and system files."""
+    runs = Run.objects.filter(result__submission=submission).values_list("file", flat=True)
+    return {*runs, *System.objects.filter(submission=submission).exclude(file="").values_list("file", flat=True)}
 
 
 def answer_objection(actor, objection: Objection, answer: str) -> Objection:

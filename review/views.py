@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
 from results.constants import RoundState, Severity
 from results.models import Finding, Organization, Result, Round, Run, Submission, Waiver, version_order
-from results.views import findings_with_log_urls, result_or_404, round_or_404
+from results.views import findings_with_log_urls, log_line_url, result_or_404, round_or_404
 
 from . import services
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
@@ -128,8 +128,11 @@ def result_review(request, result_id: str):
     )
     for borrowing in borrowings:
         borrowing.mismatches_readable = services.may_read_mismatches(user, borrowing)
+    logs = {run.file: run for run in runs if run.log_name}
     for objection in objections:
         objection.resolvable = services.may_resolve(user, objection)
+        cited = logs.get(objection.evidence_file)
+        objection.evidence_url = log_line_url(cited.sha256, objection.evidence_line or 1) if cited else ""
     member = services.member_of(user, organization)
     reviewer = services.is_reviewer(user) and not member
     in_review = round_.state == RoundState.REVIEW

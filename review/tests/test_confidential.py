@@ -78,6 +78,21 @@ def test_a_peer_files_an_objection_with_evidence_at_a_file_and_line(world):
     }, format="json")
     assert answer.status_code == 201, answer.json()
     assert (answer.json()["evidence_file"], answer.json()["evidence_line"]) == (run.file, 12)
+    elsewhere = api_as(world["outsider"]).post("/api/v1/review/objections/", {
+        "result": world["alpha_result"].result_id, "rule": "seeds", "evidence": "e",
+        "evidence_file": "results/other/result_9.txt", "evidence_line": 3,
+    }, format="json")
+    assert elsewhere.status_code == 400 and "is not a file of Alpha Systems" in elsewhere.json()["detail"]
+
+
+def test_the_evidence_links_to_the_cited_log_line(world, client):
+    run = world["alpha_result"].runs.first()
+    Run.objects.filter(pk=run.pk).update(log_name="logs/alpha-1")
+    services.file_objection(world["outsider"], result=world["alpha_result"], rule="seeds", evidence="same seed",
+                            evidence_file=run.file, evidence_line=12)
+    client.force_login(world["owner"])
+    page = client.get(f"/review/results/{world['alpha_result'].result_id}/").content.decode()
+    assert f'class="evidence-link" href="/logs/{run.sha256}/' in page and "#L12" in page
 
 
 @pytest.fixture

@@ -472,6 +472,17 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
         )
 
 
+def recount_errors(submissions) -> None:
+    """After a decision waived findings: each finished job of these versions counts the error
+    findings no decision waived (its summary, "done, N errors")."""
+    for job in IngestJob.objects.filter(upload__submission__in=submissions, state=JobState.DONE).select_related(
+        "upload__submission"
+    ):
+        count = job.upload.submission.findings.not_waived().filter(severity="error").count()
+        if count != job.error_count:
+            IngestJob.objects.filter(pk=job.pk).update(error_count=count)
+
+
 def hold_if_speaking_for_another(submission) -> bool:
     """A version whose system descriptions or logs name another organization than its uploader
     (the uploader checker's errors, unless waived) is held: never made current nor published

@@ -624,6 +624,12 @@ def _chairs():
 WAIVABLE_KINDS = (WaiverKind.RCP_BYPASS, WaiverKind.SEED_BYPASS, WaiverKind.KNOWN_FALSE_POSITIVE)
 
 
+def recount_errors(submissions) -> None:
+    from ingest.services import recount_errors as recount  # ingest.services imports this module
+
+    recount(submissions)
+
+
 def waiver_kinds_for(user) -> list[str]:
     """The waiver kinds `user` may grant: a known false positive is a chair's decision."""
     return [kind for kind in WAIVABLE_KINDS if kind != WaiverKind.KNOWN_FALSE_POSITIVE or is_chair(user)]
@@ -656,7 +662,9 @@ def grant_waiver(actor, result: Result, kind: str, reason: str, code: str = "") 
         except IntegrityError as exc:
             raise ReviewRefused(f"{result.result_id} already has a {kind} waiver{f' for {code}' if code else ''}",
                                 status=409) from exc
-        touch_submissions(Submission.objects.filter(round=result.submission.round_id, organization=organization))
+        versions = Submission.objects.filter(round=result.submission.round_id, organization=organization)
+        touch_submissions(versions)
+        recount_errors(versions)
         record_event(FINDING_WAIVED, actor=actor, submission=result.submission, result_id=result.result_id,
                      subject=f"waiver {waiver.pk}", reason=reason, data={"kind": kind, "code": code})
         _notify_members(organization, FINDING_WAIVED,

@@ -201,3 +201,31 @@ def test_whoever_filed_an_objection_is_never_offered_the_resolve_form(world):
     peer = services.file_objection(world["outsider"], result=world["alpha_result"], rule="r2", evidence="e2")
     peer = services.answer_objection(world["owner"], peer, "no")
     assert services.may_resolve(world["chair"], peer) and not services.may_resolve(world["outsider"], peer)
+
+
+def test_override_withdrawal_and_release_actions_persona(world):
+    from results.models import Submission
+    from review.models import WithdrawalRequest
+
+    BorrowingDeclaration.objects.create(
+        round=world["round"], organization=world["alpha"], benchmark=world["alpha_result"].benchmark,
+        system_id="alpha-sys", result_id=world["alpha_result"].result_id, base_submission=world["alpha_result"].submission,
+        lender_result=world["beta_result"], state="rejected", checked_submission=world["alpha_result"].submission,
+        declared_by=world["owner"],
+    )
+    declaration = BorrowingDeclaration.objects.get()
+    override = statuses(world, f"/review/borrowing/{declaration.pk}/override/", "post", {"reason": "fine"})
+    assert override == {"anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 403, "alpha_reviewer": 403,
+                        "chair": 302}
+    withdrawal = WithdrawalRequest.objects.create(round=world["round"], organization=world["alpha"],
+                                                  result_id=world["alpha_result"].result_id, reason="recalled",
+                                                  requested_by=world["owner"])
+    decide = statuses(world, f"/review/withdrawals/{withdrawal.pk}/decide/", "post",
+                      {"decision": "refuse", "reason": "no"})
+    assert decide == {"anonymous": 302, "owner": 404, "outsider": 404, "reviewer": 404, "alpha_reviewer": 404,
+                      "chair": 302}
+    Submission.objects.filter(pk=world["beta_result"].submission_id).update(held_reason="speaks for NVIDIA")
+    release = statuses(world, f"/review/rounds/{world['round'].slug}/", "post",
+                       {"action": "release", "submission": world["beta_result"].submission_id, "reason": "partner"})
+    assert release["chair"] == 302 and all(release[who] in (302, 403, 404) for who in release if who != "chair")
+    assert not Submission.objects.get(pk=world["beta_result"].submission_id).held_reason

@@ -69,7 +69,7 @@ def test_the_pages_and_the_upload_status_count_only_what_no_decision_waived(worl
     upload = Upload.objects.create(round=world["round"], organization=world["alpha"], submission=errors.submission,
                                    original_name="alpha.tar.gz", storage_name="x", size_bytes=1, sha256="0" * 64,
                                    version=1)
-    IngestJob.objects.create(upload=upload, state="done", finished_at=timezone.now())
+    IngestJob.objects.create(upload=upload, state="done", finished_at=timezone.now(), error_count=3)
     api = APIClient()
     api.force_authenticate(world["owner"])
     assert api.get(f"/api/v1/uploads/{upload.pk}/").json()["finding_counts"] == {"error": 3, "waived": 0}
@@ -81,6 +81,7 @@ def test_the_pages_and_the_upload_status_count_only_what_no_decision_waived(worl
     assert f"waived by decision {waiver.pk}" in page and "RCP table gap for this batch" in page
     status = api.get(f"/api/v1/uploads/{upload.pk}/").json()
     assert status["finding_counts"] == {"error": 2, "waived": 1}
+    assert status["job"]["error_count"] == 2 and status["job"]["summary"] == "done, 2 errors"
     assert {f["code"]: f["waiver"] for f in status["findings"]}["RCP_FAIL"] == waiver.pk
     queue = reviewer.get("/review/?round=training-v1.0").context["rows"]
     assert {row.result_id: row.errors for row in queue}[result_id] == 2

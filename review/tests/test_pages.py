@@ -229,3 +229,12 @@ def test_override_withdrawal_and_release_actions_persona(world):
                        {"action": "release", "submission": world["beta_result"].submission_id, "reason": "partner"})
     assert release["chair"] == 302 and all(release[who] in (302, 403, 404) for who in release if who != "chair")
     assert not Submission.objects.get(pk=world["beta_result"].submission_id).held_reason
+
+
+def test_withdraw_action_persona(world):
+    url = f"/review/results/{world['alpha_result'].result_id}/withdraw/"
+    # Before publication Alpha's members withdraw at once; a peer reads the result but may not.
+    assert statuses(world, url, "post", {"reason": "hardware recalled"}) == {
+        "anonymous": 302, "owner": 302, "outsider": 403, "reviewer": 403, "alpha_reviewer": 302, "chair": 403,
+    }
+    assert Result.objects.get(pk=world["alpha_result"].pk).status == "withdrawn"

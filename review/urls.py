@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.queue, name="queue"),
     path("inbox/", views.inbox, name="inbox"),
     path("preview-systems/", views.preview_systems, name="preview-systems"),
+    path("rounds/new/", views.new_round, name="new-round"),
     path("rounds/<str:slug>/", views.round_control, name="round"),
     path("results/<str:result_id>/", views.result_review, name="result"),
     path("results/<str:result_id>/diff/", views.version_diff_page, name="diff"),

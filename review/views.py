@@ -7,6 +7,7 @@ from datetime import UTC
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -16,7 +17,7 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
-from results.constants import RoundState, Severity
+from results.constants import RoundState, Severity, Suite
 from results.models import Finding, Organization, Result, Round, Run, Submission, Waiver, version_order
 from results.views import findings_with_log_urls, log_line_url, result_or_404, round_or_404
 
@@ -361,6 +362,31 @@ def _date(text: str):
 
 def _by_pk(queryset, pk):
     return queryset.filter(pk=pk).first() if str(pk or "").isdigit() else None
+
+
+@login_required
+def new_round(request):
+    """A chair creates a round: suite, version, ruleset (its benchmarks come from the catalog), dates."""
+    from mlperf_check.rules.catalog import known_rulesets
+
+    if not services.is_chair(request.user):
+        return _refused(request, services.ReviewRefused("only chairs create rounds"))
+    if request.method == "POST":
+        reason = request.POST.get("reason", "")
+        round_ = Round(suite=request.POST.get("suite", ""), version=request.POST.get("version", "").strip(),
+                       ruleset_version=request.POST.get("ruleset_version", ""))
+        try:
+            if round_.suite not in Suite.values or not round_.version:
+                raise services.ReviewRefused("a round names its suite and version, e.g. training 5.0", status=400)
+            dates = {name: _date(request.POST.get(name, "")) for name in DATE_FIELDS}
+            with transaction.atomic():
+                services.create_round(request.user, round_, reason)
+                if any(dates.values()):
+                    services.set_round_dates(request.user, round_, reason, **dates)
+        except services.ReviewRefused as exc:
+            return _refused(request, exc)
+        return redirect("review:round", round_.slug)
+    return render(request, "review/new_round.html", {"suites": Suite.choices, "rulesets": known_rulesets()[::-1]})
 
 
 @login_required

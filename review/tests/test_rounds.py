@@ -58,3 +58,21 @@ def test_a_round_created_in_the_admin_has_its_benchmarks(admin_client):
         "benchmarks-TOTAL_FORMS": "0", "benchmarks-INITIAL_FORMS": "0",
     })
     assert response.status_code == 200 and "unknown training ruleset" in response.content.decode()
+
+
+def test_a_chair_creates_a_round_from_the_pages(personas, client):
+    client.force_login(personas["reviewer"])
+    assert client.get("/review/rounds/new/").status_code == 403
+    client.force_login(personas["chair"])
+    assert "new-round-form" in client.get("/review/rounds/new/").content.decode()
+    response = client.post("/review/rounds/new/", {
+        "suite": "training", "version": "5.0", "ruleset_version": "4.1.0", "reason": "v5.0 opens",
+        "submission_deadline": "2026-05-01T12:00", "publish_at": "",
+    })
+    assert response.status_code == 302 and response["Location"] == "/review/rounds/training-v5.0/"
+    round_ = Round.objects.get(version="5.0")
+    assert round_.ruleset_version == "4.1.0" and round_.benchmarks.exists()
+    assert round_.submission_deadline.isoformat() == "2026-05-01T12:00:00+00:00"
+    refused = client.post("/review/rounds/new/", {"suite": "training", "version": "5.0", "ruleset_version": "4.1.0",
+                                                  "reason": "again"})
+    assert refused.status_code == 409

@@ -68,6 +68,11 @@ def can_request(user) -> bool:
     return is_privileged(user)
 
 
+def may_request_for(user, result: Result) -> bool:
+    """Whether the request link is offered: a reviewer or chair of another organization."""
+    return can_request(user) and not result.submission.organization.members.filter(pk=user.pk).exists()
+
+
 def request_verification(*, actor, result: Result, runs: int | None = None, rule: str = "") -> VerificationJob:
     """Queue a verification of `result` with `runs` re-runs (default: the benchmark's required count),
     asked by `actor` (a reviewer or chair) or, with no actor, by the named `rule`."""

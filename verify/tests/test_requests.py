@@ -32,6 +32,7 @@ def test_a_reviewer_of_the_results_organization_may_not_request_its_verification
     status, message = refusal(actor=insider, result=result, runs=1)
     assert status == 403 and "conflict of interest" in message
     client.force_login(insider)
+    assert "request a verification" not in client.get(f"/results/{result.result_id}/").content.decode()
     page = client.post(f"/verify/results/{result.pk}/request/", {"runs": "1"})
     assert page.status_code == 400 and "conflict of interest" in page.content.decode()
     assert not VerificationJob.objects.exists()

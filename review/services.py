@@ -403,8 +403,11 @@ def file_objection(
     filer_orgs = Organization.objects.filter(members=actor).exclude(pk=accused.pk)
     if member_of(actor, accused):
         raise ReviewRefused(f"you belong to {accused}: an objection is against another organization")
-    if not is_reviewer(actor) and not filer_orgs.exists():
-        raise ReviewRefused("only reviewers and submitters may file objections")
+    if not is_reviewer(actor):
+        # Peer review: a submitter objects for an organization that submitted to the round.
+        filer_orgs = filer_orgs.filter(submissions__round=round_, submissions__written_at__isnull=False).distinct()
+        if not filer_orgs.exists():
+            raise ReviewRefused(f"only reviewers and organizations that submitted to {round_} may file objections")
     if round_.state != RoundState.REVIEW:
         raise ReviewRefused(f"{round_} is not in review (it is {round_.get_state_display().lower()})", status=409)
     if evidence_file and evidence_file not in _files_of(submission):

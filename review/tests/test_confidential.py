@@ -159,3 +159,10 @@ def test_the_public_sees_outcomes_only_and_never_who_reviewed(world, checked_bor
     own = api_as(world["outsider"]).get("/api/v1/review/events/").json()["results"]
     assert {"objection.filed", "objection.resolved"} <= {e["kind"] for e in own}
     assert "chair" in {e["actor_name"] for e in own}
+
+
+def test_an_organization_that_did_not_submit_files_no_objection(world, bystander):
+    with pytest.raises(services.ReviewRefused, match="organizations that submitted to training-v1.0"):
+        services.file_objection(bystander, result=world["alpha_result"], rule="r", evidence="e")
+    assert services.file_objection(world["outsider"], result=world["alpha_result"], rule="r", evidence="e").filed_for \
+        == world["beta"]

@@ -69,7 +69,7 @@ def job_detail(request, pk: int):
     built = job_charts(job)
     return render(request, "verify/job.html", {
         "job": job,
-        "events": AuditEvent.objects.visible_to(request.user).filter(subject=services.job_subject(job.pk)),
+        "events": AuditEvent.objects.visible_to(request.user).with_shown_actor(request.user).filter(subject=services.job_subject(job.pk)),
         "result": job.result,
         "charts": built[:2],
         "telemetry_charts": built[2:] if job.telemetry else [],

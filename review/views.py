@@ -149,6 +149,8 @@ def result_review(request, result_id: str):
         "can_answer": member,
         "can_decide": reviewer,
         "can_override": reviewer and services.is_chair(user),
+        # Who decided is part of the review record: the review team and the organization read it.
+        "show_decider": services.is_reviewer(user) or member,
         "withdrawals": WithdrawalRequest.objects.filter(round=round_, result_id=result_id)
         if member or services.is_chair(user) else [],
         "can_declare": member and in_review and result.division == "closed" and not borrowings,

@@ -32,7 +32,30 @@ VERIFICATION_REQUESTED = "verification.requested"
 VERIFICATION_STARTED = "verification.started"
 VERIFICATION_CODE_SENT = "verification.code_sent"
 VERIFICATION_FINISHED = "verification.finished"
+VERSION_HELD = "version.held"
+VERSION_RELEASED = "version.released"
+ROUND_CREATED = "round.created"
+ROUND_RULESET_CHANGED = "round.ruleset_changed"
+MEMBER_ADDED = "member.added"
+MEMBER_REMOVED = "member.removed"
+ROLE_GRANTED = "role.granted"
+ROLE_REVOKED = "role.revoked"
+WITHDRAWAL_REQUESTED = "withdrawal.requested"
+WITHDRAWAL_REFUSED = "withdrawal.refused"
+BORROWING_REVERTED = "borrowing.reverted"
+BORROWING_OVERRIDDEN = "borrowing.overridden"
 
+# The review record's outcomes the public sees once a round is published (AuditEvent.visible_to):
+# publication, withdrawals, and decisions that change a score, with their reason. Objections,
+# borrowing and who reviewed stay confidential.
+PUBLIC_EVENT_KINDS = (
+    ROUND_PUBLISHED, VERSION_PUBLISHED, VERSION_SWITCHED, RESULT_WITHDRAWN,
+    FACTOR_ACCEPTED, FACTOR_REJECTED, FINDING_WAIVED,
+    VERIFICATION_STARTED, VERIFICATION_CODE_SENT, VERIFICATION_FINISHED,
+)
+# An objection.resolved event is public with one of these outcomes (they change the tables):
+# review.constants.ObjectionOutcome MOVED_TO_OPEN and REMOVED (audit cannot import review).
+SCORE_CHANGING_OUTCOMES = ("moved_to_open", "removed")
 
 
 def _record(
@@ -81,12 +104,40 @@ def version_published(submission, *, actor, reason: str) -> AuditEvent:
     return _record(VERSION_PUBLISHED, actor=actor, submission=submission, reason=reason)
 
 
+def version_held(submission) -> AuditEvent:
+    return _record(VERSION_HELD, submission=submission, reason=submission.held_reason)
+
+
+def version_released(submission, *, actor, reason: str, held: str) -> AuditEvent:
+    return _record(VERSION_RELEASED, actor=actor, submission=submission, reason=reason, data={"held": held})
+
+
 def result_withdrawn(result, *, actor, reason: str) -> AuditEvent:
     return _record(RESULT_WITHDRAWN, actor=actor, submission=result.submission, result_id=result.result_id,
                    reason=reason)
 
 
+def withdrawal_requested(request, result, *, actor) -> AuditEvent:
+    return _record(WITHDRAWAL_REQUESTED, actor=actor, submission=result.submission, result_id=result.result_id,
+                   subject=request.subject, reason=request.reason)
+
+
+def withdrawal_refused(request, result, *, actor) -> AuditEvent:
+    return _record(WITHDRAWAL_REFUSED, actor=actor, submission=result.submission, result_id=request.result_id,
+                   subject=request.subject, reason=request.decision_reason)
+
+
 # -- rounds ---------------------------------------------------------------------------------------
+
+
+def round_created(round_, *, actor, reason: str, benchmarks: int) -> AuditEvent:
+    return _record(ROUND_CREATED, actor=actor, round_=round_, reason=reason,
+                   data={"ruleset": round_.ruleset_version, "benchmarks": benchmarks})
+
+
+def round_ruleset_changed(round_, *, actor, reason: str, previous: str, benchmarks: int) -> AuditEvent:
+    return _record(ROUND_RULESET_CHANGED, actor=actor, round_=round_, reason=reason,
+                   data={"from": previous, "to": round_.ruleset_version, "benchmarks": benchmarks})
 
 
 def round_state_changed(round_, *, actor, reason: str, previous: str) -> AuditEvent:
@@ -99,9 +150,11 @@ def round_dates_changed(round_, *, actor, reason: str, dates: dict) -> AuditEven
                    data={name: value.isoformat() if value else None for name, value in dates.items()})
 
 
-def round_published(round_, *, actor, reason: str, previous: str, versions: list[str]) -> AuditEvent:
+def round_published(round_, *, actor, reason: str, previous: str, versions: list[str],
+                    withheld: dict[int, str]) -> AuditEvent:
     return _record(ROUND_PUBLISHED, actor=actor, round_=round_, reason=reason,
-                   data={"from": previous, "versions": versions})
+                   data={"from": previous, "versions": versions,
+                         "withheld": {str(pk): why for pk, why in withheld.items()}})
 
 
 def resubmission_window_granted(window, *, actor) -> AuditEvent:
@@ -112,6 +165,21 @@ def resubmission_window_granted(window, *, actor) -> AuditEvent:
 def reviewer_assigned(assignment, *, actor) -> AuditEvent:
     return _record(REVIEWER_ASSIGNED, actor=actor, round_=assignment.round, organization=assignment.organization,
                    reason=f"{assignment.reviewer.get_username()} reviews {assignment.organization}")
+
+
+# -- people ---------------------------------------------------------------------------------------
+
+
+def membership_changed(user, organization, *, actor, member: bool) -> AuditEvent:
+    """`actor` None: the operator at the command line."""
+    return _record(MEMBER_ADDED if member else MEMBER_REMOVED, actor=actor, organization=organization,
+                   reason=f"{user.get_username()} {'joins' if member else 'leaves'} {organization}")
+
+
+def role_changed(user, role: str, *, actor, granted: bool) -> AuditEvent:
+    """`actor` None: the operator at the command line."""
+    return _record(ROLE_GRANTED if granted else ROLE_REVOKED, actor=actor,
+                   reason=f"{user.get_username()} {'is now' if granted else 'is no longer'} a {role}")
 
 
 # -- objections -----------------------------------------------------------------------------------
@@ -143,7 +211,7 @@ def objection_resolved(objection, *, actor, data: dict) -> AuditEvent:
 
 def finding_waived(result, waiver, *, actor) -> AuditEvent:
     return _record(FINDING_WAIVED, actor=actor, submission=result.submission, result_id=result.result_id,
-                   subject=f"waiver {waiver.pk}", reason=waiver.reason, data={"kind": waiver.kind})
+                   subject=f"waiver {waiver.pk}", reason=waiver.reason, data={"kind": waiver.kind, "code": waiver.code})
 
 
 def _factor(kind: str, decision, *, result=None) -> AuditEvent:
@@ -177,11 +245,12 @@ def borrowing_declared(declaration, *, actor) -> AuditEvent:
 
 
 def borrowing_checked(declaration) -> AuditEvent:
+    """The count only: the mismatches hold the lender's unpublished values (confidential)."""
     mismatches = declaration.mismatches
     return _record(BORROWING_CHECKED, submission=declaration.checked_submission, result_id=declaration.result_id,
                    subject=declaration.subject,
                    reason=f"{len(mismatches)} mismatch(es)" if mismatches else "passed",
-                   data={"mismatches": mismatches})
+                   data={"mismatch_count": len(mismatches)})
 
 
 def _borrowing_decided(kind: str, declaration, *, actor) -> AuditEvent:
@@ -195,6 +264,15 @@ def borrowing_approved(declaration, *, actor) -> AuditEvent:
 
 def borrowing_rejected(declaration, *, actor) -> AuditEvent:
     return _borrowing_decided(BORROWING_REJECTED, declaration, actor=actor)
+
+
+def borrowing_overridden(declaration, *, actor) -> AuditEvent:
+    return _borrowing_decided(BORROWING_OVERRIDDEN, declaration, actor=actor)
+
+
+def borrowing_reverted(declaration, submission, *, why: str) -> AuditEvent:
+    return _record(BORROWING_REVERTED, submission=submission, result_id=declaration.result_id,
+                   subject=declaration.subject, reason=why)
 
 
 # -- verification ---------------------------------------------------------------------------------

@@ -31,12 +31,22 @@ class AuditEventQuerySet(models.QuerySet):
 
     def visible_to(self, user):
         """Reviewers and chairs see every event; members see their organizations' events; once a
-        round is published everyone sees its round-wide events, the events of its published
-        versions, and the whole history of each public result (earlier versions included)."""
+        round is published everyone sees the outcomes (events.PUBLIC_EVENT_KINDS) of its round, of
+        its published versions and of each public result (earlier versions included), never the
+        rest of the review record."""
+        from .events import (  # events imports this module
+            OBJECTION_RESOLVED,
+            PUBLIC_EVENT_KINDS,
+            SCORE_CHANGING_OUTCOMES,
+        )
+
         if is_privileged(user):
             return self
         public_results = apps.get_model("results", "Result").objects.visible_to(None).values("result_id")
-        public = models.Q(round__state=PUBLISHED_ROUND) & (
+        outcomes = models.Q(kind__in=PUBLIC_EVENT_KINDS) | models.Q(
+            kind=OBJECTION_RESOLVED, data__outcome__in=SCORE_CHANGING_OUTCOMES
+        )
+        public = models.Q(round__state=PUBLISHED_ROUND) & outcomes & (
             models.Q(organization__isnull=True)
             | models.Q(submission__is_published=True)
             | models.Q(result_id__gt="", result_id__in=public_results)
@@ -44,6 +54,18 @@ class AuditEventQuerySet(models.QuerySet):
         if user is not None and user.is_authenticated:
             public |= models.Q(organization__members=user)
         return self.filter(public).distinct()
+
+    def with_shown_actor(self, user):
+        """Each event's `shown_actor`: who acted, for reviewers and chairs and on the events of the
+        viewer's own organizations; "" elsewhere (the public never learns reviewers' names)."""
+        if is_privileged(user):
+            return self.annotate(shown_actor=models.F("actor_name"))
+        if user is None or not user.is_authenticated:
+            return self.annotate(shown_actor=models.Value(""))
+        own = apps.get_model("results", "Organization").objects.filter(pk=models.OuterRef("organization"), members=user)
+        return self.annotate(shown_actor=models.Case(
+            models.When(models.Exists(own), then=models.F("actor_name")), default=models.Value(""),
+        ))
 
 
 class AuditEvent(models.Model):

@@ -8,6 +8,9 @@ from __future__ import annotations
 REVIEWERS_GROUP = "reviewers"
 CHAIRS_GROUP = "chairs"
 PRIVILEGED_GROUPS = (REVIEWERS_GROUP, CHAIRS_GROUP)
+# A role as the commands and review.services.set_role name it -> the group that grants it (the
+# groups are created by review migration 0005).
+ROLE_GROUPS = {"reviewer": REVIEWERS_GROUP, "chair": CHAIRS_GROUP}
 
 
 def is_privileged(user) -> bool:

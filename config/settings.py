@@ -442,6 +442,8 @@ VERIFY_TOLERANCES = {
 }
 # A running job whose worker has not reported for this long is finished as "worker lost".
 VERIFY_STALE_AFTER_SECONDS = float(os.environ.get("VERIFY_STALE_AFTER_SECONDS", "180"))
+# A result is verified again at most this often (GPU hours are scarce), and never while a job runs.
+VERIFY_REPEAT_SECONDS = env_int("VERIFY_REPEAT_SECONDS", 24 * 3600)
 VERIFY_QUEUED_EXPIRE_SECONDS = env_int("VERIFY_QUEUED_EXPIRE_SECONDS", 7 * 24 * 3600)
 VERIFY_MAX_LOG_CHARS = env_int("VERIFY_MAX_LOG_CHARS", 20_000_000)
 VERIFY_MAX_REQUEST_BYTES = env_int("VERIFY_MAX_REQUEST_BYTES", 2 * 1024**2)  # under DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -122,7 +122,10 @@ class JobSerializer(serializers.Serializer):
 class FindingSerializer(serializers.ModelSerializer):
     class Meta:
         model = Finding
-        fields = ["severity", "code", "message", "file", "line", "checker", "key", "expected", "actual"]
+        fields = ["severity", "code", "message", "file", "line", "checker", "key", "expected", "actual", "waiver"]
+
+    waiver = serializers.IntegerField(source="waiver_id", default=None, read_only=True,
+                                      help_text="The decision (waiver id) that waived it; it then counts nowhere")
 
 
 class ResultSerializer(serializers.ModelSerializer):
@@ -170,15 +173,17 @@ class UploadStatusSerializer(ReceiptSerializer):
         fields = ReceiptSerializer.Meta.fields + ["job", "finding_counts", "findings", "results"]
 
     def get_finding_counts(self, upload: Upload) -> dict[str, int]:
-        rows = upload.submission.findings.values("severity").annotate(n=Count("pk"))
-        return {row["severity"]: row["n"] for row in rows}
+        """Findings no decision waived, by severity, and `waived`: how many a decision waived."""
+        findings = upload.submission.findings
+        rows = findings.not_waived().order_by().values("severity").annotate(n=Count("pk"))
+        return {**{row["severity"]: row["n"] for row in rows}, "waived": findings.count() - sum(r["n"] for r in rows)}
 
     @extend_schema_field(FindingSerializer(many=True))
     def get_findings(self, upload: Upload) -> list[dict]:
         """Errors first, then warnings, then info; each capped at FINDINGS_PER_SEVERITY."""
         rows = []
         for severity in ("error", "warning", "info"):
-            found = upload.submission.findings.filter(severity=severity).order_by("file", "line", "pk")
+            found = upload.submission.findings.with_waiver().filter(severity=severity).order_by("file", "line", "pk")
             rows.extend(FindingSerializer(found[:FINDINGS_PER_SEVERITY], many=True).data)
         return rows
 

@@ -360,10 +360,35 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
             else "a training package (results/<system>/<benchmark>/)"
         raise SubmitterError(f"{upload.original_name} is {layout}; {upload.round.slug} is a "
                              f"{upload.round.get_suite_display()} round: upload it to a round of its suite")
+    refuse_unmatched_benchmarks(upload.round, report)
     organization = upload.organization
     check_uploader(report, organization.name, [organization.slug, *organization.aliases])
     _advance(job_id, token, state=JobState.CHECKING, stage="storing results and findings")
     return report, root
+
+
+def refuse_unmatched_benchmarks(round_: Round, report) -> None:
+    """A package is never stored silently emptied: SubmitterError when none of its result folders
+    is a benchmark of the round, or when a benchmark of the round's ruleset is missing from the
+    round (a round whose benchmarks were never filled). A folder the ruleset does not know keeps
+    its layout finding."""
+    from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
+
+    in_package = sorted({result.benchmark for result in report.results})
+    in_round = set(round_.benchmarks.values_list("name", flat=True))
+    if not in_package:
+        return
+    try:
+        ruleset = set(get_ruleset(round_.ruleset_version or round_.version).benchmarks)
+    except UnknownRuleset:
+        ruleset = set()
+    missing = [name for name in in_package if name not in in_round and (name in ruleset or not in_round)]
+    if missing or not in_round.intersection(in_package):
+        known = ", ".join(sorted(in_round)) or "none (a chair sets its ruleset first)"
+        raise SubmitterError(
+            f"{round_} has no benchmark {', '.join(missing or in_package)} (its benchmarks: {known}); "
+            "nothing of this package was stored"
+        )
 
 
 def _discard_archive(upload: Upload) -> None:
@@ -410,6 +435,7 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
             write_inference_report([report], submission=submission)
         else:
             write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
+        hold_if_speaking_for_another(submission)
         make_current(submission)
         check_borrowings(submission)
         now = timezone.now()
@@ -419,8 +445,38 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
             finished_at=now,
             heartbeat_at=now,
             files_done=F("files_total"),
-            error_count=submission.findings.filter(severity="error").count(),
+            error_count=submission.findings.not_waived().filter(severity="error").count(),
         )
+
+
+def recount_errors(submissions) -> None:
+    """After a decision waived findings: each finished job of these versions counts the error
+    findings no decision waived (its summary, "done, N errors")."""
+    for job in IngestJob.objects.filter(upload__submission__in=submissions, state=JobState.DONE).select_related(
+        "upload__submission"
+    ):
+        count = job.upload.submission.findings.not_waived().filter(severity="error").count()
+        if count != job.error_count:
+            IngestJob.objects.filter(pk=job.pk).update(error_count=count)
+
+
+def hold_if_speaking_for_another(submission) -> bool:
+    """A version whose system descriptions or logs name another organization than its uploader
+    (the uploader checker's errors, unless waived) is held: never made current nor published
+    until a chair decides (review.services.release_held_version). True when held."""
+    from mlperf_check.checkers.uploader import LOG_ORG_NOT_UPLOADER, SYSTEM_SUBMITTER_NOT_UPLOADER
+
+    foreign = submission.findings.filter(code__in=(SYSTEM_SUBMITTER_NOT_UPLOADER, LOG_ORG_NOT_UPLOADER)).not_waived()
+    count = foreign.count()
+    if not count:
+        return False
+    submission.held_reason = (
+        f"{count} file(s) speak for another organization than {submission.organization}: a chair decides "
+        "before this version is made current or published"
+    )
+    type(submission).objects.filter(pk=submission.pk).update(held_reason=submission.held_reason)
+    events.version_held(submission)
+    return True
 
 
 def _read_log(root: Path, rel: str) -> bytes | None:

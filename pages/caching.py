@@ -37,6 +37,7 @@ from django.utils.cache import patch_vary_headers
 from redis.exceptions import RedisError
 
 from results.models import Result, Round, Submission
+from results.signals import data_changed
 
 PAGE_CACHE_SECONDS = 60
 # The version query counts 20,000 results in ~5-15 ms: at hundreds of hits a second it would
@@ -69,6 +70,7 @@ def forget_data_version(**_kwargs) -> None:
 for model in (Result, Submission, Round):
     post_save.connect(forget_data_version, sender=model, dispatch_uid=f"page-cache-{model.__name__}-save")
     post_delete.connect(forget_data_version, sender=model, dispatch_uid=f"page-cache-{model.__name__}-delete")
+data_changed.connect(forget_data_version, dispatch_uid="page-cache-data-changed")
 
 
 def _read_data_version() -> str:

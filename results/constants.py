@@ -99,6 +99,12 @@ class WaiverKind(models.TextChoices):
     SEED_BYPASS = "seed_bypass", "Seed check bypassed"
     # The score uses Waiver.factor instead of the factor computed from the logs (accepted only).
     PUBLISHED_FACTOR = "published_factor", "Published scaling factor"
+    # A chair's decision that findings of one code (Waiver.code) are wrong for this result.
+    KNOWN_FALSE_POSITIVE = "false_positive", "Known false positive"
+
+
+# The checker whose findings each bypass waives (mlperf_check.checkers: rcp, seeds).
+WAIVED_CHECKER = {WaiverKind.RCP_BYPASS: "rcp", WaiverKind.SEED_BYPASS: "seeds"}
 
 
 class FactorSource(models.TextChoices):

@@ -34,7 +34,14 @@ from .constants import (
     Suite,
     WaiverKind,
 )
-from .querysets import ResultQuerySet, RoundQuerySet, RunQuerySet, SubmissionQuerySet, SystemQuerySet
+from .querysets import (
+    FindingQuerySet,
+    ResultQuerySet,
+    RoundQuerySet,
+    RunQuerySet,
+    SubmissionQuerySet,
+    SystemQuerySet,
+)
 
 
 def version_order(field: str) -> Cast:
@@ -140,6 +147,10 @@ class Submission(models.Model):
     is_published = models.BooleanField(default=False)
     written_at = models.DateTimeField(
         null=True, blank=True, editable=False, help_text="When its rows were written (a version is written once)"
+    )
+    held_reason = models.CharField(
+        max_length=255, blank=True, editable=False,
+        help_text="Set: never made current nor published until a chair's decision clears it (why it is held)",
     )
 
     objects = SubmissionQuerySet.as_manager()
@@ -320,6 +331,8 @@ class Finding(models.Model):
     expected = models.TextField(blank=True)
     actual = models.TextField(blank=True)
 
+    objects = FindingQuerySet.as_manager()
+
     class Meta:
         ordering = ["submission", "file", "line", "pk"]
 
@@ -339,6 +352,7 @@ class Waiver(models.Model):
     benchmark = models.CharField(max_length=64)
     kind = models.CharField(max_length=16, choices=WaiverKind.choices)
     factor = models.FloatField(null=True, blank=True, help_text="published_factor: the scaling factor decided on")
+    code = models.CharField(max_length=64, blank=True, help_text="false_positive: the finding code it waives")
     accepted = models.BooleanField(default=True, help_text="False: the request (e.g. a shipped factor) was rejected")
     reason = models.TextField()
     granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -347,7 +361,11 @@ class Waiver(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["round", "organization", "system_id", "benchmark", "kind"], name="waiver_unique"
+                fields=["round", "organization", "system_id", "benchmark", "kind", "code"], name="waiver_unique"
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(kind=WaiverKind.KNOWN_FALSE_POSITIVE) | ~models.Q(code=""),
+                name="waiver_false_positive_names_a_code",
             ),
             # A scaling-factor decision without a usable factor would decide nothing.
             models.CheckConstraint(

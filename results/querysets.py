@@ -2,7 +2,9 @@
 
 Public means: the round is published and the submission version is published. Members of the
 submitting organization see their own unpublished submissions; reviewers and chairs (staff or
-the `reviewers` / `chairs` groups) see everything.
+the `reviewers` / `chairs` groups) see everything. Peer review: from the submission deadline to
+publication, members of every organization that submitted to a round see every submission of
+that round (results, logs, systems, findings; the review record has its own rules in review/).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from audit.roles import is_privileged
 
 from .constants import ResultStatus, RoundState
 
+# The round states between the submission deadline and publication.
+PEER_REVIEW_STATES = (RoundState.REVIEW, RoundState.FINAL)
 ROUND_SLUG = re.compile(r"^(training|inference|hpc)-v?(\d+\.\d+)$")
 
 
@@ -35,6 +39,24 @@ def parse_round_slug(slug: str) -> tuple[str, str]:
     return match.group(1), match.group(2)
 
 
+def peer_review_rounds(user, now=None):
+    """The rounds whose every submission `user` may read as a peer: in review or final, past the
+    submission deadline (a round moved to review without one is past it), and with an ingested
+    submission of one of the user's organizations. Empty for anonymous users."""
+    from django.utils import timezone
+
+    from .models import Round, Submission
+
+    if user is None or not user.is_authenticated:
+        return Round.objects.none()
+    now = now or timezone.now()
+    submitted = Submission.objects.filter(organization__members=user, written_at__isnull=False).values("round")
+    return Round.objects.filter(
+        Q(submission_deadline__isnull=True) | Q(submission_deadline__lte=now),
+        state__in=PEER_REVIEW_STATES, pk__in=submitted,
+    )
+
+
 def submission_visibility(user, prefix: str = "", result_status: str = "") -> Q | None:
     """A Q over Submission fields (reached through `prefix`), or None when the user sees everything.
     `result_status` names a Result.status field to check too: withdrawn and removed results are
@@ -45,7 +67,11 @@ def submission_visibility(user, prefix: str = "", result_status: str = "") -> Q 
     if result_status:
         public &= Q(**{result_status: ResultStatus.ACTIVE})
     if user is not None and user.is_authenticated:
-        return public | Q(**{f"{prefix}organization__members": user})
+        return (
+            public
+            | Q(**{f"{prefix}organization__members": user})
+            | Q(**{f"{prefix}round__in": peer_review_rounds(user).values("pk")})
+        )
     return public
 
 
@@ -109,6 +135,12 @@ class ResultQuerySet(_SubmissionScoped):
     def for_round(self, round_):
         return self.filter(submission__round=round_)
 
+    def with_unwaived_errors(self):
+        """Each result's `unwaived_errors`: its error findings that no decision waived."""
+        from .models import Finding
+
+        return self.annotate(unwaived_errors=Finding.objects.unwaived_errors_of())
+
     def citable(self, result_id: str):
         """Every version of one citable id in this queryset, the current (then newest) one first."""
         return self.filter(result_id=result_id).order_by("-submission__is_current", "-submission__version")
@@ -118,3 +150,44 @@ class RunQuerySet(_SubmissionScoped):
     submission_prefix = "result__submission__"
     result_status = "result__status"
 
+
+
+class FindingQuerySet(models.QuerySet):
+    """A finding is waived by an accepted Waiver of its organization in its round, on its result's
+    system and benchmark (a package-level finding: system and benchmark ""), that covers it: a
+    bypass covers its checker's findings (WAIVED_CHECKER), a known false positive its code."""
+
+    def _waivers(self):
+        from django.db.models import Case, OuterRef, Value, When
+        from django.db.models.functions import Coalesce
+
+        from .constants import WAIVED_CHECKER, WaiverKind
+        from .models import Waiver
+
+        covered_checker = Case(*[When(kind=kind, then=Value(checker)) for kind, checker in WAIVED_CHECKER.items()],
+                               default=Value(""))
+        return Waiver.objects.annotate(covered_checker=covered_checker).filter(
+            Q(covered_checker=OuterRef("checker")) | Q(kind=WaiverKind.KNOWN_FALSE_POSITIVE, code=OuterRef("code")),
+            round=OuterRef("submission__round"), organization=OuterRef("submission__organization"),
+            system_id=Coalesce(OuterRef("result__system__system_id"), Value("")),
+            benchmark=Coalesce(OuterRef("result__benchmark__name"), Value("")), accepted=True,
+        ).order_by("pk")
+
+    def with_waiver(self):
+        """Each finding's `waiver_id`: the decision that waived it, or None."""
+        return self.annotate(waiver_id=models.Subquery(self._waivers().values("pk")[:1]))
+
+    def not_waived(self):
+        return self.exclude(models.Exists(self._waivers()))
+
+    def unwaived_errors_of(self, outer_result: str = "pk"):
+        """A subquery: the number of error findings nobody waived of the result `outer_result`
+        names in the outer query (annotate a queryset of results with it)."""
+        from django.db.models import Count, OuterRef, Subquery
+        from django.db.models.functions import Coalesce
+
+        counted = (
+            self.filter(result=OuterRef(outer_result), severity="error").not_waived()
+            .order_by().values("result").annotate(n=Count("pk")).values("n")
+        )
+        return Coalesce(Subquery(counted), 0)

@@ -2,15 +2,24 @@
 pages, the API, or the admin actions below). Rounds and submissions are registered here, not in
 results/admin.py: their state changes are the round lifecycle's admin actions."""
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 
 from audit.admin import ReadOnlyAdmin
-from results.constants import RoundState
+from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
+from results.constants import RoundState, Suite
 from results.models import Benchmark, Round, Submission
 
 from .models import BorrowingDeclaration, Notification, Objection, ResubmissionWindow, ReviewerAssignment
-from .services import ReviewRefused, grant_resubmission_window, move_round, publish_fix
+from .services import (
+    ReviewRefused,
+    change_ruleset,
+    create_round,
+    grant_resubmission_window,
+    move_round,
+    publish_fix,
+)
 
 
 @admin.register(Objection)
@@ -67,6 +76,27 @@ def _round_action(to_state: str, label: str):
     return admin.action(description=label)(action)
 
 
+class RoundAdminForm(forms.ModelForm):
+    """The ruleset must be one the catalog knows (its benchmarks come from it); a round's ruleset
+    is fixed once its review starts."""
+
+    class Meta:
+        model = Round
+        fields = "__all__"
+
+    def clean(self):
+        data = super().clean()
+        if data.get("suite", Suite.TRAINING) == Suite.TRAINING:
+            try:
+                data["ruleset_version"] = get_ruleset(data.get("ruleset_version") or data.get("version") or "").version
+            except UnknownRuleset as exc:
+                raise forms.ValidationError({"ruleset_version": str(exc)}) from exc
+        changed = self.instance.pk and "ruleset_version" in self.changed_data
+        if changed and self.instance.state not in (RoundState.DRAFT, RoundState.OPEN):
+            raise forms.ValidationError({"ruleset_version": "the ruleset is fixed once the review starts"})
+        return data
+
+
 @admin.register(Round)
 class RoundAdmin(admin.ModelAdmin):
     """State and dates change through review.services (admin actions and the review pages), so
@@ -76,6 +106,18 @@ class RoundAdmin(admin.ModelAdmin):
     list_filter = ("suite", "state")
     readonly_fields = ("state", "submission_deadline", "borrowing_deadline", "publish_at")
     inlines = [BenchmarkInline]
+    form = RoundAdminForm
+
+    def save_model(self, request, obj, form, change):
+        """A new round and a ruleset change go through review.services: benchmarks from the
+        ruleset catalog, an audit event."""
+        if not change:
+            create_round(request.user, obj, "created in the admin")
+            return
+        if "ruleset_version" in form.changed_data:
+            change_ruleset(request.user, Round.objects.get(pk=obj.pk), obj.ruleset_version, "changed in the admin")
+        super().save_model(request, obj, form, change)
+
     actions = [
         _round_action(RoundState.OPEN, "Open for submissions"),
         _round_action(RoundState.REVIEW, "Start the review"),

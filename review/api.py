@@ -86,6 +86,12 @@ class BorrowingSerializer(serializers.ModelSerializer):
     lender = serializers.CharField(source="lender_result.result_id")
     checked_version = serializers.IntegerField(source="checked_submission.version", allow_null=True)
     decided_by = serializers.CharField(source="decided_by.username", allow_null=True)
+    mismatches = serializers.SerializerMethodField(
+        help_text="The check's differences (the lender's unpublished values): reviewers and chairs, during review"
+    )
+
+    def get_mismatches(self, declaration) -> list[dict] | None:
+        return declaration.mismatches if services.may_read_mismatches(self.context.get("user"), declaration) else None
 
     class Meta:
         model = BorrowingDeclaration
@@ -106,6 +112,7 @@ class DecideBorrowingSerializer(serializers.Serializer):
 
 
 class EventSerializer(serializers.ModelSerializer):
+    actor_name = serializers.CharField(source="shown_actor", help_text="Empty where you may not learn who acted")
     round = serializers.CharField(source="round.slug", allow_null=True)
     organization = serializers.CharField(source="organization.slug", allow_null=True)
     version = serializers.IntegerField(source="submission.version", allow_null=True)
@@ -233,7 +240,9 @@ class BorrowingListView(APIView):
         ).order_by("-pk")
         paginator = ReviewPagination()
         page = paginator.paginate_queryset(declarations, request, view=self)
-        return paginator.get_paginated_response(BorrowingSerializer(page, many=True).data)
+        return paginator.get_paginated_response(
+            BorrowingSerializer(page, many=True, context={"user": request.user}).data
+        )
 
     @extend_schema(summary="Declare that your result borrows another submitter's hyperparameters",
                    request=DeclareBorrowingSerializer, responses={201: BorrowingSerializer, 401: None, **REFUSALS},
@@ -247,8 +256,9 @@ class BorrowingListView(APIView):
         result = _current_result(request.user, form.validated_data["result"])
         if result is None:
             return _missing("result")
-        # Named by id: the borrower need not read the lender's unpublished result.
-        lender = Result.objects.current().for_round(result.submission.round).filter(
+        # Only a result the borrower may read (peer review: every submission of the round after
+        # the deadline): the answer never tells whether an id it may not read exists, nor its benchmark.
+        lender = Result.objects.visible_to(request.user).current().for_round(result.submission.round).filter(
             result_id=form.validated_data["lender"]).first()
         if lender is None:
             return _missing("lender result")
@@ -256,7 +266,7 @@ class BorrowingListView(APIView):
             declaration = services.declare_borrowing(request.user, result, lender)
         except services.ReviewRefused as exc:
             return _refused(exc)
-        return Response(BorrowingSerializer(declaration).data, status=201)
+        return Response(BorrowingSerializer(declaration, context={"user": request.user}).data, status=201)
 
 
 class BorrowingDecideView(APIView):
@@ -278,7 +288,7 @@ class BorrowingDecideView(APIView):
             )
         except services.ReviewRefused as exc:
             return _refused(exc)
-        return Response(BorrowingSerializer(declaration).data)
+        return Response(BorrowingSerializer(declaration, context={"user": request.user}).data)
 
 
 class EventListView(ListAPIView):
@@ -293,7 +303,7 @@ class EventListView(ListAPIView):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
-        events = AuditEvent.objects.visible_to(self.request.user).select_related(
+        events = AuditEvent.objects.visible_to(self.request.user).with_shown_actor(self.request.user).select_related(
             "round", "organization", "submission"
         ).order_by("pk")
         if self.request.query_params.get("result"):

@@ -14,8 +14,18 @@ class ObjectionOutcome(models.TextChoices):
     REMOVED = "removed", "Result removed"
 
 
+class WithdrawalState(models.TextChoices):
+    PENDING = "pending", "Waiting for a chair"
+    APPROVED = "approved", "Approved: withdrawn"
+    REFUSED = "refused", "Refused"
+
+
 class BorrowingState(models.TextChoices):
     DECLARED = "declared", "Declared, waiting for the resubmission"
     CHECKED = "checked", "Resubmission checked"
     APPROVED = "approved", "Approved"
-    REJECTED = "rejected", "Rejected"
+    # Rejected blocks the publication of the borrower's version until it reverts (a later version
+    # without the borrowed hyperparameters) or a chair overrides the rejection with a reason.
+    REJECTED = "rejected", "Rejected: the version is not published"
+    REVERTED = "reverted", "Rejected, then reverted by a later version"
+    OVERRIDDEN = "overridden", "Rejected, then overridden by a chair"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.urls import reverse
 
 from results import logs
-from results.models import Finding, Result, Run
+from results.models import Finding, Result, Run, Waiver
 
 
 def log_line_url(sha256: str, line: int) -> str:
@@ -15,10 +15,13 @@ def log_line_url(sha256: str, line: int) -> str:
 
 
 def findings_with_log_urls(result: Result, runs: list[Run]) -> list[Finding]:
-    """The result's findings, each with `log_url`: the log line it cites (or "")."""
-    findings = list(Finding.objects.filter(result=result).order_by("file", "line", "pk"))
+    """The result's findings, each with `log_url`: the log line it cites (or ""), and `waiver`:
+    the decision that waived it (or None)."""
+    findings = list(Finding.objects.with_waiver().filter(result=result).order_by("file", "line", "pk"))
+    waivers = Waiver.objects.in_bulk({f.waiver_id for f in findings if f.waiver_id})
     log_of_file = {run.file: run for run in runs if run.log_name}
     for finding in findings:
+        finding.waiver = waivers.get(finding.waiver_id)
         run = log_of_file.get(finding.file)
         finding.log_url = log_line_url(run.sha256, finding.line) if run and finding.line else ""
     return findings

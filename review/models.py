@@ -8,10 +8,15 @@ from django.db import models
 from django.utils import timezone
 
 from audit.roles import is_privileged
-from results.constants import RoundState, Severity
+from results.constants import Severity
 from results.models import Benchmark, Organization, Result, Round, Run, Submission, System
 
-from .constants import BorrowingState, ObjectionOutcome, ObjectionState
+from .constants import (
+    BorrowingState,
+    ObjectionOutcome,
+    ObjectionState,
+    WithdrawalState,
+)
 
 
 class ResubmissionWindowQuerySet(models.QuerySet):
@@ -45,28 +50,26 @@ class ResubmissionWindow(models.Model):
 
 class ObjectionQuerySet(models.QuerySet):
     def visible_to(self, user):
-        """Reviewers and chairs see all; the accused and the filing organization see theirs; the
-        public sees objections against published versions after publication."""
+        """Reviewers and chairs see all; the accused and the filing organization see theirs. The
+        public never reads an objection, before or after publication: it sees the outcomes that
+        change a table (AuditEvent.visible_to)."""
         if is_privileged(user):
             return self
-        rule = models.Q(round__state=RoundState.PUBLISHED, result__submission__is_published=True)
-        if user is not None and user.is_authenticated:
-            rule |= (
-                models.Q(organization__members=user) | models.Q(filed_for__members=user) | models.Q(filed_by=user)
-            )
+        if user is None or not user.is_authenticated:
+            return self.none()
+        rule = models.Q(organization__members=user) | models.Q(filed_for__members=user) | models.Q(filed_by=user)
         return self.filter(rule).distinct()
 
 
 class BorrowingQuerySet(models.QuerySet):
     def visible_to(self, user):
-        """Reviewers and chairs see all; the borrower sees its own; the public sees approved
-        borrowings of published versions after publication."""
+        """Reviewers and chairs see all; the borrower sees its own (its mismatches only through
+        review.services.may_read_mismatches). Borrowing details are never public."""
         if is_privileged(user):
             return self
-        rule = models.Q(round__state=RoundState.PUBLISHED, checked_submission__is_published=True, state=BorrowingState.APPROVED)
-        if user is not None and user.is_authenticated:
-            rule |= models.Q(organization__members=user)
-        return self.filter(rule).distinct()
+        if user is None or not user.is_authenticated:
+            return self.none()
+        return self.filter(organization__members=user).distinct()
 
 
 class ReviewerAssignment(models.Model):
@@ -179,6 +182,38 @@ class BorrowingDeclaration(models.Model):
     @property
     def subject(self) -> str:
         return f"borrowing {self.pk}"
+
+
+class WithdrawalRequest(models.Model):
+    """An organization asks to withdraw a published result (every version of its citable id); a
+    chair of another organization approves or refuses (review.services.decide_withdrawal)."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="withdrawal_requests")
+    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="withdrawal_requests")
+    result_id = models.CharField(max_length=32)
+    reason = models.TextField()
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(default=timezone.now)
+    state = models.CharField(max_length=16, choices=WithdrawalState.choices, default=WithdrawalState.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["round", "result_id"], condition=models.Q(state="pending"),
+                                    name="withdrawal_one_pending_per_result")
+        ]
+        ordering = ["-requested_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"withdrawal of {self.result_id} ({self.state})"
+
+    @property
+    def subject(self) -> str:
+        return f"withdrawal {self.pk}"
 
 
 class Notification(models.Model):

@@ -16,16 +16,24 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from audit import events
-from audit.roles import PRIVILEGED_GROUPS, is_chair, is_privileged
+from audit.roles import CHAIRS_GROUP, PRIVILEGED_GROUPS, ROLE_GROUPS, is_chair, is_privileged
 from mlperf_check.rules.borrowing import Mismatch, batch_dependent, compare_hyperparameters, compare_systems
 from results.constants import Division, ResultStatus, RoundState, WaiverKind
-from results.models import Organization, Result, Round, Submission, System, Waiver, fitted
+from results.models import Finding, Organization, Result, Round, Run, Submission, System, Waiver, fitted
 from results.services.factors import DecisionRefused, accept_shipped_factor, reject_shipped_factor
-from results.services.rounds import publish_round
-from results.services.versions import publish_version
+from results.services.rounds import fill_benchmarks, publish_round
+from results.services.versions import make_current, publish_version, touch_submissions
 
-from .constants import BorrowingState, ObjectionOutcome, ObjectionState
-from .models import BorrowingDeclaration, Notification, Objection, ResubmissionWindow, ReviewerAssignment
+from .constants import BorrowingState, ObjectionOutcome, ObjectionState, WithdrawalState
+from .models import (
+    BorrowingDeclaration,
+    Notification,
+    Objection,
+    ResubmissionWindow,
+    ReviewerAssignment,
+    WithdrawalRequest,
+)
+from .signals import findings_waived
 
 ROUND_TRANSITIONS = {
     RoundState.DRAFT: {RoundState.OPEN},
@@ -43,7 +51,9 @@ BORROWING_TRANSITIONS = {
     BorrowingState.DECLARED: {BorrowingState.CHECKED},
     BorrowingState.CHECKED: {BorrowingState.CHECKED, BorrowingState.APPROVED, BorrowingState.REJECTED},
     BorrowingState.APPROVED: set(),
-    BorrowingState.REJECTED: set(),
+    BorrowingState.REJECTED: {BorrowingState.REVERTED, BorrowingState.OVERRIDDEN},
+    BorrowingState.REVERTED: set(),
+    BorrowingState.OVERRIDDEN: set(),
 }
 # A "fix required" opens a resubmission window this long when the round names no publication date.
 DEFAULT_FIX_WINDOW = timedelta(days=7)
@@ -69,6 +79,13 @@ def member_of(user, organization: Organization | None) -> bool:
     if user is None or not user.is_authenticated or organization is None:
         return False
     return organization.members.filter(pk=user.pk).exists()
+
+
+def may_read_mismatches(user, declaration: BorrowingDeclaration) -> bool:
+    """A borrowing check's mismatches hold the lender's unpublished values: reviewers and chairs
+    read them while the round is unpublished; the borrower and, after publication, everyone
+    see the decision only."""
+    return is_reviewer(user) and not declaration.round.is_published
 
 
 def _require_chair(actor, doing: str) -> None:
@@ -98,7 +115,90 @@ def _move(current: str, wanted: str, table: dict, what: str) -> None:
         raise ReviewRefused(f"{what} cannot go from {current} to {wanted}", status=409)
 
 
+# --- People: organizations and roles -------------------------------------------------------------
+
+
+def set_membership(actor, user, organization: Organization, member: bool = True) -> bool:
+    """Add `user` to `organization` (or remove); `actor` None is the operator at the command line.
+    Audited; True when something changed."""
+    if actor is not None:
+        _require_chair(actor, "change organization memberships")
+    if member_of(user, organization) == member:
+        return False
+    with transaction.atomic():
+        (organization.members.add if member else organization.members.remove)(user)
+        events.membership_changed(user, organization, actor=actor, member=member)
+    return True
+
+
+def set_role(actor, user, role: str, granted: bool = True) -> bool:
+    """Give (or take) a role: `reviewer` or `chair` (the `reviewers` / `chairs` groups); `actor`
+    None is the operator at the command line. Audited; True when something changed."""
+    from django.contrib.auth.models import Group
+
+    if role not in ROLE_GROUPS:
+        raise ReviewRefused(f"unknown role {role!r}: expected one of {', '.join(ROLE_GROUPS)}", status=400)
+    if actor is not None:
+        _require_chair(actor, "give roles")
+    group, _ = Group.objects.get_or_create(name=ROLE_GROUPS[role])
+    if user.groups.filter(pk=group.pk).exists() == granted:
+        return False
+    with transaction.atomic():
+        (user.groups.add if granted else user.groups.remove)(group)
+        events.role_changed(user, role, actor=actor, granted=granted)
+    return True
+
+
 # --- Round lifecycle -----------------------------------------------------------------------------
+
+
+def create_round(actor, round_: Round, reason: str) -> Round:
+    """A chair creates a round (an unsaved Round: suite, version, ruleset, dates) as a draft; its
+    benchmarks come from the ruleset catalog, so uploads to it have somewhere to go."""
+    _require_chair(actor, "create a round")
+    reason = _require_reason(reason)
+    if Round.objects.filter(suite=round_.suite, version=round_.version).exists():
+        raise ReviewRefused(f"{round_.slug} already exists", status=409)
+    round_.ruleset_version = _known_ruleset(round_)
+    round_.state = RoundState.DRAFT
+    with transaction.atomic():
+        round_.save()
+        count = fill_benchmarks(round_)
+        events.round_created(round_, actor=actor, reason=reason, benchmarks=count)
+    return round_
+
+
+def change_ruleset(actor, round_: Round, ruleset_version: str, reason: str) -> Round:
+    """A chair changes the ruleset of a round that takes no review yet (draft or open); its
+    benchmarks follow the new ruleset's catalog."""
+    _require_chair(actor, "change a round's ruleset")
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        locked = Round.objects.select_for_update().get(pk=round_.pk)
+        if locked.state not in (RoundState.DRAFT, RoundState.OPEN):
+            raise ReviewRefused(f"{locked} is {locked.state}: its ruleset is fixed once review starts", status=409)
+        previous = locked.ruleset_version
+        locked.ruleset_version = ruleset_version
+        locked.ruleset_version = _known_ruleset(locked)
+        if locked.ruleset_version == previous:
+            return locked
+        locked.save(update_fields=["ruleset_version"])
+        count = fill_benchmarks(locked)
+        events.round_ruleset_changed(locked, actor=actor, reason=reason, previous=previous, benchmarks=count)
+    round_.refresh_from_db()
+    return round_
+
+
+def _known_ruleset(round_: Round) -> str:
+    """The round's ruleset as the catalog names it (1.0 -> 1.0.0); ReviewRefused when unknown."""
+    from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
+
+    if round_.suite != "training":
+        return round_.ruleset_version
+    try:
+        return get_ruleset(round_.ruleset_version or round_.version).version
+    except UnknownRuleset as exc:
+        raise ReviewRefused(str(exc), status=400) from exc
 
 
 def move_round(actor, round_: Round, to_state: str, reason: str) -> Round:
@@ -109,7 +209,7 @@ def move_round(actor, round_: Round, to_state: str, reason: str) -> Round:
         with transaction.atomic():
             locked = Round.objects.select_for_update().get(pk=round_.pk)
             _move(locked.state, to_state, ROUND_TRANSITIONS, f"round {locked}")
-            publish_round(locked, actor=actor, reason=reason)
+            publish_round(locked, actor=actor, reason=reason, withheld=withheld_versions(locked))
             _notify_round(locked, events.ROUND_PUBLISHED, f"{locked} is published.")
         round_.refresh_from_db()
         return round_
@@ -171,7 +271,8 @@ def publish_due_rounds(now=None) -> list[str]:
     published = []
     for round_ in Round.objects.filter(state=RoundState.FINAL, publish_at__lte=now):
         with transaction.atomic():
-            if publish_round(round_, reason=f"publish_at {round_.publish_at:%Y-%m-%d %H:%M} UTC"):
+            if publish_round(round_, reason=f"publish_at {round_.publish_at:%Y-%m-%d %H:%M} UTC",
+                             withheld=withheld_versions(round_)):
                 _notify_round(round_, events.ROUND_PUBLISHED, f"{round_} is published.")
                 published.append(round_.slug)
     return published
@@ -192,9 +293,34 @@ def publish_fix(actor, submission: Submission, reason: str) -> Submission:
             raise ReviewRefused(f"{locked} has not been ingested", status=409)
         if locked.is_published and locked.is_current:
             raise ReviewRefused(f"{locked} is already the published version", status=409)
+        if locked.held_reason:
+            raise ReviewRefused(f"{locked} is held ({locked.held_reason}): release it first", status=409)
+        if locked.pk in withheld_versions(locked.round):
+            raise ReviewRefused(withheld_versions(locked.round)[locked.pk], status=409)
         publish_version(locked, actor=actor, reason=reason)
         _notify_members(locked.organization, events.VERSION_PUBLISHED,
                         f"Version {locked.version} of {locked.organization} in {locked.round} is published.")
+    submission.refresh_from_db()
+    return submission
+
+
+def release_held_version(actor, submission: Submission, reason: str) -> Submission:
+    """A chair of another organization decides that a held version (its files speak for another
+    organization) may stand for its uploader: it becomes current like any newest version (after
+    the round's publication a chair then publishes it with publish_fix)."""
+    _require_chair(actor, "release a held version")
+    _refuse_conflict(actor, submission.organization, "release its versions")
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        locked = Submission.objects.select_for_update().select_related("round", "organization").get(pk=submission.pk)
+        if not locked.held_reason:
+            raise ReviewRefused(f"{locked} is not held", status=409)
+        held_reason, locked.held_reason = locked.held_reason, ""
+        locked.save(update_fields=["held_reason", "updated_at"])
+        events.version_released(locked, actor=actor, reason=reason, held=held_reason)
+        make_current(locked)
+        _notify_members(locked.organization, events.VERSION_RELEASED,
+                        f"Version {locked.version} of {locked.organization} in {locked.round} was released: {reason}")
     submission.refresh_from_db()
     return submission
 
@@ -263,10 +389,16 @@ def file_objection(
     filer_orgs = Organization.objects.filter(members=actor).exclude(pk=accused.pk)
     if member_of(actor, accused):
         raise ReviewRefused(f"you belong to {accused}: an objection is against another organization")
-    if not is_reviewer(actor) and not filer_orgs.exists():
-        raise ReviewRefused("only reviewers and submitters may file objections")
+    if not is_reviewer(actor):
+        # Peer review: a submitter objects for an organization that submitted to the round.
+        filer_orgs = filer_orgs.filter(submissions__round=round_, submissions__written_at__isnull=False).distinct()
+        if not filer_orgs.exists():
+            raise ReviewRefused(f"only reviewers and organizations that submitted to {round_} may file objections")
     if round_.state != RoundState.REVIEW:
         raise ReviewRefused(f"{round_} is not in review (it is {round_.get_state_display().lower()})", status=409)
+    if evidence_file and evidence_file not in _files_of(submission):
+        raise ReviewRefused(f"{evidence_file} is not a file of {accused}'s version {submission.version}: the "
+                            "evidence cites a result log or a system description of it", status=400)
     with transaction.atomic():
         objection = Objection.objects.create(
             round=round_,
@@ -289,6 +421,12 @@ def file_objection(
     return objection
 
 
+def _files_of(submission: Submission) -> set[str]:
+    """The files an objection's evidence may cite: the version's result logs and system files."""
+    runs = Run.objects.filter(result__submission=submission).values_list("file", flat=True)
+    return {*runs, *System.objects.filter(submission=submission).exclude(file="").values_list("file", flat=True)}
+
+
 def answer_objection(actor, objection: Objection, answer: str) -> Objection:
     """The accused organization answers."""
     if not member_of(actor, objection.organization):
@@ -309,15 +447,10 @@ def answer_objection(actor, objection: Objection, answer: str) -> Objection:
 def resolve_objection(actor, objection: Objection, outcome: str, reason: str, *, fix_until=None) -> Objection:
     """A chair or reviewer of neither organization, who did not file it, resolves the objection:
     dismissed, fix required (a resubmission window), moved to the open division, or removed."""
-    _require_reviewer(actor, "resolve objections")
+    _check_resolver(actor, objection)
     if outcome not in ObjectionOutcome.values:
         raise ReviewRefused(f"unknown outcome {outcome!r}: expected one of {', '.join(ObjectionOutcome.values)}",
                             status=400)
-    if objection.filed_by_id == actor.pk:
-        raise ReviewRefused("whoever filed an objection cannot resolve it")
-    _refuse_conflict(actor, objection.organization, "resolve objections against it")
-    if objection.filed_for is not None:
-        _refuse_conflict(actor, objection.filed_for, "resolve objections it filed")
     reason = _require_reason(reason)
     with transaction.atomic():
         locked = Objection.objects.select_for_update(of=("self",)).select_related("round", "organization", "result").get(
@@ -344,11 +477,33 @@ def resolve_objection(actor, objection: Objection, outcome: str, reason: str, *,
                 every_version.update(division=Division.OPEN)
             else:
                 every_version.update(status=ResultStatus.REMOVED)
+            touch_submissions(Submission.objects.filter(pk__in=every_version.values("submission")))
         events.objection_resolved(locked, actor=actor, data=data)
         _notify_members(locked.organization, events.OBJECTION_RESOLVED,
                         f"{locked.subject} against {_target_name(locked)}: {locked.get_outcome_display()}. {reason}",
                         link=f"/review/objections/{locked.pk}/")
     return locked
+
+
+def _check_resolver(actor, objection: Objection) -> None:
+    _require_reviewer(actor, "resolve objections")
+    if objection.filed_by_id == actor.pk:
+        raise ReviewRefused("whoever filed an objection cannot resolve it")
+    _refuse_conflict(actor, objection.organization, "resolve objections against it")
+    if objection.filed_for is not None:
+        _refuse_conflict(actor, objection.filed_for, "resolve objections it filed")
+
+
+def may_resolve(user, objection: Objection) -> bool:
+    """Whether the resolve form is offered: an answered objection, to a reviewer who may resolve it
+    (never whoever filed it, nor a member of either organization)."""
+    if objection.state != ObjectionState.ANSWERED:
+        return False
+    try:
+        _check_resolver(user, objection)
+    except ReviewRefused:
+        return False
+    return True
 
 
 def _target_name(objection: Objection) -> str:
@@ -368,44 +523,121 @@ def _deciders_of(objection: Objection):
 # --- Results: withdrawal and waivers -------------------------------------------------------------
 
 
-def withdraw_result(actor, result: Result, reason: str) -> None:
-    """Its organization withdraws a result (every version of its citable id): never published."""
-    if not member_of(actor, result.submission.organization):
-        raise ReviewRefused(f"only members of {result.submission.organization} withdraw its results")
+def withdraw_result(actor, result: Result, reason: str) -> WithdrawalRequest | None:
+    """Its organization withdraws a result (every version of its citable id). Before publication
+    it is withdrawn at once; a published result is withdrawn when a chair approves the request
+    (decide_withdrawal), which this returns."""
+    organization = result.submission.organization
+    if not member_of(actor, organization):
+        raise ReviewRefused(f"only members of {organization} withdraw its results")
+    reason = _require_reason(reason)
+    round_ = result.submission.round
+    every_version = Result.objects.filter(
+        submission__round=round_, submission__organization=organization, result_id=result.result_id
+    )
+    published = round_.is_published and every_version.filter(submission__is_published=True).exists()
+    with transaction.atomic():
+        if not published:
+            _withdraw(every_version, actor, result, reason)
+            return None
+        try:
+            with transaction.atomic():
+                request = WithdrawalRequest.objects.create(
+                    round=round_, organization=organization, result_id=result.result_id, reason=reason,
+                    requested_by=actor,
+                )
+        except IntegrityError as exc:
+            raise ReviewRefused(f"the withdrawal of {result.result_id} already waits for a chair", status=409) from exc
+        events.withdrawal_requested(request, result, actor=actor)
+        _notify_users(_chairs(), events.WITHDRAWAL_REQUESTED,
+                      f"{organization} asks to withdraw its published result {result.result_id}: {reason}",
+                      link=f"/review/results/{result.result_id}/")
+    return request
+
+
+def decide_withdrawal(actor, request: WithdrawalRequest, approve: bool, reason: str) -> WithdrawalRequest:
+    """A chair of another organization approves (the result is withdrawn everywhere at once: pages,
+    cached pages, API) or refuses a request to withdraw a published result."""
+    _require_chair(actor, "decide on withdrawals")
+    _refuse_conflict(actor, request.organization, "decide on its withdrawals")
     reason = _require_reason(reason)
     with transaction.atomic():
-        Result.objects.filter(
-            submission__round=result.submission.round_id, submission__organization=result.submission.organization_id,
-            result_id=result.result_id,
-        ).update(status=ResultStatus.WITHDRAWN)
-        events.result_withdrawn(result, actor=actor, reason=reason)
+        locked = WithdrawalRequest.objects.select_for_update().get(pk=request.pk)
+        if locked.state != WithdrawalState.PENDING:
+            raise ReviewRefused(f"{locked.subject} is already {locked.state}", status=409)
+        locked.state = WithdrawalState.APPROVED if approve else WithdrawalState.REFUSED
+        locked.decided_by, locked.decided_at, locked.decision_reason = actor, timezone.now(), reason
+        locked.save()
+        every_version = Result.objects.filter(
+            submission__round=locked.round_id, submission__organization=locked.organization_id,
+            result_id=locked.result_id,
+        ).select_related("submission")
+        current = every_version.order_by("-submission__is_current", "-submission__version").first()
+        if approve:
+            _withdraw(every_version, actor, current, f"{locked.reason} (approved: {reason})")
+        else:
+            events.withdrawal_refused(locked, current, actor=actor)
+        _notify_members(locked.organization, f"withdrawal.{locked.state}",
+                        f"The withdrawal of {locked.result_id} was {locked.state}: {reason}")
+    return locked
+
+
+def _withdraw(every_version, actor, result: Result, reason: str) -> None:
+    submissions = Submission.objects.filter(pk__in=every_version.values("submission"))
+    every_version.update(status=ResultStatus.WITHDRAWN)
+    touch_submissions(submissions)  # every cached page and API answer showing it is stale at once
+    events.result_withdrawn(result, actor=actor, reason=reason)
+
+
+def _chairs():
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model().objects
+    return (users.filter(groups__name=CHAIRS_GROUP) | users.filter(is_staff=True)).distinct()
 
 
 # A shipped scaling factor is decided with decide_shipped_factor, which records the factor itself.
-WAIVABLE_KINDS = (WaiverKind.RCP_BYPASS, WaiverKind.SEED_BYPASS)
+WAIVABLE_KINDS = (WaiverKind.RCP_BYPASS, WaiverKind.SEED_BYPASS, WaiverKind.KNOWN_FALSE_POSITIVE)
 
 
-def grant_waiver(actor, result: Result, kind: str, reason: str) -> Waiver:
-    """A reviewer waives a check for a result's (system, benchmark): an RCP or seed bypass. The
-    waiver reaches the checks of the organization's next version."""
+def waiver_kinds_for(user) -> list[str]:
+    """The waiver kinds `user` may grant: a known false positive is a chair's decision."""
+    return [kind for kind in WAIVABLE_KINDS if kind != WaiverKind.KNOWN_FALSE_POSITIVE or is_chair(user)]
+
+
+def grant_waiver(actor, result: Result, kind: str, reason: str, code: str = "") -> Waiver:
+    """A reviewer waives a check for a result's (system, benchmark): an RCP or seed bypass; a chair
+    declares the findings of one code a known false positive. The waived findings leave every
+    count and badge at once (FindingQuerySet.not_waived); a bypass also reaches the checks of the
+    organization's next version."""
     _require_reviewer(actor, "waive findings")
     organization = result.submission.organization
     _refuse_conflict(actor, organization, "waive its findings")
     reason = _require_reason(reason)
     if kind not in WAIVABLE_KINDS:
         raise ReviewRefused(f"unknown waiver kind {kind!r}", status=400)
+    code = (code or "").strip() if kind == WaiverKind.KNOWN_FALSE_POSITIVE else ""
+    if kind == WaiverKind.KNOWN_FALSE_POSITIVE:
+        _require_chair(actor, "declare a known false positive")
+        if not Finding.objects.filter(result__result_id=result.result_id, result__submission__round=result.submission.round_id,
+                                      code=code).exists():
+            raise ReviewRefused(f"{result.result_id} has no finding with code {code!r}", status=400)
     with transaction.atomic():
         try:
             with transaction.atomic():
                 waiver = Waiver.objects.create(
                     round=result.submission.round, organization=organization, system_id=result.system.system_id,
-                    benchmark=result.benchmark.name, kind=kind, reason=reason, granted_by=actor,
+                    benchmark=result.benchmark.name, kind=kind, code=code, reason=reason, granted_by=actor,
                 )
         except IntegrityError as exc:
-            raise ReviewRefused(f"{result.result_id} already has a {kind} waiver", status=409) from exc
+            raise ReviewRefused(f"{result.result_id} already has a {kind} waiver{f' for {code}' if code else ''}",
+                                status=409) from exc
+        versions = Submission.objects.filter(round=result.submission.round_id, organization=organization)
+        touch_submissions(versions)
+        findings_waived.send(sender=Waiver, submissions=versions)
         events.finding_waived(result, waiver, actor=actor)
         _notify_members(organization, events.FINDING_WAIVED,
-                        f"{result.result_id}: {waiver.get_kind_display()} ({reason}). Upload again for it to apply.")
+                        f"{result.result_id}: {waiver.get_kind_display()}{f' ({code})' if code else ''}: {reason}.")
     return waiver
 
 
@@ -463,8 +695,9 @@ def declare_borrowing(actor, result: Result, lender_result: Result, now=None) ->
 
 def check_borrowings(submission: Submission) -> list[BorrowingDeclaration]:
     """Check every declared borrowing of `submission`'s organization that this newly written
-    version resubmits: hyperparameters against the lender's, system against the previous version."""
-    checked = []
+    version resubmits: hyperparameters against the lender's, system against the previous version.
+    A rejected borrowing that this version reverts (see revert_rejected_borrowings) is released."""
+    checked = revert_rejected_borrowings(submission)
     declarations = BorrowingDeclaration.objects.filter(
         round=submission.round_id, organization=submission.organization_id,
         state__in=[BorrowingState.DECLARED, BorrowingState.CHECKED], base_submission__version__lt=submission.version,
@@ -490,9 +723,9 @@ def check_borrowings(submission: Submission) -> list[BorrowingDeclaration]:
 
 def borrowing_mismatches(declaration: BorrowingDeclaration, resubmitted: Result):
     lender = declaration.lender_result
-    may_differ = batch_dependent(rule["key"] for rule in declaration.benchmark.closed_hyperparameter_rules)
-    may_differ |= {"global_batch_size"}
-    mismatches = compare_hyperparameters(_logged(resubmitted), _logged(lender), frozenset(may_differ))
+    closed_keys = frozenset(rule["key"] for rule in declaration.benchmark.closed_hyperparameter_rules)
+    may_differ = batch_dependent(closed_keys) | {"global_batch_size"}
+    mismatches = compare_hyperparameters(_logged(resubmitted), _logged(lender), may_differ, closed_keys)
     previous = Result.objects.filter(
         submission=declaration.base_submission, result_id=declaration.result_id
     ).select_related("system").first()
@@ -503,6 +736,72 @@ def borrowing_mismatches(declaration: BorrowingDeclaration, resubmitted: Result)
             Mismatch("division", resubmitted.division, Division.CLOSED, "a borrowing resubmission is closed-division")
         )
     return mismatches
+
+
+def revert_rejected_borrowings(submission: Submission) -> list[BorrowingDeclaration]:
+    """A newly written version reverts a rejected borrowing when the borrowed result is gone from
+    it, or logs the hyperparameters of the version before the borrowing again: its publication is
+    no longer blocked (BORROWING_REVERTED)."""
+    reverted = []
+    rejected = BorrowingDeclaration.objects.filter(
+        round=submission.round_id, organization=submission.organization_id, state=BorrowingState.REJECTED,
+        checked_submission__version__lt=submission.version,
+    ).select_related("benchmark", "base_submission")
+    for declaration in rejected:
+        resubmitted = Result.objects.filter(submission=submission, result_id=declaration.result_id).first()
+        if resubmitted is None:
+            why = f"version {submission.version} no longer holds {declaration.result_id}"
+        else:
+            base = Result.objects.filter(submission=declaration.base_submission, result_id=declaration.result_id).first()
+            closed_keys = frozenset(rule["key"] for rule in declaration.benchmark.closed_hyperparameter_rules)
+            if base is None or compare_hyperparameters(_logged(resubmitted), _logged(base), frozenset(), closed_keys):
+                continue
+            why = f"version {submission.version} logs the hyperparameters of version {declaration.base_submission.version}"
+        with transaction.atomic():
+            _move(declaration.state, BorrowingState.REVERTED, BORROWING_TRANSITIONS, declaration.subject)
+            declaration.state = BorrowingState.REVERTED
+            declaration.save(update_fields=["state"])
+            events.borrowing_reverted(declaration, submission, why=why)
+        reverted.append(declaration)
+    return reverted
+
+
+def override_rejected_borrowing(actor, declaration: BorrowingDeclaration, reason: str) -> BorrowingDeclaration:
+    """A chair of another organization lets a version with a rejected borrowing be published."""
+    _require_chair(actor, "override a rejected borrowing")
+    _refuse_conflict(actor, declaration.organization, "override its rejected borrowing")
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        locked = BorrowingDeclaration.objects.select_for_update().get(pk=declaration.pk)
+        _move(locked.state, BorrowingState.OVERRIDDEN, BORROWING_TRANSITIONS, locked.subject)
+        locked.state, locked.decided_by, locked.decided_at, locked.decision_reason = (
+            BorrowingState.OVERRIDDEN, actor, timezone.now(), reason,
+        )
+        locked.save()
+        events.borrowing_overridden(locked, actor=actor)
+        _notify_members(locked.organization, events.BORROWING_OVERRIDDEN,
+                        f"A chair overrode the rejected borrowing of {locked.result_id}; its version may be "
+                        f"published: {reason}")
+    return locked
+
+
+def withheld_versions(round_: Round) -> dict[int, str]:
+    """The versions that may not be published, submission id -> why: every version, from the one
+    checked on, of an organization with a rejected borrowing (until it reverts or a chair overrides)."""
+    withheld = {}
+    rejected = BorrowingDeclaration.objects.filter(round=round_, state=BorrowingState.REJECTED).select_related(
+        "checked_submission"
+    )
+    for declaration in rejected:
+        versions = Submission.objects.filter(
+            round=round_, organization=declaration.organization_id, version__gte=declaration.checked_submission.version
+        )
+        for submission_id in versions.values_list("pk", flat=True):
+            withheld[submission_id] = (
+                f"the borrowing of {declaration.result_id} was rejected: this version is not published until a "
+                "later version reverts it or a chair overrides the rejection"
+            )
+    return withheld
 
 
 def _logged(result: Result) -> dict:
@@ -527,8 +826,12 @@ def decide_borrowing(actor, declaration: BorrowingDeclaration, approve: bool, re
         )
         locked.save()
         (events.borrowing_approved if approve else events.borrowing_rejected)(locked, actor=actor)
+        consequence = "" if approve else (
+            f" Version {locked.checked_submission.version} is not published until you upload a version without "
+            "the borrowed hyperparameters (or without the result), or a chair overrides the rejection."
+        )
         _notify_members(locked.organization, events.BORROWING_APPROVED if approve else events.BORROWING_REJECTED,
-                        f"Borrowing for {locked.result_id} was {to_state}: {reason}")
+                        f"Borrowing for {locked.result_id} was {to_state}: {reason}.{consequence}")
     return locked
 
 

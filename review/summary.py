@@ -22,6 +22,7 @@ def review_summary(result, user) -> dict:
             .select_related("granted_by")
         ),
         "events": list(
-            AuditEvent.objects.visible_to(user).filter(round=round_, result_id=result.result_id).order_by("created_at")
+            AuditEvent.objects.visible_to(user).with_shown_actor(user)
+            .filter(round=round_, result_id=result.result_id).order_by("created_at")
         ),
     }

@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.queue, name="queue"),
     path("inbox/", views.inbox, name="inbox"),
     path("preview-systems/", views.preview_systems, name="preview-systems"),
+    path("rounds/new/", views.new_round, name="new-round"),
     path("rounds/<str:slug>/", views.round_control, name="round"),
     path("results/<str:result_id>/", views.result_review, name="result"),
     path("results/<str:result_id>/diff/", views.version_diff_page, name="diff"),
@@ -19,4 +20,6 @@ urlpatterns = [
     path("objections/<int:pk>/answer/", views.answer_objection, name="answer"),
     path("objections/<int:pk>/resolve/", views.resolve_objection, name="resolve"),
     path("borrowing/<int:pk>/decide/", views.decide_borrowing, name="decide-borrowing"),
+    path("borrowing/<int:pk>/override/", views.override_borrowing, name="override-borrowing"),
+    path("withdrawals/<int:pk>/decide/", views.decide_withdrawal, name="decide-withdrawal"),
 ]

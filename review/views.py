@@ -7,6 +7,7 @@ from datetime import UTC
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -16,15 +17,15 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from audit.models import AuditEvent
-from results.constants import RoundState, Severity
+from results.constants import RoundState, Severity, Suite
 from results.lookups import result_or_404, round_or_404
-from results.models import Organization, Result, Round, Run, Submission, Waiver, version_order
+from results.models import Finding, Organization, Result, Round, Run, Submission, Waiver, version_order
 
 from . import services
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
 from .diff import version_diff
-from .findings import findings_with_log_urls
-from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment
+from .findings import findings_with_log_urls, log_line_url
+from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment, WithdrawalRequest
 from .preview import preview_obligations
 
 QUEUE_LIMIT = 500
@@ -70,7 +71,7 @@ def queue(request):
         elif chosen["state"]:
             results = results.filter(objections__state=chosen["state"])
         results = results.annotate(
-            errors=Count("findings", filter=Q(findings__severity=Severity.ERROR), distinct=True),
+            errors=Finding.objects.unwaived_errors_of(),
             warnings=Count("findings", filter=Q(findings__severity=Severity.WARNING), distinct=True),
             open_objections=Count("objections", filter=~Q(objections__state=ObjectionState.RESOLVED), distinct=True),
         ).distinct().order_by("submission__organization__name", "benchmark__name", "system__name")
@@ -120,6 +121,13 @@ def result_review(request, result_id: str):
         BorrowingDeclaration.objects.visible_to(user).filter(round=round_, result_id=result_id)
         .select_related("lender_result__submission__organization", "declared_by", "decided_by")
     )
+    for borrowing in borrowings:
+        borrowing.mismatches_readable = services.may_read_mismatches(user, borrowing)
+    logs = {run.file: run for run in runs if run.log_name}
+    for objection in objections:
+        objection.resolvable = services.may_resolve(user, objection)
+        cited = logs.get(objection.evidence_file)
+        objection.evidence_url = log_line_url(cited.sha256, objection.evidence_line or 1) if cited else ""
     member = services.member_of(user, organization)
     reviewer = services.is_reviewer(user) and not member
     in_review = round_.state == RoundState.REVIEW
@@ -134,16 +142,22 @@ def result_review(request, result_id: str):
         "borrowings": borrowings,
         "waivers": Waiver.objects.filter(round=round_, organization=organization, system_id=result.system.system_id,
                                          benchmark=result.benchmark.name),
-        "events": AuditEvent.objects.visible_to(user).filter(round=round_, result_id=result_id).order_by("created_at"),
+        "events": AuditEvent.objects.visible_to(user).with_shown_actor(user)
+        .filter(round=round_, result_id=result_id).order_by("created_at"),
         "can_object": in_review and user.is_authenticated and not member and (
             reviewer or Organization.objects.filter(members=user).exists()),
         "can_answer": member,
         "can_decide": reviewer,
+        "can_override": reviewer and services.is_chair(user),
+        # Who decided is part of the review record: the review team and the organization read it.
+        "show_decider": services.is_reviewer(user) or member,
+        "withdrawals": WithdrawalRequest.objects.filter(round=round_, result_id=result_id)
+        if member or services.is_chair(user) else [],
         "can_declare": member and in_review and result.division == "closed" and not borrowings,
         "can_withdraw": member and result.status == "active",
         "outcomes": ObjectionOutcome.choices,
         "severities": Severity.choices,
-        "waiver_kinds": [(kind.value, kind.label) for kind in services.WAIVABLE_KINDS],
+        "waiver_kinds": [(kind.value, kind.label) for kind in services.waiver_kinds_for(user)],
         "shipped_factor_differs": result.shipped_factor_differs,
         "checked": BorrowingState.CHECKED,
         "open_state": ObjectionState.OPEN,
@@ -250,7 +264,8 @@ def resolve_objection(request, pk: int):
 def grant_waiver(request, result_id: str):
     result = result_or_404(request.user, result_id)
     return _act(request, lambda: services.grant_waiver(
-        request.user, result, request.POST.get("kind", ""), request.POST.get("reason", "")),
+        request.user, result, request.POST.get("kind", ""), request.POST.get("reason", ""),
+        code=request.POST.get("code", "")),
         reverse("review:result", args=[result_id]))
 
 
@@ -274,11 +289,22 @@ def withdraw(request, result_id: str):
 
 @login_required
 @require_POST
+def decide_withdrawal(request, pk: int):
+    withdrawal = WithdrawalRequest.objects.filter(pk=pk).first()
+    if withdrawal is None or not services.is_chair(request.user):
+        raise Http404("no such withdrawal request")
+    approve = request.POST.get("decision") == "approve"
+    return _act(request, lambda: services.decide_withdrawal(request.user, withdrawal, approve,
+                                                            request.POST.get("reason", "")),
+                reverse("review:result", args=[withdrawal.result_id]))
+
+
+@login_required
+@require_POST
 def declare_borrowing(request, result_id: str):
     result = result_or_404(request.user, result_id)
-    # The lender is named by its citable id: the borrower need not (and before publication may
-    # not) read the lender's result; the service checks that it fits.
-    lender = Result.objects.current().for_round(result.submission.round).filter(
+    # The lender is one the borrower may read (peer review): the answer tells nothing of others.
+    lender = Result.objects.visible_to(request.user).current().for_round(result.submission.round).filter(
         result_id=request.POST.get("lender", "").strip()
     ).first()
     if lender is None:
@@ -296,6 +322,17 @@ def decide_borrowing(request, pk: int):
     approve = request.POST.get("decision") == "approve"
     return _act(request, lambda: services.decide_borrowing(request.user, declaration, approve,
                                                            request.POST.get("reason", "")),
+                reverse("review:result", args=[declaration.result_id]))
+
+
+@login_required
+@require_POST
+def override_borrowing(request, pk: int):
+    declaration = BorrowingDeclaration.objects.visible_to(request.user).filter(pk=pk).first()
+    if declaration is None:
+        raise Http404("no such borrowing")
+    return _act(request, lambda: services.override_rejected_borrowing(request.user, declaration,
+                                                                      request.POST.get("reason", "")),
                 reverse("review:result", args=[declaration.result_id]))
 
 
@@ -323,6 +360,31 @@ def _by_pk(queryset, pk):
 
 
 @login_required
+def new_round(request):
+    """A chair creates a round: suite, version, ruleset (its benchmarks come from the catalog), dates."""
+    from mlperf_check.rules.catalog import known_rulesets
+
+    if not services.is_chair(request.user):
+        return _refused(request, services.ReviewRefused("only chairs create rounds"))
+    if request.method == "POST":
+        reason = request.POST.get("reason", "")
+        round_ = Round(suite=request.POST.get("suite", ""), version=request.POST.get("version", "").strip(),
+                       ruleset_version=request.POST.get("ruleset_version", ""))
+        try:
+            if round_.suite not in Suite.values or not round_.version:
+                raise services.ReviewRefused("a round names its suite and version, e.g. training 5.0", status=400)
+            dates = {name: _date(request.POST.get(name, "")) for name in DATE_FIELDS}
+            with transaction.atomic():
+                services.create_round(request.user, round_, reason)
+                if any(dates.values()):
+                    services.set_round_dates(request.user, round_, reason, **dates)
+        except services.ReviewRefused as exc:
+            return _refused(request, exc)
+        return redirect("review:round", round_.slug)
+    return render(request, "review/new_round.html", {"suites": Suite.choices, "rulesets": known_rulesets()[::-1]})
+
+
+@login_required
 def round_control(request, slug: str):
     """Chairs move the round, set its dates, assign reviewers and publish later versions."""
     if not services.is_chair(request.user):
@@ -347,6 +409,11 @@ def round_control(request, slug: str):
                 if submission is None:
                     raise services.ReviewRefused("no such version in this round", status=400)
                 services.publish_fix(request.user, submission, reason)
+            elif action == "release":
+                submission = _by_pk(Submission.objects.filter(round=round_), request.POST.get("submission"))
+                if submission is None:
+                    raise services.ReviewRefused("no such version in this round", status=400)
+                services.release_held_version(request.user, submission, reason)
             else:
                 raise services.ReviewRefused(f"unknown action {action!r}", status=400)
         except services.ReviewRefused as exc:

@@ -72,6 +72,11 @@ def can_request(user) -> bool:
     return is_privileged(user)
 
 
+def may_request_for(user, result: Result) -> bool:
+    """Whether the request link is offered: a reviewer or chair of another organization."""
+    return can_request(user) and not result.submission.organization.members.filter(pk=user.pk).exists()
+
+
 def request_verification(*, actor, result: Result, runs: int | None = None, rule: str = "") -> VerificationJob:
     """Queue a verification of `result` with `runs` re-runs (default: the benchmark's required count),
     asked by `actor` (a reviewer or chair) or, with no actor, by the named `rule`."""
@@ -79,6 +84,12 @@ def request_verification(*, actor, result: Result, runs: int | None = None, rule
         raise VerificationRefused("a verification is requested by a reviewer, a chair or a named rule", status=403)
     if actor is not None and not can_request(actor):
         raise VerificationRefused("only reviewers and chairs may request a verification", status=403)
+    organization = result.submission.organization
+    if actor is not None and organization.members.filter(pk=actor.pk).exists():
+        raise VerificationRefused(
+            f"conflict of interest: you belong to {organization} and may not request verifications of its results",
+            status=403,
+        )
     runs = result.benchmark.required_runs if runs is None else runs
     if not 1 <= runs <= MAX_RUNS:
         raise VerificationRefused(f"the number of runs must be between 1 and {MAX_RUNS}, not {runs}")
@@ -87,6 +98,9 @@ def request_verification(*, actor, result: Result, runs: int | None = None, rule
             f"{result.result_id} was imported, not uploaded: no submitted code is stored to re-run", status=409
         )
     with transaction.atomic():
+        # The result's row lock orders two requests for it: the second sees the first's job.
+        Result.objects.select_for_update().filter(pk=result.pk).first()
+        _refuse_repeat(result)
         job = VerificationJob.objects.create(
             result=result,
             requested_by=actor,
@@ -103,6 +117,22 @@ def request_verification(*, actor, result: Result, runs: int | None = None, rule
         transaction.on_commit(lambda: enqueue(job.pk, token))
     job.refresh_from_db()
     return job
+
+
+def _refuse_repeat(result: Result) -> None:
+    """One verification of a citable result at a time, and at most one per VERIFY_REPEAT_SECONDS."""
+    jobs = VerificationJob.objects.filter(
+        result__result_id=result.result_id, result__submission__round=result.submission.round_id
+    )
+    if jobs.exclude(state=JobState.FINISHED).exists():
+        raise VerificationRefused(f"a verification of {result.result_id} is already queued or running", status=409)
+    last = jobs.order_by("-created_at").values_list("created_at", flat=True).first()
+    next_allowed = last + timedelta(seconds=settings.VERIFY_REPEAT_SECONDS) if last else None
+    if next_allowed and timezone.now() < next_allowed:
+        raise VerificationRefused(
+            f"{result.result_id} was verified on {last:%Y-%m-%d %H:%M} UTC; it may be verified again from "
+            f"{next_allowed:%Y-%m-%d %H:%M} UTC", status=429,
+        )
 
 
 def request_for_new_records(round_, runs: int | None = None) -> list[VerificationJob]:

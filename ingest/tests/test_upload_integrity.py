@@ -19,6 +19,7 @@ from ingest.models import IngestJob, Upload
 from ingest.tests.tarballs import SAMPLE_V1, sample_tarball
 from ingest.tests.upload_fixtures import client_for, dead_broker, open_round, post_upload, unthrottled  # noqa: F401
 from results.models import Finding, Result, System
+from review.services import ReviewRefused, release_held_version
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unthrottled", "dead_broker")]
 
@@ -66,8 +67,17 @@ def test_an_upload_claiming_to_be_nvidia_gets_errors_naming_both_and_is_stored_a
     status = client_for(personas["reviewer"]).get(f"/api/v1/uploads/{item.pk}/").json()
     assert status["job"]["summary"] == job.summary
     assert any(f["code"] == "SYSTEM_SUBMITTER_NOT_UPLOADER" for f in status["findings"])
-    # The round table and its CSV, as the owner sees them, show Alpha, never NVIDIA.
+    # The version is held: not current (so never published) until a chair decides.
+    item.submission.refresh_from_db()
+    assert not item.submission.is_current and "speak for another organization" in item.submission.held_reason
     client.force_login(personas["owner"])
+    assert list(csv.DictReader(io.StringIO(client.get("/rounds/training-v1.0/table.csv").content.decode()))) == []
+    with pytest.raises(ReviewRefused, match="only a chair"):
+        release_held_version(personas["reviewer"], item.submission, "a partner's system")
+    release_held_version(personas["chair"], item.submission, "NVIDIA is the partner named in the contract")
+    item.submission.refresh_from_db()
+    assert item.submission.is_current and not item.submission.held_reason
+    # The round table and its CSV, as the owner sees them, show Alpha, never NVIDIA.
     rows = list(csv.DictReader(io.StringIO(client.get("/rounds/training-v1.0/table.csv").content.decode())))
     assert rows and {row["submitter"] for row in rows} == {"Alpha Systems"}
 
@@ -100,6 +110,8 @@ def test_a_published_result_with_errors_carries_a_marker_on_the_round_row_and_re
     item = ingest(personas, impersonating_tarball(tmp_path, "NVIDIA"))
     from results.services.rounds import publish_round
 
+    # Held until a chair lets it stand; its errors still show (nobody waived them).
+    release_held_version(personas["chair"], item.submission, "the partner's name is expected here")
     publish_round(open_round)
     result = Result.objects.filter(submission=item.submission).first()
     errors = Finding.objects.filter(result=result, severity="error").count()

@@ -7,6 +7,10 @@ with the batch size), warmup lengths and step or epoch counts of the schedule, w
 let a submitter adjust with its batch size. We derive that list from the round's closed-division
 hyperparameter names (mlperf_check/rules/configs.py) by these name parts, so it follows each
 ruleset's own keys.
+
+Only hyperparameters are compared: the keys the closed-division rules name (when the ruleset has
+closed configs for the benchmark), and never a per-run outcome such as `train_samples` (samples
+seen until the target), `eval_*` or epoch counts, which differ from run to run of the same recipe.
 """
 
 from __future__ import annotations
@@ -31,6 +35,15 @@ def batch_dependent(closed_keys) -> frozenset[str]:
     return frozenset(key for key in closed_keys if any(part in key for part in BATCH_DEPENDENT_NAME_PARTS))
 
 
+# Logged by every run but measured, not chosen: they differ between two runs of one recipe.
+PER_RUN_OUTCOME_KEYS = frozenset({"train_samples", "epoch_count", "epoch_num", "samples_count"})
+PER_RUN_OUTCOME_PREFIXES = ("eval_", "epoch_")
+
+
+def is_per_run_outcome(key: str) -> bool:
+    return key in PER_RUN_OUTCOME_KEYS or key.startswith(PER_RUN_OUTCOME_PREFIXES)
+
+
 @dataclass(frozen=True)
 class Mismatch:
     """One difference: `actual` is the borrower's value, `expected` the lender's (or, for the
@@ -48,11 +61,16 @@ class Mismatch:
 MISSING = "(not logged)"
 
 
-def compare_hyperparameters(borrower: dict, lender: dict, may_differ: frozenset[str]) -> list[Mismatch]:
-    """Every logged hyperparameter outside `may_differ` must equal the lender's."""
+def compare_hyperparameters(
+    borrower: dict, lender: dict, may_differ: frozenset[str], closed_keys: frozenset[str] = frozenset()
+) -> list[Mismatch]:
+    """Every hyperparameter outside `may_differ` must equal the lender's: the `closed_keys` the
+    rules name, or (a ruleset without closed configs for the benchmark) every logged key that is
+    not a per-run outcome."""
     mismatches = []
-    for key in sorted(set(borrower) | set(lender)):
-        if key in may_differ:
+    keys = closed_keys or (set(borrower) | set(lender))
+    for key in sorted(keys):
+        if key in may_differ or is_per_run_outcome(key):
             continue
         mine, theirs = borrower.get(key, MISSING), lender.get(key, MISSING)
         if mine != theirs:

@@ -22,5 +22,5 @@ def verification_panel(context, result):
         # The re-runs beside the claimed runs: times and convergence, as on the job page.
         "charts": job_charts(latest)[:2] if latest and latest.reruns else [],
         "in_progress": jobs.exclude(state="finished").order_by("-pk").first(),
-        "can_request": services.can_request(user) and hasattr(result.submission, "upload"),
+        "can_request": services.may_request_for(user, result) and hasattr(result.submission, "upload"),
     }

@@ -77,7 +77,7 @@ def job_detail(request, pk: int):
     return render(request, "verify/job.html", {
         "job": job,
         **page_context(page, reverse("pages:verify-job", args=[job.pk])),
-        "events": AuditEvent.objects.visible_to(request.user).filter(subject=services.job_subject(job.pk)),
+        "events": AuditEvent.objects.visible_to(request.user).with_shown_actor(request.user).filter(subject=services.job_subject(job.pk)),
         "result": job.result,
         "charts": built[:2],
         "telemetry_charts": built[2:] if job.telemetry else [],

@@ -16,6 +16,7 @@ from mlperf_check.report import PackageReport
 
 from ..constants import FactorSource, WaiverKind
 from ..models import Organization, Result, Round, Submission, Waiver
+from .versions import touch_submissions
 
 # The reasons recorded by import_results --published-factors.
 SHIPPED_FACTOR_REASON = "shipped in the published package"
@@ -145,8 +146,7 @@ def apply_factor_decisions(round_: Round, organization: Organization) -> int:
             changed.append(result)
     if changed:
         Result.objects.bulk_update(changed, ["score_minutes", "scaling_factor", "factor_source"])
-        # The page cache keys on submission timestamps (results/caching.py).
-        Submission.objects.filter(pk__in={r.submission_id for r in changed}).update(updated_at=timezone.now())
+        touch_submissions(Submission.objects.filter(pk__in={r.submission_id for r in changed}))
     return len(changed)
 
 

@@ -27,35 +27,49 @@ def ensure_round(slug: str) -> Round:
             # An imported round takes results at once (a chair's round starts as a draft).
             suite=suite, version=version, defaults={"ruleset_version": spec.version, "state": RoundState.OPEN}
         )
-        for bench in spec.benchmarks.values():
-            Benchmark.objects.update_or_create(
-                round=round_,
-                name=bench.name,
-                defaults={
-                    "area": bench.area,
-                    "model": bench.model,
-                    "dataset": bench.dataset,
-                    "quality_metric": bench.metric,
-                    "metric_direction": MetricDirection(bench.direction),
-                    "quality_target": bench.target,
-                    "quality_targets": bench.targets,
-                    "quality_rule": bench.quality_rule,
-                    "closed_hyperparameter_rules": closed_hyperparameter_rules(spec.version, bench.name)
-                    if spec.config_dir
-                    else [],
-                    "required_runs": bench.required_runs,
-                    "olympic_drop": bench.olympic_drop,
-                    "init_time_limit_closed_s": spec.init_limit_closed_s,
-                    "init_time_limit_open_s": spec.init_limit_open_s,
-                },
-            )
+        fill_benchmarks(round_)
     return round_
 
-def publish_round(round_: Round, *, published_at=None, actor=None, reason: str = "") -> bool:
+def fill_benchmarks(round_: Round) -> int:
+    """Create or update the benchmarks of a training round from the catalog of its ruleset (an
+    unknown ruleset raises UnknownRuleset); inference rounds from their rules. Returns how many."""
+    if round_.suite == Suite.INFERENCE:
+        return len(ensure_inference_round(round_.version).benchmarks.all())
+    spec = get_ruleset(round_.ruleset_version or round_.version)
+    for bench in spec.benchmarks.values():
+        Benchmark.objects.update_or_create(
+            round=round_,
+            name=bench.name,
+            defaults={
+                "area": bench.area,
+                "model": bench.model,
+                "dataset": bench.dataset,
+                "quality_metric": bench.metric,
+                "metric_direction": MetricDirection(bench.direction),
+                "quality_target": bench.target,
+                "quality_targets": bench.targets,
+                "quality_rule": bench.quality_rule,
+                "closed_hyperparameter_rules": closed_hyperparameter_rules(spec.version, bench.name)
+                if spec.config_dir
+                else [],
+                "required_runs": bench.required_runs,
+                "olympic_drop": bench.olympic_drop,
+                "init_time_limit_closed_s": spec.init_limit_closed_s,
+                "init_time_limit_open_s": spec.init_limit_open_s,
+            },
+        )
+    return len(spec.benchmarks)
+
+
+def publish_round(
+    round_: Round, *, published_at=None, actor=None, reason: str = "", withheld: dict[int, str] | None = None
+) -> bool:
     """Publish the round: each organization's current version becomes public. Exactly once: the
     round row is locked and a round already published is left alone (False). Withdrawn and
     removed results stay unpublished (ResultQuerySet.visible_to). `published_at`: the real
-    publication date of a round imported after the fact."""
+    publication date of a round imported after the fact. `withheld`: submission id -> why that
+    version may not be published yet (a chair publishes it later with publish_version)."""
+    withheld = withheld or {}
     with transaction.atomic():
         locked = Round.objects.select_for_update().get(pk=round_.pk)
         if locked.state == RoundState.PUBLISHED:
@@ -63,15 +77,18 @@ def publish_round(round_: Round, *, published_at=None, actor=None, reason: str =
                 locked.publish_at = round_.publish_at = published_at
                 locked.save(update_fields=["publish_at"])
             return False
-        published = Submission.objects.filter(round=locked, is_current=True, written_at__isnull=False)
+        published = Submission.objects.filter(round=locked, is_current=True, written_at__isnull=False).exclude(
+            pk__in=list(withheld)
+        )
         versions = list(published.values_list("organization__name", "version"))
         published.update(is_published=True)
         previous = locked.state
         locked.state = RoundState.PUBLISHED
-        locked.publish_at = published_at or locked.publish_at or timezone.now()
+        # From now on publish_at is the date it was published, not the one planned.
+        locked.publish_at = published_at or timezone.now()
         locked.save(update_fields=["state", "publish_at"])
         events.round_published(locked, actor=actor, reason=reason or "publication", previous=previous,
-                               versions=[f"{org} v{version}" for org, version in versions])
+                               versions=[f"{org} v{version}" for org, version in versions], withheld=withheld)
     round_.state, round_.publish_at = locked.state, locked.publish_at
     return True
 

@@ -7,11 +7,13 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 from django.utils.text import slugify
 
 from audit import events
 
 from ..models import Finding, Organization, Round, Submission, fitted
+from ..signals import data_changed
 
 
 @dataclass
@@ -84,6 +86,8 @@ def make_current(submission: Submission) -> bool:
         if Round.objects.get(pk=submission.round_id).is_published:
             return False
         versions = Submission.objects.filter(round=submission.round_id, organization=submission.organization_id)
+        if versions.filter(pk=submission.pk, held_reason__gt="").exists():
+            return False  # a chair decides first (review.services.release_held_version)
         if versions.filter(version__gt=submission.version, written_at__isnull=False).exists():
             return False
         _switch_current(submission)
@@ -108,6 +112,15 @@ def publish_version(submission: Submission, *, actor=None, reason: str = "") -> 
         Submission.objects.filter(pk=submission.pk).update(is_published=True)
         submission.is_published = True
         events.version_published(submission, actor=actor, reason=reason or "published")
+
+
+def touch_submissions(submissions) -> None:
+    """A change the page cache's data version does not see by itself (a result's status, a
+    waiver, a decision): stamp the submissions, so that every cached page and API answer built
+    before it is stale at once in this process (results.signals.data_changed), and within
+    DATA_VERSION_SECONDS in the others (pages/caching.py keys on the newest submission timestamp)."""
+    submissions.update(updated_at=timezone.now())
+    transaction.on_commit(lambda: data_changed.send(sender=Submission))
 
 
 def jsonable(value):

@@ -95,7 +95,7 @@ def test_a_decision_needs_a_checked_resubmission(world):
         services.decide_borrowing(world["reviewer"], declaration, True, "early")
 
 
-def test_the_published_result_shows_whence_its_hyperparameters_came(world, lender_logged, client):
+def test_the_published_result_keeps_its_borrowing_confidential(world, lender_logged, client):
     services.declare_borrowing(world["owner"], world["alpha_result"], world["beta_result"])
     new = resubmit(world, {**lender_logged, "global_batch_size": 1632})
     (checked,) = services.check_borrowings(new.submission)
@@ -108,5 +108,61 @@ def test_the_published_result_shows_whence_its_hyperparameters_came(world, lende
     services.move_round(world["chair"], world["round"], "final", "frozen")
     services.move_round(world["chair"], world["round"], "published", "on time")
     page = client.get(url).content.decode()
-    assert 'id="borrowed-from"' in page and world["beta_result"].result_id in page
-    assert "borrowing.approved by reviewer" in page and "round.published" not in page
+    # Borrowing details stay in the review record: the public sees the published result only.
+    assert 'id="borrowed-from"' not in page and "borrowing." not in page and "reviewer" not in page
+
+
+def rejected(world, lender_logged):
+    services.declare_borrowing(world["owner"], world["alpha_result"], world["beta_result"])
+    new = resubmit(world, {**lender_logged, "lars_opt_momentum": 0.95})
+    (checked,) = services.check_borrowings(new.submission)
+    declaration = services.decide_borrowing(world["reviewer"], checked, False, "momentum differs")
+    from results.services.versions import make_current
+
+    make_current(new.submission)
+    return declaration, new.submission
+
+
+def test_a_rejected_borrowing_withholds_the_version_until_a_chair_overrides_with_a_reason(world, lender_logged):
+    from audit.models import AuditEvent
+    from review.models import Notification
+
+    declaration, v2 = rejected(world, lender_logged)
+    assert "not published until" in Notification.objects.filter(user=world["owner"], kind="borrowing.rejected")[0].message
+    assert set(services.withheld_versions(world["round"])) == {v2.pk}
+    services.move_round(world["chair"], world["round"], "final", "frozen")
+    services.move_round(world["chair"], world["round"], "published", "on time")
+    public = set(Result.objects.visible_to(None).values_list("result_id", flat=True))
+    assert public == {world["beta_result"].result_id}
+    assert str(v2.pk) in AuditEvent.objects.get(kind="round.published").data["withheld"]
+    with pytest.raises(ReviewRefused, match="rejected") as refusal:
+        services.publish_fix(world["chair"], v2, "publish it")
+    assert refusal.value.status == 409
+    with pytest.raises(ReviewRefused, match="only a chair"):
+        services.override_rejected_borrowing(world["reviewer"], declaration, "fine")
+    with pytest.raises(ReviewRefused, match="reason"):
+        services.override_rejected_borrowing(world["chair"], declaration, "")
+    overridden = services.override_rejected_borrowing(world["chair"], declaration, "momentum is batch-scaled here")
+    assert overridden.state == "overridden" and services.withheld_versions(world["round"]) == {}
+    event = AuditEvent.objects.get(kind="borrowing.overridden")
+    assert (event.actor, event.reason) == (world["chair"], "momentum is batch-scaled here")
+    services.publish_fix(world["chair"], v2, "override")
+    assert world["alpha_result"].result_id in Result.objects.visible_to(None).values_list("result_id", flat=True)
+
+
+def test_a_later_version_with_the_earlier_hyperparameters_reverts_a_rejected_borrowing(world, lender_logged):
+    own = {"global_batch_size": 1024, "opt_name": "lars", "lars_opt_momentum": 0.8}
+    Run.objects.filter(result=world["alpha_result"]).update(hyperparameters=own)
+    declaration, v2 = rejected(world, lender_logged)
+    v3 = make_submission(world["round"], world["alpha"], published=False, is_current=True, version=3)
+    still = make_result(make_system(v3, "alpha-sys"), "resnet", minutes=29.0, result_id=world["alpha_result"].result_id)
+    Run.objects.filter(result=still).update(hyperparameters={**own, "lars_opt_momentum": 0.85})
+    services.check_borrowings(v3)
+    declaration.refresh_from_db()
+    assert declaration.state == "rejected"  # neither the lender's nor its own: still withheld
+    v4 = make_submission(world["round"], world["alpha"], published=False, is_current=True, version=4)
+    back = make_result(make_system(v4, "alpha-sys"), "resnet", minutes=30.0, result_id=world["alpha_result"].result_id)
+    Run.objects.filter(result=back).update(hyperparameters=own)
+    (reverted,) = services.check_borrowings(v4)
+    assert (reverted.pk, reverted.state) == (declaration.pk, "reverted")
+    assert services.withheld_versions(world["round"]) == {}

@@ -40,8 +40,8 @@ def test_queue_persona(world):
         seen[who] = {rid for rid in (alpha, beta) if rid in page}
     assert seen == {
         "anonymous": 302,  # to the login page
-        "owner": {alpha},
-        "outsider": {beta},
+        "owner": {alpha, beta},  # peer review: every submitter reads the round's submissions
+        "outsider": {alpha, beta},
         "reviewer": {alpha, beta},
         "alpha_reviewer": {alpha, beta},
         "chair": {alpha, beta},
@@ -61,7 +61,7 @@ def test_queue_filters(world):
 def test_result_review_page_persona(world):
     url = f"/review/results/{world['alpha_result'].result_id}/"
     assert statuses(world, url) == {
-        "anonymous": 404, "owner": 200, "outsider": 404, "reviewer": 200, "alpha_reviewer": 200, "chair": 200,
+        "anonymous": 404, "owner": 200, "outsider": 200, "reviewer": 200, "alpha_reviewer": 200, "chair": 200,
     }
 
 
@@ -78,7 +78,7 @@ def test_diff_page_persona_and_content(world):
     make_result(system, "resnet", minutes=25.0, result_id=alpha.result_id, runs=4)
     url = f"/review/results/{alpha.result_id}/diff/?old=1&new=2"
     assert statuses(world, url) == {
-        "anonymous": 404, "owner": 200, "outsider": 404, "reviewer": 200, "alpha_reviewer": 200, "chair": 200,
+        "anonymous": 404, "owner": 200, "outsider": 200, "reviewer": 200, "alpha_reviewer": 200, "chair": 200,
     }
     page = client_as(world, "reviewer").get(url).content.decode()
     assert "PyTorch 22.01" in page and "25.000" in page and "removed" in page  # result_4.txt is gone
@@ -88,10 +88,9 @@ def test_diff_page_persona_and_content(world):
 def test_objection_actions_persona(world):
     url = f"/review/results/{world['alpha_result'].result_id}/objections/"
     data = {"rule": "r", "evidence": "e"}
-    # Beta's member may not read Alpha's unpublished result, so cannot object to it from the page
-    # (the service accepts a submitter's objection: test_services).
+    # Beta's member reads Alpha's result in peer review and objects to it from the page.
     assert statuses(world, url, "post", data) == {
-        "anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 302, "alpha_reviewer": 403, "chair": 302,
+        "anonymous": 302, "owner": 403, "outsider": 302, "reviewer": 302, "alpha_reviewer": 403, "chair": 302,
     }
     objection = Objection.objects.filter(filed_by=world["reviewer"]).get()
     answer = statuses(world, f"/review/objections/{objection.pk}/answer/", "post", {"answer": "no"})
@@ -114,7 +113,7 @@ def test_objections_are_not_read_across_organizations(world):
 def test_waiver_action_persona(world):
     url = f"/review/results/{world['alpha_result'].result_id}/waivers/"
     assert statuses(world, url, "post", {"kind": "seed_bypass", "reason": "known false positive"}) == {
-        "anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 302, "alpha_reviewer": 403, "chair": 409,
+        "anonymous": 302, "owner": 403, "outsider": 403, "reviewer": 302, "alpha_reviewer": 403, "chair": 409,
     }
 
 
@@ -125,7 +124,7 @@ def test_shipped_factor_decision_persona(world):
     Result.objects.filter(pk=result.pk).update(shipped_scaling_factor=1.1, computed_scaling_factor=1.0)
     url = f"/review/results/{result.result_id}/shipped-factor/"
     assert statuses(world, url, "post", {"decision": "accept", "reason": "RCP bypass granted"}) == {
-        "anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 302, "alpha_reviewer": 403, "chair": 302,
+        "anonymous": 302, "owner": 403, "outsider": 403, "reviewer": 302, "alpha_reviewer": 403, "chair": 302,
     }
     assert Result.objects.get(pk=result.pk).factor_source == "decision"
 
@@ -133,9 +132,9 @@ def test_shipped_factor_decision_persona(world):
 def test_borrowing_actions_persona(world):
     url = f"/review/results/{world['alpha_result'].result_id}/borrowing/"
     data = {"lender": world["beta_result"].result_id}
-    # Alpha's members name Beta's result by its id (they may not read it before publication).
+    # Alpha's members find Beta's result in peer review and name it by its id.
     assert statuses(world, url, "post", data) == {
-        "anonymous": 302, "owner": 302, "outsider": 404, "reviewer": 403, "alpha_reviewer": 409, "chair": 403,
+        "anonymous": 302, "owner": 302, "outsider": 403, "reviewer": 403, "alpha_reviewer": 409, "chair": 403,
     }
     declaration = BorrowingDeclaration.objects.get()
     BorrowingDeclaration.objects.filter(pk=declaration.pk).update(state="checked")
@@ -190,3 +189,52 @@ def test_bad_input_is_refused_clearly_never_a_crash(world):
                                   "reason": "schedule"}).status_code == 302
     world["round"].refresh_from_db()
     assert world["round"].publish_at.isoformat() == "2026-05-01T12:00:00+00:00"
+
+
+def test_whoever_filed_an_objection_is_never_offered_the_resolve_form(world):
+    objection = services.file_objection(world["reviewer"], result=world["alpha_result"], rule="r", evidence="e")
+    services.answer_objection(world["owner"], objection, "no")
+    url = f"/review/results/{world['alpha_result'].result_id}/"
+    offered = {who: "resolve-form" in client_as(world, who).get(url).content.decode()
+               for who in ("owner", "outsider", "reviewer", "alpha_reviewer", "chair")}
+    assert offered == {"owner": False, "outsider": False, "reviewer": False, "alpha_reviewer": False, "chair": True}
+    peer = services.file_objection(world["outsider"], result=world["alpha_result"], rule="r2", evidence="e2")
+    peer = services.answer_objection(world["owner"], peer, "no")
+    assert services.may_resolve(world["chair"], peer) and not services.may_resolve(world["outsider"], peer)
+
+
+def test_override_withdrawal_and_release_actions_persona(world):
+    from results.models import Submission
+    from review.models import WithdrawalRequest
+
+    BorrowingDeclaration.objects.create(
+        round=world["round"], organization=world["alpha"], benchmark=world["alpha_result"].benchmark,
+        system_id="alpha-sys", result_id=world["alpha_result"].result_id, base_submission=world["alpha_result"].submission,
+        lender_result=world["beta_result"], state="rejected", checked_submission=world["alpha_result"].submission,
+        declared_by=world["owner"],
+    )
+    declaration = BorrowingDeclaration.objects.get()
+    override = statuses(world, f"/review/borrowing/{declaration.pk}/override/", "post", {"reason": "fine"})
+    assert override == {"anonymous": 302, "owner": 403, "outsider": 404, "reviewer": 403, "alpha_reviewer": 403,
+                        "chair": 302}
+    withdrawal = WithdrawalRequest.objects.create(round=world["round"], organization=world["alpha"],
+                                                  result_id=world["alpha_result"].result_id, reason="recalled",
+                                                  requested_by=world["owner"])
+    decide = statuses(world, f"/review/withdrawals/{withdrawal.pk}/decide/", "post",
+                      {"decision": "refuse", "reason": "no"})
+    assert decide == {"anonymous": 302, "owner": 404, "outsider": 404, "reviewer": 404, "alpha_reviewer": 404,
+                      "chair": 302}
+    Submission.objects.filter(pk=world["beta_result"].submission_id).update(held_reason="speaks for NVIDIA")
+    release = statuses(world, f"/review/rounds/{world['round'].slug}/", "post",
+                       {"action": "release", "submission": world["beta_result"].submission_id, "reason": "partner"})
+    assert release["chair"] == 302 and all(release[who] in (302, 403, 404) for who in release if who != "chair")
+    assert not Submission.objects.get(pk=world["beta_result"].submission_id).held_reason
+
+
+def test_withdraw_action_persona(world):
+    url = f"/review/results/{world['alpha_result'].result_id}/withdraw/"
+    # Before publication Alpha's members withdraw at once; a peer reads the result but may not.
+    assert statuses(world, url, "post", {"reason": "hardware recalled"}) == {
+        "anonymous": 302, "owner": 302, "outsider": 403, "reviewer": 403, "alpha_reviewer": 302, "chair": 403,
+    }
+    assert Result.objects.get(pk=world["alpha_result"].pk).status == "withdrawn"

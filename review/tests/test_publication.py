@@ -28,7 +28,7 @@ def finalize(world, publish_at=None):
 
 def test_the_public_sees_nothing_of_a_round_before_publication_and_every_accepted_result_after(world, client):
     alpha, beta = world["alpha_result"].result_id, world["beta_result"].result_id
-    assert visible_ids(None) == set() and visible_ids(world["outsider"]) == {beta}
+    assert visible_ids(None) == set() and visible_ids(world["outsider"]) == {alpha, beta}  # a peer
     assert client.get(f"/results/{alpha}/").status_code == 404
     assert client.get(f"/rounds/{world['round'].slug}/").status_code == 404
     finalize(world)
@@ -89,3 +89,11 @@ def test_a_final_round_takes_no_uploads_even_with_a_window(world):
     assert upload_refusal(round_=world["round"], organization=world["alpha"]) == ""
     finalize(world)
     assert "final" in upload_refusal(round_=Round.objects.get(pk=world["round"].pk), organization=world["alpha"])
+
+
+def test_the_publication_date_is_the_day_it_was_published_not_the_day_planned(world):
+    planned = timezone.now() + timedelta(days=10)
+    finalize(world, publish_at=planned)
+    before = timezone.now()
+    services.move_round(world["chair"], world["round"], "published", "published early")
+    assert before <= Round.objects.get(pk=world["round"].pk).publish_at <= timezone.now()

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q
-
 from pages.tables import (
     CATEGORIES,
     CATEGORY_LABELS,
@@ -19,7 +17,7 @@ from pages.tables import (
     with_accelerator,
 )
 from results.constants import Deployment, FactorSource
-from results.models import Result, Round, System
+from results.models import Finding, Result, Round, System
 
 SYSTEM_COLUMNS = [
     ("division", "Division"),
@@ -169,7 +167,7 @@ def round_table(round_: Round, user, query, factors: str = DECIDED) -> RoundTabl
     # Plain values, not model instances: a 500-system round is ~2,000 results, and building five
     # model objects per result cost more than the query.
     # Error findings of each result: a published result with errors carries a visible marker.
-    with_errors = filters.apply(visible).annotate(error_count=Count("findings", filter=Q(findings__severity="error")))
+    with_errors = filters.apply(visible).annotate(error_count=Finding.objects.unwaived_errors_of())
     results = with_errors.values(
         "system_id", "result_id", "division", "score_minutes", "computed_score_minutes", "factor_source",
         "scaling_factor", "score_note", "benchmark__name", "error_count",

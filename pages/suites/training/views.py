@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from urllib.parse import quote
 
-from django.db.models import Count, Q
 from django.http import Http404, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
@@ -217,8 +216,7 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
     # A ranked result with checker errors nobody waived carries a marker (one query for all).
     error_counts = dict(
         Result.objects.visible_to(request.user).current().for_round(round_).filter(benchmark=benchmark)
-        .annotate(errors=Count("findings", filter=Q(findings__severity=Severity.ERROR))).filter(errors__gt=0)
-        .values_list("result_id", "errors")
+        .with_unwaived_errors().filter(unwaived_errors__gt=0).values_list("result_id", "unwaived_errors")
     )
     groups: list[dict] = []
     for point in ranked:
@@ -280,7 +278,7 @@ def result_page(request, result: Result):
         "runs": runs,
         "findings": by_severity,
         "finding_count": len(findings),
-        "error_count": sum(1 for f in findings if f.severity == Severity.ERROR),
+        "error_count": sum(1 for f in findings if f.severity == Severity.ERROR and f.waiver is None),
         "hyperparameters": _hyperparameter_rows(runs),
         "run_labels": [_run_label(r) for r in runs],
         "charts": result_charts,

@@ -1,0 +1,99 @@
+"""Decisions that take effect: a waiver takes the findings it covers out of every count and
+badge at once (review queue, result page, round and benchmark tables, the upload's checker
+output) and each waived finding names the decision; a known false positive is a chair's waiver
+of one finding code, with a reason."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from ingest.models import IngestJob, Upload
+from results.models import Finding, Result
+from results.tests.factories import make_finding
+from review import services
+from review.services import ReviewRefused
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def errors(world):
+    """Alpha's result: a seed error, an RCP error and a layout error (package level too)."""
+    result = world["alpha_result"]
+    Finding.objects.filter(result=result).delete()
+    make_finding(result, severity="error", code="SEED_REPEATED")
+    make_finding(result, severity="error", code="RCP_FAIL", checker="rcp", message="converged too fast")
+    make_finding(result, severity="error", code="LAYOUT_EXTRA_FILE", checker="layout", message="stray file")
+    return result
+
+
+def unwaived(result) -> int:
+    return Result.objects.filter(pk=result.pk).with_unwaived_errors().get().unwaived_errors
+
+
+def test_a_bypass_waives_its_checkers_findings_and_a_false_positive_its_code(world, errors):
+    assert unwaived(errors) == 3
+    services.grant_waiver(world["reviewer"], errors, "seed_bypass", "seeds come from the launcher")
+    assert unwaived(errors) == 2
+    fp = services.grant_waiver(world["chair"], errors, "false_positive", "the file is the README", code="LAYOUT_EXTRA_FILE")
+    assert unwaived(errors) == 1
+    waived = {f.code: f.waiver_id for f in Finding.objects.with_waiver().filter(result=errors)}
+    assert waived["LAYOUT_EXTRA_FILE"] == fp.pk and waived["RCP_FAIL"] is None and waived["SEED_REPEATED"]
+    # Beta's findings of the same code are not Alpha's decision.
+    make_finding(world["beta_result"], severity="error", code="LAYOUT_EXTRA_FILE", checker="layout")
+    assert unwaived(world["beta_result"]) == 1
+
+
+def test_a_known_false_positive_is_a_chairs_decision_with_a_reason_on_a_code_the_result_has(world, errors):
+    with pytest.raises(ReviewRefused, match="only a chair"):
+        services.grant_waiver(world["reviewer"], errors, "false_positive", "wrong", code="RCP_FAIL")
+    with pytest.raises(ReviewRefused, match="no finding with code"):
+        services.grant_waiver(world["chair"], errors, "false_positive", "wrong", code="NOT_A_CODE")
+    with pytest.raises(ReviewRefused, match="reason"):
+        services.grant_waiver(world["chair"], errors, "false_positive", " ", code="RCP_FAIL")
+    assert services.waiver_kinds_for(world["reviewer"]) == ["rcp_bypass", "seed_bypass"]
+    assert "false_positive" in services.waiver_kinds_for(world["chair"])
+    services.grant_waiver(world["chair"], errors, "false_positive", "rule misread", code="RCP_FAIL")
+    with pytest.raises(ReviewRefused, match="already has"):
+        services.grant_waiver(world["chair"], errors, "false_positive", "again", code="RCP_FAIL")
+
+
+def test_the_pages_and_the_upload_status_count_only_what_no_decision_waived(world, errors):
+    result_id = errors.result_id
+    reviewer = Client()
+    reviewer.force_login(world["reviewer"])
+    assert "3 checker errors not waived" in reviewer.get(f"/results/{result_id}/").content.decode()
+    upload = Upload.objects.create(round=world["round"], organization=world["alpha"], submission=errors.submission,
+                                   original_name="alpha.tar.gz", storage_name="x", size_bytes=1, sha256="0" * 64,
+                                   version=1)
+    IngestJob.objects.create(upload=upload, state="done", finished_at=timezone.now(), error_count=3)
+    api = APIClient()
+    api.force_authenticate(world["owner"])
+    assert api.get(f"/api/v1/uploads/{upload.pk}/").json()["finding_counts"] == {"error": 3, "waived": 0}
+
+    waiver = services.grant_waiver(world["reviewer"], errors, "rcp_bypass", "RCP table gap for this batch")
+
+    page = reviewer.get(f"/results/{result_id}/").content.decode()
+    assert "2 checker errors not waived" in page
+    assert f"waived by decision {waiver.pk}" in page and "RCP table gap for this batch" in page
+    status = api.get(f"/api/v1/uploads/{upload.pk}/").json()
+    assert status["finding_counts"] == {"error": 2, "waived": 1}
+    assert status["job"]["error_count"] == 2 and status["job"]["summary"] == "done, 2 errors"
+    assert {f["code"]: f["waiver"] for f in status["findings"]}["RCP_FAIL"] == waiver.pk
+    queue = reviewer.get("/review/?round=training-v1.0").context["rows"]
+    assert {row.result_id: row.errors for row in queue}[result_id] == 2
+    review_page = reviewer.get(f"/review/results/{result_id}/").content.decode()
+    assert f"waived by decision {waiver.pk}" in review_page
+
+
+def test_a_waiver_reaches_the_cached_public_pages_at_once(world, errors, client):
+    services.move_round(world["chair"], world["round"], "final", "frozen")
+    services.move_round(world["chair"], world["round"], "published", "on time")
+    url = f"/results/{errors.result_id}/"
+    assert "3 checker errors not waived" in client.get(url).content.decode()
+    assert "3 checker errors not waived" in client.get(url).content.decode()  # served from the cache
+    services.grant_waiver(world["reviewer"], errors, "seed_bypass", "launcher seeds")
+    assert "2 checker errors not waived" in client.get(url).content.decode()

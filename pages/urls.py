@@ -23,6 +23,7 @@ urlpatterns = [
     re_path(r"^rounds/(?P<slug>[^/]+)/" + CHART, rounds.round_chart, name="round-chart"),
     path("rounds/<str:slug>/<str:name>/", benchmarks.benchmark_detail, name="benchmark"),
     re_path(r"^rounds/(?P<slug>[^/]+)/(?P<name>[^/]+)/" + CHART, benchmarks.benchmark_chart, name="benchmark-chart"),
+    path("r/<str:result_id>", results.permalink, name="permalink"),
     path("results/<str:result_id>/", results.result_detail, name="result"),
     re_path(r"^results/(?P<result_id>[^/]+)/" + CHART, results.result_chart, name="result-chart"),
     re_path(r"^logs/(?P<sha256>[0-9a-f]{16,64})/$", logs.run_log, name="log"),

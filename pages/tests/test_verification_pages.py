@@ -141,7 +141,7 @@ def test_the_admin_lists_and_shows_jobs_read_only_without_the_token(personas, tm
 
 
 def test_run_file_names_are_escaped_in_the_chart_labels():
-    from verify import charts
+    from pages import verification_charts as charts
 
     hostile = "<a href='//evil'>result_0</a>.txt"
     chart = charts.times([{"label": hostile, "minutes": 1.0, "curve": [[1, 0.9, 0.5]]}], [], 1.0, None)

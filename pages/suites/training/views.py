@@ -155,7 +155,7 @@ def round_page(request, round_: Round):
         "decided_cells": any(cell and cell["factor_source"] == FactorSource.DECISION
                              for row in table.rows for cell in row["cell_list"]),
         "groups": table.groups(),
-        "colspan": 8 + len(table.benchmarks),
+        "colspan": 9 + len(table.benchmarks),
         "sort_base": query.urlencode(),
         "export_query": request.GET.urlencode(),
         "benchmark_rows": round_.benchmarks.order_by("name"),

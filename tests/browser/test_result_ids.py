@@ -1,0 +1,42 @@
+"""Citable ids in a real browser (issue 24): training and inference of one version imported side by
+side; every link from the inference round opens an inference result, `/r/<id>` lands on the result,
+its id says whether it is official or local, and the pages fit 390 and 1366 px. Screenshots land
+in test-output/screenshots/ids-<page>-<width>.png."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from results.models import Result
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_ids_resolve_to_one_result_in_each_suite(live_server, browser, sample_data, width):
+    from tests.browser.conftest import SCREENSHOTS
+
+    for suite in ("training", "inference"):
+        call_command("import_results", str(sample_data / f"{suite}-v0.7"), "--round", f"{suite}-v0.7", "--publish",
+                     "--jobs", "1", stdout=io.StringIO())
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/rounds/inference-v0.7/")
+        links = page.eval_on_selector_all("a[href^='/results/']", "els => els.map(e => e.getAttribute('href'))")
+        assert links and all(link.startswith("/results/inference:0.7-") for link in links)
+        page.screenshot(path=str(SCREENSHOTS / f"ids-inference-round-{width}.png"), full_page=True)
+        page.goto(f"{live_server.url}/rounds/training-v0.7/")
+        assert page.locator("td.entry").first.inner_text().startswith("0.7-")
+        page.screenshot(path=str(SCREENSHOTS / f"ids-training-round-{width}.png"), full_page=True)
+        for suite in ("inference", "training"):
+            result = Result.objects.filter(submission__round__suite=suite).order_by("pk").first()
+            page.goto(f"{live_server.url}/r/{result.result_id}")
+            assert page.url.endswith(f"/results/{result.result_id}/")
+            assert result.result_id in page.inner_text("h1") and "local id" in page.inner_text("header.result-head")
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            page.screenshot(path=str(SCREENSHOTS / f"ids-{suite}-result-{width}.png"), full_page=True)
+    finally:
+        context.close()

@@ -26,6 +26,7 @@ from pages.views.common import (
 )
 from results.constants import FactorSource, Severity, WaiverKind
 from results.models import Benchmark, Result, Round, Run
+from results.states import publication_state
 from review.findings import findings_with_log_urls
 from review.summary import review_summary
 
@@ -269,6 +270,7 @@ def result_page(request, result: Result):
     review = review_summary(result, request.user)
     context = {
         "result": result,
+        "state": publication_state(result),
         "system": result.system,
         "round": result.submission.round,
         "benchmark": result.benchmark,

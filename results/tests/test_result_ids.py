@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
+from audit import events
 from results.models import CitableId, Result
 from results.services.citable import IdMappingError, read_id_mapping
 from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
@@ -43,6 +44,9 @@ def test_training_and_inference_of_one_version_never_share_an_id(client, sample_
         entries.setdefault((citable.organization_id, citable.system_id), set()).add(citable.entry)
     assert all(len(e) == 1 for e in entries.values())
     assert len({next(iter(e)) for e in entries.values()}) == len(entries)
+    # The audit log holds the longest ids (suite, entry, model and scenario).
+    longest = max(Result.objects.all(), key=lambda r: len(r.result_id))
+    assert events.result_withdrawn(longest, actor=None, reason="test").result_id == longest.result_id
 
 
 def test_a_new_version_keeps_the_ids_and_an_id_is_never_given_twice(sample_data):

@@ -2,7 +2,7 @@
 
 from django.urls import path, re_path
 
-from .views import benchmarks, compare, home, logs, results, rounds, search, systems, verification
+from .views import benchmarks, changes, compare, home, logs, results, rounds, search, systems, verification
 
 app_name = "pages"
 
@@ -14,12 +14,15 @@ urlpatterns = [
     path("robots.txt", home.robots_txt, name="robots"),
     path("favicon.ico", home.favicon, name="favicon"),
     path("search/", search.search, name="search"),
+    path("changes/", changes.site_changes, name="changes"),
+    path("changes.atom", changes.changes_feed, name="changes-feed"),
     path("compare/", compare.compare, name="compare"),
     path("progress/<str:suite>/", home.progress, name="progress"),
     re_path(r"^progress/(?P<suite>[a-z]+)/" + CHART, home.progress_chart, name="progress-chart"),
     path("rounds/<str:slug>/", rounds.round_detail, name="round"),
     re_path(r"^rounds/(?P<slug>[^/]+)/table\.(?P<fmt>csv|json)$", rounds.round_export, name="round-export"),
     path("rounds/<str:slug>/summary.csv", rounds.round_summary, name="round-summary"),
+    path("rounds/<str:slug>/changes/", changes.round_changes, name="round-changes"),
     re_path(r"^rounds/(?P<slug>[^/]+)/" + CHART, rounds.round_chart, name="round-chart"),
     path("rounds/<str:slug>/<str:name>/", benchmarks.benchmark_detail, name="benchmark"),
     re_path(r"^rounds/(?P<slug>[^/]+)/(?P<name>[^/]+)/" + CHART, benchmarks.benchmark_chart, name="benchmark-chart"),

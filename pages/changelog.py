@@ -66,7 +66,8 @@ def _change(event: AuditEvent, round_: Round) -> Change:
     subject = organization
     if event.kind == events.ROUND_PUBLISHED:
         before, after = data.get("from", ""), "published"
-        subject = f"{len(data.get('versions', []))} submissions"
+        count = len(data.get("versions", []))
+        subject = f"{count} submission{'' if count == 1 else 's'}"
     elif event.kind == events.VERSION_PUBLISHED and event.submission is not None:
         version = event.submission.version
         before, after = (f"version {version - 1}" if version > 1 else "unpublished"), f"version {version}"

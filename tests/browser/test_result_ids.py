@@ -40,3 +40,26 @@ def test_ids_resolve_to_one_result_in_each_suite(live_server, browser, sample_da
             page.screenshot(path=str(SCREENSHOTS / f"ids-{suite}-result-{width}.png"), full_page=True)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_change_log_fits_the_screen(live_server, browser, personas, width):
+    from results.services.rounds import publish_round
+    from results.tests.factories import make_result, make_round, make_submission, make_system
+    from review.services import withdraw_result
+    from tests.browser.conftest import SCREENSHOTS
+
+    round_ = make_round("4.1", state="review")
+    result = make_result(make_system(make_submission(round_, personas["alpha"]), "box"), "resnet")
+    publish_round(round_, actor=personas["chair"], reason="press release")
+    withdraw_result(personas["owner"], result, "the node count was misreported in the system description")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/rounds/{round_.slug}/changes/")
+        assert "Withdrawal" in page.inner_text("table.changes")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(SCREENSHOTS / f"ids-changes-{width}.png"), full_page=True)
+    finally:
+        context.close()

@@ -2,7 +2,19 @@
 
 from django.urls import path, re_path
 
-from .views import benchmarks, changes, compare, home, logs, results, rounds, search, systems, verification
+from .views import (
+    benchmarks,
+    changes,
+    compare,
+    home,
+    logs,
+    results,
+    rounds,
+    search,
+    snapshots,
+    systems,
+    verification,
+)
 
 app_name = "pages"
 
@@ -23,6 +35,9 @@ urlpatterns = [
     re_path(r"^rounds/(?P<slug>[^/]+)/table\.(?P<fmt>csv|json)$", rounds.round_export, name="round-export"),
     path("rounds/<str:slug>/summary.csv", rounds.round_summary, name="round-summary"),
     path("rounds/<str:slug>/changes/", changes.round_changes, name="round-changes"),
+    path("rounds/<str:slug>/snapshots/", snapshots.snapshot_list, name="snapshots"),
+    re_path(r"^rounds/(?P<slug>[^/]+)/snapshots/(?P<number>\d+)/(?P<name>[A-Za-z0-9_.]+)$", snapshots.snapshot_file,
+            name="snapshot-file"),
     re_path(r"^rounds/(?P<slug>[^/]+)/" + CHART, rounds.round_chart, name="round-chart"),
     path("rounds/<str:slug>/<str:name>/", benchmarks.benchmark_detail, name="benchmark"),
     re_path(r"^rounds/(?P<slug>[^/]+)/(?P<name>[^/]+)/" + CHART, benchmarks.benchmark_chart, name="benchmark-chart"),

@@ -370,3 +370,22 @@ class Waiver(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.organization}/{self.system_id}/{self.benchmark}"
+
+
+class Snapshot(models.Model):
+    """A frozen, numbered copy of a published round's public data (results, systems, runs) taken
+    after its publication and after each later change; its files are written once, in storage
+    under `snapshots/<round>/<number>/`, and never rewritten (services/snapshots.py)."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="snapshots")
+    number = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    covers_event = models.BigIntegerField(help_text="The newest public audit event (change) it includes")
+    files = models.JSONField(default=list, help_text='[{"name", "sha256", "bytes"}], SHA256SUMS last')
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "number"], name="snapshot_unique_number")]
+        ordering = ["round", "-number"]
+
+    def __str__(self) -> str:
+        return f"{self.round.slug} snapshot {self.number}"

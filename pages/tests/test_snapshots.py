@@ -112,7 +112,7 @@ def test_an_unpublished_round_has_no_snapshot(personas):
 def test_the_api_answers_conditional_gets(client, personas):
     round_ = make_round("4.1")
     make_result(make_system(make_submission(round_, personas["alpha"]), "box"), "resnet")
-    for attempt in range(2):  # the view's answer, then the cached one
+    for _attempt in range(2):  # the view's answer, then the cached one
         response = client.get("/api/v1/results/")
         assert response.status_code == 200 and response["ETag"]
         assert client.get("/api/v1/results/", HTTP_IF_NONE_MATCH=response["ETag"]).status_code == 304

@@ -43,7 +43,8 @@ def test_ids_resolve_to_one_result_in_each_suite(live_server, browser, sample_da
 
 
 @pytest.mark.parametrize("width", [390, 1366])
-def test_the_change_log_fits_the_screen(live_server, browser, personas, width):
+def test_the_change_log_and_snapshots_fit_the_screen(live_server, browser, personas, width, settings, tmp_path):
+    from pages.snapshots import take_snapshot
     from results.services.rounds import publish_round
     from results.tests.factories import make_result, make_round, make_submission, make_system
     from review.services import withdraw_result
@@ -52,7 +53,10 @@ def test_the_change_log_fits_the_screen(live_server, browser, personas, width):
     round_ = make_round("4.1", state="review")
     result = make_result(make_system(make_submission(round_, personas["alpha"]), "box"), "resnet")
     publish_round(round_, actor=personas["chair"], reason="press release")
+    settings.MEDIA_ROOT = tmp_path
+    take_snapshot(round_)
     withdraw_result(personas["owner"], result, "the node count was misreported in the system description")
+    take_snapshot(round_)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
@@ -61,5 +65,9 @@ def test_the_change_log_fits_the_screen(live_server, browser, personas, width):
         assert "Withdrawal" in page.inner_text("table.changes")
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         page.screenshot(path=str(SCREENSHOTS / f"ids-changes-{width}.png"), full_page=True)
+        page.goto(f"{live_server.url}/rounds/{round_.slug}/snapshots/")
+        assert page.locator("section.snapshot").count() == 2
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(SCREENSHOTS / f"ids-snapshots-{width}.png"), full_page=True)
     finally:
         context.close()

@@ -72,3 +72,10 @@ def test_the_sitemap_names_each_url_once(client, history):
     xml = client.get("/sitemap.xml").content.decode()
     locs = [e.text for e in ET.fromstring(xml).iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
     assert len(locs) == len(set(locs)) and any(loc.endswith(f"/rounds/{round_.slug}/changes/") for loc in locs)
+
+
+def test_a_missing_page_gets_the_sites_404(client):
+    response = client.get("/r/training:9.9-9999:resnet")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "<h1>Not found</h1>" in html and 'href="/search/"' in html and "/r/training:9.9-9999:resnet" in html

@@ -227,4 +227,4 @@ def test_no_two_benchmarks_share_a_colour():
         return [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
 
     for (a, x), (b, y) in combinations(BENCHMARK_COLOURS.items(), 2):
-        assert sum((p - q) ** 2 for p, q in zip(rgb(x), rgb(y))) ** 0.5 > 55, (a, b)
+        assert sum((p - q) ** 2 for p, q in zip(rgb(x), rgb(y), strict=True)) ** 0.5 > 55, (a, b)

@@ -163,3 +163,11 @@ def test_summary_and_export_scores_list_every_result_best_first(client, sample_d
     out = io.StringIO()
     call_command("export_scores", "--round", "inference-v0.7", stdout=out)
     assert out.getvalue().splitlines()[0].startswith("result_id,division,category,submitter,system")
+
+
+def test_the_export_never_labels_ms_values_ns(client, sample_data):
+    import_sample(sample_data, "--publish")
+    rows = list(csv.DictReader(io.StringIO(client.get(ROUND + "table.csv").content.decode())))
+    latency = [r for r in rows if r["unit"] == "ms"]
+    assert latency and all("(ns)" not in r["metric"] for r in latency)
+    assert {r["metric"] for r in latency} == {"90th percentile latency"}

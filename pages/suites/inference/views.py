@@ -17,7 +17,7 @@ from results.models import Benchmark, Finding, Result, Round
 from results.states import publication_state
 
 from . import charts as inference_charts
-from .tables import filtered, inference_export_rows, inference_points, leaderboards
+from .tables import filtered, inference_export_rows, inference_points, leaderboards, metric_label
 
 
 def _charts(points: list[dict]) -> list:
@@ -115,6 +115,7 @@ def result_page(request, result: Result):
         "round": result.submission.round,
         "benchmark": result.benchmark,
         "details": details,
+        "metric_label": metric_label(result),
         "checks": checks,
         "settings": sorted((details.get("settings") or {}).items()),
         "findings": by_severity,

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from audit import events
 from audit.roles import PRIVILEGED_GROUPS, is_chair, is_privileged
+from mlperf_check.package import natural_key
 from mlperf_check.rules.borrowing import Mismatch, batch_dependent, compare_hyperparameters, compare_systems
 from results.constants import Division, ResultStatus, RoundState, WaiverKind
 from results.models import Organization, Result, Round, Submission, System, Waiver, fitted
@@ -507,7 +508,7 @@ def borrowing_mismatches(declaration: BorrowingDeclaration, resubmitted: Result)
 
 def _logged(result: Result) -> dict:
     """The hyperparameters a result's runs logged (the first run that logged any)."""
-    for run in result.runs.order_by("file"):
+    for run in sorted(result.runs.all(), key=lambda run: natural_key(run.file)):
         if run.hyperparameters:
             return run.hyperparameters
     return {}

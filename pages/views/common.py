@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from urllib.parse import quote
 
 from django.http import HttpResponse, JsonResponse
@@ -19,9 +18,6 @@ def convergence_unit(benchmark: str) -> str:
     return "samples" if benchmark in SAMPLE_UNIT_BENCHMARKS else "epochs"
 
 
-def natural_key(text: str) -> list:
-    """result_2 before result_10."""
-    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", text)]
 
 
 def csv_response(columns: list[str], rows: list[dict], filename: str) -> HttpResponse:

@@ -190,3 +190,15 @@ def test_bad_input_is_refused_clearly_never_a_crash(world):
                                   "reason": "schedule"}).status_code == 302
     world["round"].refresh_from_db()
     assert world["round"].publish_at.isoformat() == "2026-05-01T12:00:00+00:00"
+
+
+def test_runs_are_in_numeric_order_on_the_review_page(world):
+    from results.tests.factories import make_run
+
+    result = world["alpha_result"]
+    result.runs.all().delete()
+    for index in (10, 2, 1):
+        make_run(result, index, 30.0)
+    page = client_as(world, "chair").get(f"/review/results/{result.result_id}/").content.decode()
+    positions = [page.index(f"result_{index}.txt") for index in (1, 2, 10)]
+    assert positions == sorted(positions)

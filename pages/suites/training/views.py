@@ -13,6 +13,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from audit.roles import is_privileged
+from mlperf_check.package import natural_key
 from mlperf_check.rules.rcp import SAMPLES_BENCHMARKS
 from pages.charts import Chart
 from pages.tables import CATEGORIES, CATEGORY_LABELS, CATEGORY_ORDER, DIVISION_ORDER, category_of
@@ -21,7 +22,6 @@ from pages.views.common import (
     convergence_unit,
     csv_response,
     draws,
-    natural_key,
     official_links,
 )
 from results.constants import FactorSource, Severity, WaiverKind

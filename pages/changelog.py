@@ -30,6 +30,7 @@ class Change:
     kind: str
     label: str
     result_id: str
+    organization_id: int | None
     subject: str  # who or what changed, in public words: an organization, a system and benchmark
     before: str
     after: str
@@ -53,6 +54,8 @@ def public_changes(round_: Round | None = None, limit: int | None = None) -> lis
         round_of = rounds[event.round_id]
         if event.kind != events.ROUND_PUBLISHED and round_of.publish_at and event.created_at < round_of.publish_at:
             continue  # review before publication is not a change to published data
+        if event.kind == events.VERSION_PUBLISHED and event.submission is not None and event.submission.version == 1:
+            continue  # a first version published is the publication itself (an import of a published round)
         changes.append(_change(event, round_of))
         if limit is not None and len(changes) >= limit:
             break
@@ -84,5 +87,6 @@ def _change(event: AuditEvent, round_: Round) -> Change:
         after = f"factor {data.get('factor'):g} (shipped, accepted)" if accepted else "shipped factor rejected"
     return Change(
         pk=event.pk, date=event.created_at, round=round_, kind=event.kind, label=PUBLIC_KINDS[event.kind],
-        result_id=event.result_id, subject=subject, before=before, after=after, reason=event.reason,
+        result_id=event.result_id, organization_id=event.organization_id, subject=subject, before=before,
+        after=after, reason=event.reason,
     )

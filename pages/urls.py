@@ -8,6 +8,7 @@ from .views import (
     compare,
     home,
     logs,
+    organizations,
     results,
     rounds,
     search,
@@ -46,6 +47,7 @@ urlpatterns = [
     re_path(r"^results/(?P<result_id>[^/]+)/" + CHART, results.result_chart, name="result-chart"),
     re_path(r"^logs/(?P<sha256>[0-9a-f]{16,64})/$", logs.run_log, name="log"),
     re_path(r"^logs/(?P<sha256>[0-9a-f]{16,64})/raw$", logs.run_log_raw, name="log-raw"),
+    path("organizations/<str:slug>/", organizations.organization_detail, name="organization"),
     path("systems/<str:organization>/<str:system_id>/", systems.system_detail, name="system"),
     # Verification: a reviewer's request, a job's page, its status and charts.
     path("verify/results/<int:result_pk>/request/", verification.request_verification, name="verify-request"),

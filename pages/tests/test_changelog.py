@@ -4,6 +4,7 @@ never a change before publication; and the sitemap names each URL once."""
 
 from __future__ import annotations
 
+import io
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -79,3 +80,23 @@ def test_a_missing_page_gets_the_sites_404(client):
     assert response.status_code == 404
     html = response.content.decode()
     assert "<h1>Not found</h1>" in html and 'href="/search/"' in html and "/r/training:9.9-9999:resnet" in html
+
+
+def test_an_organization_page_lists_its_results_systems_and_changes(client, history, personas):
+    round_, fixed, other = history
+    html = client.get("/organizations/gamma/").content.decode()
+    assert f'href="/results/{other.result_id}/"' in html and 'id="organization-systems"' in html
+    assert ">Corrected<" in html  # a factor decision after publication
+    assert "RCP table corrected" in html and "wrong system description fixed" not in html  # Alpha's change
+    alpha = client.get("/organizations/alpha/").content.decode()
+    assert "the node count was misreported" in alpha and "Withdrawal" in alpha
+    assert client.get("/organizations/nobody/").status_code == 404
+
+
+def test_importing_a_published_round_is_its_publication_not_a_correction(client, sample_data):
+    from django.core.management import call_command
+
+    call_command("import_results", str(sample_data / "training-v0.7"), "--round", "training-v0.7", "--publish",
+                 "--jobs", "1", stdout=io.StringIO())
+    html = client.get("/rounds/training-v0.7/changes/").content.decode()
+    assert "Publication" in html and "Correction" not in html

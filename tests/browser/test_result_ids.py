@@ -38,6 +38,11 @@ def test_ids_resolve_to_one_result_in_each_suite(live_server, browser, sample_da
             assert result.result_id in page.inner_text("h1") and "local id" in page.inner_text("header.result-head")
             assert page.evaluate("document.documentElement.scrollWidth") <= width
             page.screenshot(path=str(SCREENSHOTS / f"ids-{suite}-result-{width}.png"), full_page=True)
+        page.goto(f"{live_server.url}/organizations/fujitsu/")
+        assert page.locator("#organization-results tbody tr").count() == Result.objects.filter(
+            submission__organization__slug="fujitsu").count()
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(SCREENSHOTS / f"ids-organization-{width}.png"), full_page=True)
     finally:
         context.close()
 

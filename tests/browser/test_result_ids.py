@@ -76,3 +76,18 @@ def test_the_change_log_and_snapshots_fit_the_screen(live_server, browser, perso
         page.screenshot(path=str(SCREENSHOTS / f"ids-snapshots-{width}.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_copy_link_copies_the_filtered_view(live_server, browser, sample_data):
+    call_command("import_results", str(sample_data / "training-v0.7"), "--round", "training-v0.7", "--publish",
+                 "--jobs", "1", stdout=io.StringIO())
+    context = browser.new_context(viewport={"width": 1366, "height": 900}, permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    try:
+        url = f"{live_server.url}/rounds/training-v0.7/?division=closed&sort=resnet"
+        page.goto(url)
+        page.click("button[data-copy-link]")
+        page.wait_for_selector("button[data-copy-link]:has-text('Link copied')")
+        assert page.evaluate("navigator.clipboard.readText()") == url
+    finally:
+        context.close()

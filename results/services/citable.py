@@ -76,7 +76,9 @@ def _next_local_entry(round_: Round) -> str:
 
 def read_id_mapping(path: str | Path) -> dict[tuple[str, str], str]:
     """Official entries by (submitter folder, system id), from MLCommons' summary_results.json (a
-    list) or a mapping object {"<submitter folder>/<system id>": "4.1-0012", ...}."""
+    list) or a mapping object {"<submitter folder>/<system id>": "4.1-0012", ...}. A system in
+    both divisions has an entry in each: summary_results.json also gives `<system id>.<division>`
+    (the inference import looks that up first)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -93,7 +95,10 @@ def read_id_mapping(path: str | Path) -> dict[tuple[str, str], str]:
             submitter = _submitter_folder(record.location, record.unique_id)
             if not submitter or not record.platform:
                 raise IdMappingError(f"{path}: record {index} ({record.result_id}): no Location naming the submitter")
-            mapping[(submitter, record.platform)] = official_entry(record.result_id)
+            entry = official_entry(record.result_id)
+            mapping.setdefault((submitter, record.platform), entry)
+            if record.division:
+                mapping[(submitter, f"{record.platform}.{record.division}")] = entry
         return mapping
     if not isinstance(data, dict):
         raise IdMappingError(f"{path}: expected summary_results.json (a list) or an object of ids, found {type(data).__name__}")

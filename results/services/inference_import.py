@@ -143,7 +143,7 @@ def _write_inference_rows(folder: InferenceFolder, submission, official_entries,
             )
         citable = citable_id(
             submission.round, submission.organization, system_id, benchmark.name, result.scenario,
-            official=official_entries.get(result.system),
+            official=official_entries.get(f"{result.system}.{result.division}") or official_entries.get(result.system),
         )
         row = Result.objects.create(
             submission=submission,

@@ -78,6 +78,19 @@ def test_official_ids_come_from_summary_results_json(tmp_path, sample_data):
     assert others and all(r.citable.local and r.citable.entry != "0.7-0042" for r in others)
 
 
+def test_a_system_in_both_divisions_has_an_official_entry_in_each(tmp_path):
+    summary = [
+        {"ID": f"4.1-00{n}", "Submitter": "Alpha", "Category": division, "Suite": "datacenter", "Platform": "box",
+         "Model": "resnet", "Scenario": "Offline", "Performance_Result": 1.0,
+         "Location": f"{division}/Alpha/results/box/resnet/Offline"}
+        for n, division in ((12, "closed"), (13, "open"))
+    ]
+    path = tmp_path / "summary_results.json"
+    path.write_text(json.dumps(summary))
+    assert read_id_mapping(path) == {("Alpha", "box"): "4.1-0012", ("Alpha", "box.closed"): "4.1-0012",
+                                     ("Alpha", "box.open"): "4.1-0013"}
+
+
 def test_official_ids_come_from_a_mapping_file(tmp_path, sample_data):
     mapping = tmp_path / "ids.json"
     mapping.write_text(json.dumps({"Fujitsu/gx_A100x4_mxnet_NGC_21.04": "1.0-0027"}))

@@ -85,7 +85,7 @@ class AuditEvent(models.Model):
     submission = models.ForeignKey(
         "results.Submission", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
-    result_id = models.CharField(max_length=32, blank=True, db_index=True, help_text="Citable result id")
+    result_id = models.CharField(max_length=96, blank=True, db_index=True, help_text="Citable result id")
     subject = models.CharField(max_length=64, blank=True, help_text="e.g. objection 12")
     reason = models.TextField(blank=True)
     data = models.JSONField(default=dict, blank=True)

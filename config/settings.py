@@ -148,6 +148,8 @@ MIDDLEWARE = [
     "config.middleware.NulCharacterMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # An ETag on every GET (cached answers too) and 304 to a client that has it.
+    "django.middleware.http.ConditionalGetMiddleware",
     # Anonymous public pages from the cache, before session, CSRF and authentication work.
     "pages.caching.FrontCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -388,6 +390,12 @@ CELERY_BEAT_SCHEDULE = {
     "review-publish-due-rounds": {
         "task": "review.publish_due_rounds",
         "schedule": float(os.environ.get("REVIEW_PUBLISH_CHECK_SECONDS", "60")),
+        "options": {"expires": 60},
+    },
+    # A snapshot of each published round after each public change (pages/snapshots.py).
+    "pages-take-snapshots": {
+        "task": "pages.take_snapshots",
+        "schedule": float(os.environ.get("SNAPSHOT_CHECK_SECONDS", "60")),
         "options": {"expires": 60},
     },
     "review-remind-deadlines": {

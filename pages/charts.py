@@ -20,13 +20,14 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 FONT = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "size": 12}
 
 
-# One colour per benchmark in every chart, whatever else is plotted beside it. Benchmarks not
-# listed get a palette colour from a hash of their name: stable across pages and requests.
+# One colour per benchmark in every chart, whatever else is plotted beside it, no two alike
+# (progress charts put every round's benchmarks side by side; test_charts measures the distance).
+# Benchmarks not listed get a palette colour from a hash of their name: stable across pages.
 BENCHMARK_COLOURS = {
     "resnet": "#0072B2", "ssd": "#E69F00", "maskrcnn": "#009E73", "gnmt": "#D55E00", "transformer": "#CC79A7",
     "ncf": "#56B4E9", "minigo": "#8c564b", "bert": "#000000", "dlrm": "#9467bd", "rnnt": "#7f7f7f",
-    "unet3d": "#bcbd22", "retinanet": "#17becf", "stable_diffusion": "#d62728", "gpt3": "#1f77b4",
-    "dlrm_dcnv2": "#ff7f0e", "llama2_70b_lora": "#2ca02c", "rgat": "#e377c2",
+    "unet3d": "#bcbd22", "retinanet": "#17becf", "stable_diffusion": "#d62728", "gpt3": "#393b79",
+    "dlrm_dcnv2": "#e7298a", "llama2_70b_lora": "#2ca02c", "rgat": "#637939",
 }
 
 

@@ -2,7 +2,20 @@
 
 from django.urls import path, re_path
 
-from .views import benchmarks, compare, home, logs, results, rounds, search, systems, verification
+from .views import (
+    benchmarks,
+    changes,
+    compare,
+    home,
+    logs,
+    organizations,
+    results,
+    rounds,
+    search,
+    snapshots,
+    systems,
+    verification,
+)
 
 app_name = "pages"
 
@@ -14,19 +27,27 @@ urlpatterns = [
     path("robots.txt", home.robots_txt, name="robots"),
     path("favicon.ico", home.favicon, name="favicon"),
     path("search/", search.search, name="search"),
+    path("changes/", changes.site_changes, name="changes"),
+    path("changes.atom", changes.changes_feed, name="changes-feed"),
     path("compare/", compare.compare, name="compare"),
     path("progress/<str:suite>/", home.progress, name="progress"),
     re_path(r"^progress/(?P<suite>[a-z]+)/" + CHART, home.progress_chart, name="progress-chart"),
     path("rounds/<str:slug>/", rounds.round_detail, name="round"),
     re_path(r"^rounds/(?P<slug>[^/]+)/table\.(?P<fmt>csv|json)$", rounds.round_export, name="round-export"),
     path("rounds/<str:slug>/summary.csv", rounds.round_summary, name="round-summary"),
+    path("rounds/<str:slug>/changes/", changes.round_changes, name="round-changes"),
+    path("rounds/<str:slug>/snapshots/", snapshots.snapshot_list, name="snapshots"),
+    re_path(r"^rounds/(?P<slug>[^/]+)/snapshots/(?P<number>\d+)/(?P<name>[A-Za-z0-9_.]+)$", snapshots.snapshot_file,
+            name="snapshot-file"),
     re_path(r"^rounds/(?P<slug>[^/]+)/" + CHART, rounds.round_chart, name="round-chart"),
     path("rounds/<str:slug>/<str:name>/", benchmarks.benchmark_detail, name="benchmark"),
     re_path(r"^rounds/(?P<slug>[^/]+)/(?P<name>[^/]+)/" + CHART, benchmarks.benchmark_chart, name="benchmark-chart"),
+    path("r/<str:result_id>", results.permalink, name="permalink"),
     path("results/<str:result_id>/", results.result_detail, name="result"),
     re_path(r"^results/(?P<result_id>[^/]+)/" + CHART, results.result_chart, name="result-chart"),
     re_path(r"^logs/(?P<sha256>[0-9a-f]{16,64})/$", logs.run_log, name="log"),
     re_path(r"^logs/(?P<sha256>[0-9a-f]{16,64})/raw$", logs.run_log_raw, name="log-raw"),
+    path("organizations/<str:slug>/", organizations.organization_detail, name="organization"),
     path("systems/<str:organization>/<str:system_id>/", systems.system_detail, name="system"),
     # Verification: a reviewer's request, a job's page, its status and charts.
     path("verify/results/<int:result_pk>/request/", verification.request_verification, name="verify-request"),

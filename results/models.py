@@ -2,8 +2,9 @@
 
 A Round holds Benchmarks. An Organization makes one Submission per round and version; every
 System, Result, Run and Finding hangs from the Submission version that produced it, so a new
-upload never overwrites an earlier version. Results keep a citable `result_id` (`1.0-0042`)
-that is reused whenever the same (organization, system, benchmark, scaling) is imported again.
+upload never overwrites an earlier version. Results keep a citable `result_id`, registered once in
+CitableId (unique across suites and rounds, never reused) and given again to every version of the
+same (round, organization, system, benchmark, scenario or HPC scaling).
 
 Writers live in results/services.py; read rules (visibility) in results/querysets.py.
 """
@@ -198,6 +199,35 @@ class System(models.Model):
         return self.name or self.system_id
 
 
+class CitableId(models.Model):
+    """The registry of citable result ids: one row per (round, organization, system, benchmark,
+    scenario), never deleted, so an id names one result in every suite and round, and every version
+    of it. `entry` is the system's entry in the round in MLCommons' scheme (`4.1-0012`: one per
+    system, shared by its benchmarks); `local` says it was numbered here, not published by
+    MLCommons (official ids come from summary_results.json or an id mapping)."""
+
+    result_id = models.CharField(max_length=96, unique=True)
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="citable_ids")
+    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="citable_ids")
+    system_id = models.CharField(max_length=255)
+    benchmark = models.CharField(max_length=64)
+    scenario = models.CharField(max_length=16, blank=True)
+    entry = models.CharField(max_length=32, blank=True, help_text="The system's entry in the round, e.g. 4.1-0012")
+    local = models.BooleanField(default=True, help_text="Numbered here, not an id MLCommons published")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["round", "organization", "system_id", "benchmark", "scenario"], name="citable_id_unique_result"
+            )
+        ]
+        ordering = ["round", "result_id"]
+
+    def __str__(self) -> str:
+        return self.result_id
+
+
 class Result(models.Model):
     """One system on one benchmark (inference: and one scenario).
 
@@ -209,7 +239,8 @@ class Result(models.Model):
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="results")
     system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="results")
     benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="results")
-    result_id = models.CharField(max_length=32, db_index=True, help_text="Citable id, e.g. 1.0-0042")
+    result_id = models.CharField(max_length=96, db_index=True, help_text="Citable id, e.g. training:4.1-0012:resnet")
+    citable = models.ForeignKey(CitableId, on_delete=models.PROTECT, related_name="results")
     folder = models.CharField(max_length=512, help_text="results/<system>/<benchmark> in the package")
     division = models.CharField(max_length=8, choices=Division.choices, blank=True)
     score_minutes = models.FloatField(null=True, blank=True, help_text="Olympic mean x scaling factor")
@@ -284,6 +315,10 @@ class Result(models.Model):
         for a reviewer (services/factors.py), flagged on the result and review pages."""
         shipped = self.shipped_scaling_factor
         return shipped is not None and abs(shipped - self.computed_scaling_factor) > FACTOR_TOLERANCE
+
+    @property
+    def id_is_local(self) -> bool:
+        return self.citable.local
 
 
 class Run(models.Model):
@@ -376,3 +411,22 @@ class Waiver(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.organization}/{self.system_id}/{self.benchmark}"
+
+
+class Snapshot(models.Model):
+    """A frozen, numbered copy of a published round's public data (results, systems, runs) taken
+    after its publication and after each later change; its files are written once, in storage
+    under `snapshots/<round>/<number>/`, and never rewritten (services/snapshots.py)."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="snapshots")
+    number = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    covers_event = models.BigIntegerField(help_text="The newest public audit event (change) it includes")
+    files = models.JSONField(default=list, help_text='[{"name", "sha256", "bytes"}], SHA256SUMS last')
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "number"], name="snapshot_unique_number")]
+        ordering = ["round", "-number"]
+
+    def __str__(self) -> str:
+        return f"{self.round.slug} snapshot {self.number}"

@@ -130,7 +130,7 @@ class ResultQuerySet(_SubmissionScoped):
     result_status = "status"
 
     def with_related(self):
-        return self.select_related("system", "benchmark", "submission__organization", "submission__round")
+        return self.select_related("system", "benchmark", "citable", "submission__organization", "submission__round")
 
     def for_round(self, round_):
         return self.filter(submission__round=round_)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mlperf_check.package import natural_key
 from results.models import Finding, Result
 
 
@@ -27,7 +28,7 @@ def _changed(old: dict, new: dict) -> list[tuple[str, object, object]]:
 
 def _hyperparameters(result: Result) -> dict:
     merged: dict = {}
-    for run in result.runs.order_by("file"):
+    for run in sorted(result.runs.all(), key=lambda run: natural_key(run.file)):
         for key, value in (run.hyperparameters or {}).items():
             merged.setdefault(key, value)
     return merged
@@ -44,7 +45,7 @@ def version_diff(old: Result, new: Result) -> VersionDiff:
     diff.score = (old.score_minutes, new.score_minutes)
     old_runs = {run.file: run for run in old.runs.all()}
     new_runs = {run.file: run for run in new.runs.all()}
-    for name in sorted(set(old_runs) | set(new_runs)):
+    for name in sorted(set(old_runs) | set(new_runs), key=natural_key):
         before, after = old_runs.get(name), new_runs.get(name)
         diff.runs.append(
             {

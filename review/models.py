@@ -148,7 +148,7 @@ class BorrowingDeclaration(models.Model):
     organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="borrowings")
     benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="+")
     system_id = models.CharField(max_length=255)
-    result_id = models.CharField(max_length=32, help_text="The borrower's citable result id")
+    result_id = models.CharField(max_length=96, help_text="The borrower's citable result id")
     base_submission = models.ForeignKey(
         Submission, on_delete=models.PROTECT, related_name="+", help_text="The version before the borrowing"
     )

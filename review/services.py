@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from audit import events
 from audit.roles import CHAIRS_GROUP, PRIVILEGED_GROUPS, ROLE_GROUPS, is_chair, is_privileged
+from mlperf_check.package import natural_key
 from mlperf_check.rules.borrowing import Mismatch, batch_dependent, compare_hyperparameters, compare_systems
 from results.constants import Division, ResultStatus, RoundState, WaiverKind
 from results.models import Finding, Organization, Result, Round, Run, Submission, System, Waiver, fitted
@@ -806,7 +807,7 @@ def withheld_versions(round_: Round) -> dict[int, str]:
 
 def _logged(result: Result) -> dict:
     """The hyperparameters a result's runs logged (the first run that logged any)."""
-    for run in result.runs.order_by("file"):
+    for run in sorted(result.runs.all(), key=lambda run: natural_key(run.file)):
         if run.hyperparameters:
             return run.hyperparameters
     return {}

@@ -17,6 +17,7 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from audit.models import AuditEvent
+from mlperf_check.package import natural_key
 from results.constants import RoundState, Severity, Suite
 from results.lookups import result_or_404, round_or_404
 from results.models import Finding, Organization, Result, Round, Run, Submission, Waiver, version_order
@@ -106,7 +107,7 @@ def result_review(request, result_id: str):
     result = result_or_404(user, result_id)
     round_ = result.submission.round
     organization = result.submission.organization
-    runs = list(result.runs.order_by("file"))
+    runs = sorted(result.runs.all(), key=lambda run: natural_key(run.file))  # result_2 before result_10
     versions = list(
         Result.objects.visible_to(user).filter(submission__round=round_, result_id=result_id)
         .select_related("submission").order_by("submission__version")

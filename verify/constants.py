@@ -12,6 +12,7 @@ class Outcome(models.TextChoices):
 
     REPRODUCED = "reproduced", "Reproduced"
     NOT_REPRODUCED = "not_reproduced", "Not reproduced"
+    CANNOT_COMPARE = "cannot_compare", "Cannot compare"
     FAILED = "failed", "Failed"
     TIMED_OUT = "timed_out", "Timed out"
     OUT_OF_MEMORY = "out_of_memory", "Out of memory"

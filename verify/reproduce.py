@@ -42,6 +42,7 @@ from mlperf_check.runlog import analyze_run
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not_reproduced"
+CANNOT_COMPARE = "cannot_compare"  # the re-runs finished, but the claim has no score to hold them to
 ARRIVAL_RESOLUTION_SECONDS = 0.01
 DEFAULT_SLACK_SECONDS = 2.0
 DEFAULT_SLACK_FRACTION = 0.02
@@ -269,7 +270,7 @@ def decide(spec: dict, reruns: list[Rerun]) -> Decision:
     claimed = spec["claimed_minutes"]
     tolerance = spec["tolerance"]
     if claimed is None or claimed <= 0:
-        return Decision(NOT_REPRODUCED, rerun_minutes, "the claimed result has no score to compare with")
+        return Decision(CANNOT_COMPARE, rerun_minutes, "the claimed result has no score to compare with")
     deviation = (rerun_minutes - claimed) / claimed
     numbers = (
         f"re-run score {rerun_minutes:.4f} min vs claimed {claimed:.4f} min "

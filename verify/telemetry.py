@@ -32,7 +32,7 @@ class GpuSampler:
             self.available = count > 0
             self.note = f"{count} GPU(s): {', '.join(map(str, names))}" if count else "NVML found no GPU"
         except Exception as exc:  # ImportError, NVMLError_LibraryNotFound, NVMLError_DriverNotLoaded...
-            self.note = f"no GPU telemetry: NVML is not available on this worker ({type(exc).__name__}: {exc})"
+            self.note = f"NVML is not available on this worker ({type(exc).__name__}: {exc})"
 
     def __enter__(self) -> GpuSampler:
         if self.available:

@@ -50,10 +50,12 @@ class ResultSerializer(serializers.ModelSerializer):
     benchmark = serializers.CharField(source="benchmark.name", read_only=True)
     system = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
+    entry = serializers.CharField(source="citable.entry", read_only=True)
+    local_id = serializers.BooleanField(source="citable.local", read_only=True)
 
     class Meta:
         model = Result
-        fields = ["result_id", "round", "benchmark", "organization", "submission_version", "division", "system",
+        fields = ["result_id", "entry", "local_id", "round", "benchmark", "organization", "submission_version", "division", "system",
                   "score_minutes", "mean_minutes", "scaling_factor", "factor_source", "computed_score_minutes",
                   "computed_scaling_factor", "shipped_scaling_factor", "score_note", "dropped_runs", "rcp_status",
                   "rcp", "global_batch_size", "converge_mean", "folder", "url",

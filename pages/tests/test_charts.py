@@ -215,3 +215,16 @@ def test_a_chart_starts_with_room_for_its_legend_and_short_category_lines():
     ttt = charts.time_to_train([point("1", 10.0, category="Research, development, or internal")], "resnet")
     assert ttt.figure["layout"]["xaxis"]["ticktext"] == ["Research,<br>development,<br>or internal"]
     assert ttt.figure["layout"]["xaxis"]["tickangle"] == 0
+
+
+def test_no_two_benchmarks_share_a_colour():
+    """ssd and dlrm_dcnv2 were nearly the same orange, resnet and gpt3 the same blue."""
+    from itertools import combinations
+
+    from pages.charts import BENCHMARK_COLOURS
+
+    def rgb(colour):
+        return [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+
+    for (a, x), (b, y) in combinations(BENCHMARK_COLOURS.items(), 2):
+        assert sum((p - q) ** 2 for p, q in zip(rgb(x), rgb(y), strict=True)) ** 0.5 > 55, (a, b)

@@ -28,7 +28,7 @@ def finished_job(personas, result, outcome=Outcome.REPRODUCED) -> VerificationJo
              "final_quality": 0.955, "error_findings": 12, "eval_curve": [[1, 0.6, 0.002], [2, 0.955, 0.015]],
              "wall_seconds": 1.2}
     services.start_job(job)
-    services.record_progress(job, {"gpu": {"available": False, "note": "no GPU telemetry: NVML is not available"}})
+    services.record_progress(job, {"gpu": {"available": False, "note": "NVML is not available"}})
     services.append_output(job, ":::MLLOG <script>alert(1)</script>\n", [])
     services.finish_job(job, {"outcome": outcome, "rerun_minutes": 0.0171, "reruns": [rerun],
                               "message": "every re-run reached the target; re-run score 0.0171 min vs claimed 0.0170 min"})
@@ -80,7 +80,7 @@ def test_a_job_is_seen_by_whoever_may_see_its_result(personas, tmp_path, who):
     assert page.status_code == 200
     assert b"Reproduced" in page.content and b"re-run score 0.0171 min" in page.content
     assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in page.content and b"<script>alert(1)" not in page.content
-    assert b"No GPU telemetry: no GPU telemetry: NVML is not available" in page.content
+    assert b"No GPU telemetry: NVML is not available" in page.content
     # Who requested a verification is part of the review record; the public reads the outcome.
     names = who in ("owner", "teammate", "reviewer", "chair")  # its organization and the review team
     assert (b"verification.requested by reviewer" in page.content) == names

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from urllib.parse import quote
 
 from django.http import HttpResponse, JsonResponse
@@ -10,6 +9,7 @@ from django.http import HttpResponse, JsonResponse
 from mlperf_check.rules.rcp import SAMPLE_UNIT_BENCHMARKS
 from pages.charts import Chart
 from pages.tables import rows_to_csv
+from results.constants import Suite
 
 
 def convergence_unit(benchmark: str) -> str:
@@ -18,9 +18,6 @@ def convergence_unit(benchmark: str) -> str:
     return "samples" if benchmark in SAMPLE_UNIT_BENCHMARKS else "epochs"
 
 
-def natural_key(text: str) -> list:
-    """result_2 before result_10."""
-    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", text)]
 
 
 def csv_response(columns: list[str], rows: list[dict], filename: str) -> HttpResponse:
@@ -32,14 +29,20 @@ def csv_response(columns: list[str], rows: list[dict], filename: str) -> HttpRes
 OFFICIAL_REPOSITORY = "https://github.com/mlcommons/{suite}_results_v{version}"
 
 
-def official_links(submission, system_id: str) -> dict[str, str]:
+def official_links(submission, system_id: str, division: str = "") -> dict[str, str]:
     """The system description and code of an imported result in the round's public MLCommons
-    repository, built as the official result summarizer builds its details_url and code_url.
+    repository, built as the official result summarizer builds its details_url and code_url
+    (inference: generate_final_report.py's `<division>/<submitter>/systems/` and `.../code/`).
     Empty for uploads (not published there under this name) and unpublished rounds."""
     if submission.source.startswith("upload:") or not submission.source or not submission.round.is_published:
         return {}
-    folder = submission.source.rstrip("/").rsplit("/", 1)[-1]
+    # An inference import names each division's submitter folder, comma-separated.
+    folder = submission.source.split(", ")[0].rstrip("/").rsplit("/", 1)[-1]
     base = OFFICIAL_REPOSITORY.format(suite=submission.round.suite, version=submission.round.version)
+    if submission.round.suite == Suite.INFERENCE:
+        place = f"{base}/tree/main/{quote(division or 'closed')}/{quote(folder)}"
+        platform = system_id.removesuffix(".open")  # the open-division row of a system in both divisions
+        return {"details_url": f"{place}/systems/{quote(platform)}.json", "code_url": f"{place}/code"}
     return {"details_url": f"{base}/blob/main/{quote(folder)}/systems/{quote(system_id)}.json",
             "code_url": f"{base}/blob/master/{quote(folder)}/benchmarks"}
 

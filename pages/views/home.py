@@ -106,16 +106,18 @@ def sitemap(request):
     for round_ in rounds:
         urls.append(reverse("pages:round", args=[round_.slug]))
     public = Result.objects.visible_to(None).current()
+    # order_by(): Result's default ordering would join its columns into the DISTINCT and repeat URLs.
     for version, suite, name in public.values_list(
         "submission__round__version", "submission__round__suite", "benchmark__name"
-    ).distinct():
+    ).order_by().distinct():
         urls.append(reverse("pages:benchmark", args=[f"{suite}-v{version}", name]))
-    urls += [reverse("pages:result", args=[rid]) for rid in public.values_list("result_id", flat=True).distinct()]
+    urls += [reverse("pages:result", args=[rid]) for rid in public.values_list("result_id", flat=True).order_by().distinct()]
     systems = defaultdict(set)
-    for org, system_id in public.values_list("submission__organization__slug", "system__system_id").distinct():
+    for org, system_id in public.values_list("submission__organization__slug", "system__system_id").order_by().distinct():
         systems[org].add(system_id)
     urls += [reverse("pages:system", args=[org, sid]) for org, ids in sorted(systems.items()) for sid in sorted(ids)]
-    body = "".join(f"<url><loc>{escape(base + url)}</loc></url>" for url in urls)
+    urls += [reverse("pages:changes")] + [reverse("pages:round-changes", args=[r.slug]) for r in rounds]
+    body = "".join(f"<url><loc>{escape(base + url)}</loc></url>" for url in dict.fromkeys(urls))
     xml = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>'
     return HttpResponse(xml, content_type="application/xml")
 

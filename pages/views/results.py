@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from django.shortcuts import redirect
+
 from pages import suites
 from pages.caching import cache_public_page
 from results.lookups import result_or_404
+
+
+def permalink(request, result_id: str):
+    """`/r/<id>`: the citable link, to the result's page wherever it lives (404 where the user may
+    not see it, so a hidden result's existence is not told)."""
+    result = result_or_404(request.user, result_id)
+    return redirect("pages:result", result_id=result.result_id)
 
 
 @cache_public_page

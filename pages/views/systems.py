@@ -10,6 +10,7 @@ from django.shortcuts import render
 from pages.caching import cache_public_page
 from pages.tables import CATEGORY_LABELS, category_of
 from pages.views.common import official_links
+from results.constants import Suite
 from results.models import Result, System, version_order
 
 
@@ -42,5 +43,8 @@ def system_detail(request, organization: str, system_id: str):
                         for key, value in description],
         "results": results,
         "category": CATEGORY_LABELS[category_of(system.availability, system.deployment)],
-        "official": official_links(system.submission, system.system_id),
+        "official": official_links(system.submission, system.system_id, system.division),
+        # Inference results have a scenario and a metric, training ones minutes and an RCP check.
+        "inference_results": [r for r in results if r.submission.round.suite == Suite.INFERENCE],
+        "training_results": [r for r in results if r.submission.round.suite != Suite.INFERENCE],
     })

@@ -13,6 +13,7 @@ from mlperf_check.inference.report import InferenceReport
 
 from ..constants import MetricDirection
 from ..models import Benchmark, Finding, Result, Round, Submission, System, fitted
+from .citable import citable_id
 from .versions import (
     ImportOutcome,
     VersionAlreadyWritten,
@@ -20,7 +21,6 @@ from .versions import (
     jsonable,
     make_current,
     new_version,
-    next_result_id,
     organization_named,
     publish_version,
 )
@@ -51,7 +51,8 @@ def inference_digest(folders: list[InferenceFolder]) -> str:
 
 
 def import_inference_report(
-    folders: list[InferenceFolder], *, round_: Round, submitter: str, source: str, publish: bool = False
+    folders: list[InferenceFolder], *, round_: Round, submitter: str, source: str, publish: bool = False,
+    official_entries: dict[str, str] | None = None,
 ) -> ImportOutcome:
     """Store one submitter's inference folders (its closed and open divisions) as a new version of
     its submission to `round_`, unless its newest version holds exactly this content. Idempotent
@@ -66,7 +67,7 @@ def import_inference_report(
                 publish_version(latest)
             return ImportOutcome(latest, "unchanged")
         submission = new_version(round_=round_, organization=org, sha256=digest, source=source)
-        outcome = write_inference_report(folders, submission=submission)
+        outcome = write_inference_report(folders, submission=submission, official_entries=official_entries)
         outcome.status = "updated" if latest else "created"
         if publish:
             publish_version(submission)
@@ -75,30 +76,24 @@ def import_inference_report(
     return outcome
 
 
-def write_inference_report(folders: list[InferenceFolder], *, submission: Submission) -> ImportOutcome:
+def write_inference_report(
+    folders: list[InferenceFolder], *, submission: Submission, official_entries: dict[str, str] | None = None
+) -> ImportOutcome:
     """Write the systems, results and findings of one new submission version from checked
     inference folders (import_results and upload ingestion alike). A version is written once.
-    Result ids already given to the organization's (system, model, scenario) in this round, in
-    any version, are reused."""
+    Citable ids already given to the organization's (system, model, scenario) in this round, in
+    any version, are reused; `official_entries` gives MLCommons' entry id of each system id."""
     with transaction.atomic():
         locked = Submission.objects.select_for_update().get(pk=submission.pk)
         if locked.written_at is not None:
             raise VersionAlreadyWritten(f"{submission} was written at {locked.written_at:%Y-%m-%d %H:%M:%S}")
-        known_ids = {
-            (system_id, bench, scenario): result_id
-            for system_id, bench, scenario, result_id in Result.objects.filter(
-                submission__round=submission.round, submission__organization=submission.organization
-            )
-            .order_by("submission__version")
-            .values_list("system__system_id", "benchmark__name", "scenario", "result_id")
-        }
         submission.ruleset_version = folders[0].report.round if folders else ""
         submission.written_at = timezone.now()
         submission.save(update_fields=["ruleset_version", "written_at", "updated_at"])
         outcome = ImportOutcome(submission, "created")
         divisions_of = Counter(system for folder in folders for system in {r.system for r in folder.report.results})
         for folder in folders:
-            _write_inference_rows(folder, submission, known_ids, outcome, shared=divisions_of)
+            _write_inference_rows(folder, submission, official_entries or {}, outcome, shared=divisions_of)
     return outcome
 
 
@@ -123,7 +118,7 @@ def _inference_system(submission: Submission, system_id: str, description: dict 
     )
 
 
-def _write_inference_rows(folder: InferenceFolder, submission, known_ids, outcome: ImportOutcome, shared) -> None:
+def _write_inference_rows(folder: InferenceFolder, submission, official_entries, outcome: ImportOutcome, shared) -> None:
     """`shared` counts the divisions each system id has results in: a system in both divisions
     gets one row per division (`<id>.open` for the open one)."""
     report, systems = folder.report, folder.systems
@@ -146,14 +141,16 @@ def _write_inference_rows(folder: InferenceFolder, submission, known_ids, outcom
             system_rows[result.system] = _inference_system(
                 submission, system_id, systems.get(result.system), result.division
             )
-        key = (system_id, benchmark.name, result.scenario)
-        result_id = known_ids.get(key) or next_result_id(submission.round)
-        known_ids[key] = result_id
+        citable = citable_id(
+            submission.round, submission.organization, system_id, benchmark.name, result.scenario,
+            official=official_entries.get(f"{result.system}.{result.division}") or official_entries.get(result.system),
+        )
         row = Result.objects.create(
             submission=submission,
             system=system_rows[result.system],
             benchmark=benchmark,
-            result_id=result_id,
+            result_id=citable.result_id,
+            citable=citable,
             folder=fitted(Result, "folder", result.folder),
             division=result.division,
             scenario=result.scenario,

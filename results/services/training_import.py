@@ -1,8 +1,8 @@
 """Training import: `import_report` turns a PackageReport (mlperf_check/report.py) into rows for
 one organization's submission, in one transaction. It is idempotent: the same content imported
-twice changes nothing, changed content becomes a new version, and citable result ids (`1.0-0042`)
-are kept for every (system, benchmark, scaling) seen before. HPC packages are stored here too;
-their scores are hpc_import's."""
+twice changes nothing, changed content becomes a new version, and citable result ids
+(services/citable.py) are kept for every (system, benchmark, scaling) seen before. HPC packages are
+stored here too; their scores are hpc_import's."""
 
 import hashlib
 
@@ -15,6 +15,7 @@ from mlperf_check.report import BenchmarkResult, PackageReport, RunEnergy, RunLo
 
 from ..constants import FactorSource, MetricDirection
 from ..models import Finding, Result, Round, Run, Submission, System, Waiver, fitted
+from .citable import citable_id
 from .factors import apply_factor_decisions, record_published_factors
 from .hpc_import import hpc_score_fields
 from .versions import (
@@ -24,7 +25,6 @@ from .versions import (
     jsonable,
     make_current,
     new_version,
-    next_result_id,
     organization_named,
     publish_version,
 )
@@ -60,6 +60,7 @@ def import_report(
     publish: bool = False,
     store_logs=None,
     published_factors_by=None,
+    official_entries: dict[str, str] | None = None,
 ) -> ImportOutcome:
     """Store one submitter's report as a new version of its submission to `round_`, unless its
     newest version already holds exactly this content ("unchanged"). Earlier versions, uploaded
@@ -69,7 +70,8 @@ def import_report(
     `store_logs(run) -> bytes | None` returns a result file's content for the content-addressed
     log copy (None skips it). `published_factors_by`: the chair recording the package's shipped
     factors as decisions (import_results --published-factors). One transaction; re-running with
-    unchanged content is a no-op.
+    unchanged content is a no-op. `official_entries`: MLCommons' entry id of each system id
+    (import_results --ids), for results that have no citable id yet.
     """
     digest = report_digest(report)
     with transaction.atomic():
@@ -90,7 +92,7 @@ def import_report(
             source=source,
             size_bytes=sum(run.size_bytes for r in report.results for run in r.runs),
         )
-        outcome = write_report(report, submission=submission, store_logs=store_logs)
+        outcome = write_report(report, submission=submission, store_logs=store_logs, official_entries=official_entries)
         outcome.status = "updated" if latest else "created"
         outcome.decisions = decisions
         if publish:
@@ -100,10 +102,12 @@ def import_report(
     return outcome
 
 
-def write_report(report: PackageReport, *, submission: Submission, store_logs=None) -> ImportOutcome:
+def write_report(
+    report: PackageReport, *, submission: Submission, store_logs=None, official_entries: dict[str, str] | None = None
+) -> ImportOutcome:
     """Write the systems, results, runs and findings of one new submission version from a report.
 
-    A version is written once (VersionAlreadyWritten otherwise). Result ids already given to the
+    A version is written once (VersionAlreadyWritten otherwise). Citable ids already given to the
     same organization's (system, benchmark, scaling) in this round, in any version, are reused. Runs
     inside the caller's transaction, or opens one.
     """
@@ -111,26 +115,18 @@ def write_report(report: PackageReport, *, submission: Submission, store_logs=No
         locked = Submission.objects.select_for_update().get(pk=submission.pk)
         if locked.written_at is not None:
             raise VersionAlreadyWritten(f"{submission} was written at {locked.written_at:%Y-%m-%d %H:%M:%S}")
-        known_ids = {
-            (system_id, bench, scaling): result_id
-            for system_id, bench, scaling, result_id in Result.objects.filter(
-                submission__round=submission.round, submission__organization=submission.organization
-            )
-            .order_by("submission__version")
-            .values_list("system__system_id", "benchmark__name", "scaling", "result_id")
-        }
         submission.ruleset_version = report.ruleset
         if not submission.size_bytes:
             submission.size_bytes = sum(run.size_bytes for r in report.results for run in r.runs)
         submission.written_at = timezone.now()
         submission.save(update_fields=["ruleset_version", "size_bytes", "written_at", "updated_at"])
         outcome = ImportOutcome(submission, "created")
-        _write_rows(report, submission, known_ids, store_logs, outcome)
+        _write_rows(report, submission, official_entries or {}, store_logs, outcome)
         apply_factor_decisions(submission.round, submission.organization)
     return outcome
 
 
-def _write_rows(report, submission, known_ids, store_logs, outcome: ImportOutcome) -> None:
+def _write_rows(report, submission, official_entries, store_logs, outcome: ImportOutcome) -> None:
     round_ = submission.round
     benchmarks = {b.name: b for b in round_.benchmarks.all()}
     systems = {}
@@ -172,13 +168,18 @@ def _write_rows(report, submission, known_ids, store_logs, outcome: ImportOutcom
             for run in result_report.runs:
                 findings.extend(finding_rows(run.findings, submission))
             continue
-        identity = (result_report.system_id, result_report.benchmark, result_report.scaling)
-        result_id = known_ids.get(identity) or next_result_id(round_)
+        # HPC's scaling (strong, weak) takes the scenario's place in the id: one system may enter
+        # both on one benchmark.
+        citable = citable_id(
+            round_, submission.organization, result_report.system_id, result_report.benchmark,
+            result_report.scaling, official=official_entries.get(result_report.system_id),
+        )
         fields = dict(
             submission=submission,
             system=system,
             benchmark=benchmark,
-            result_id=result_id,
+            result_id=citable.result_id,
+            citable=citable,
             folder=result_report.folder,
             division=result_report.division or system.division,
             score_minutes=result_report.score_minutes,

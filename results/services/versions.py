@@ -155,12 +155,3 @@ def finding_rows(findings, submission, result=None, run=None) -> list[Finding]:
         )
         for f in findings
     ]
-
-
-def next_result_id(round_: Round) -> str:
-    locked = Round.objects.select_for_update().get(pk=round_.pk)
-    number = locked.next_result_number
-    Round.objects.filter(pk=round_.pk).update(next_result_number=number + 1)
-    return f"{round_.version}-{number:04d}"
-
-

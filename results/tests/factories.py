@@ -12,7 +12,8 @@ from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from results.constants import Availability, Deployment, RcpStatus, RoundState, RunStatus, Severity
-from results.models import Benchmark, Finding, Organization, Result, Round, Run, Submission, System
+from results.models import Benchmark, CitableId, Finding, Organization, Result, Round, Run, Submission, System
+from results.services.citable import citable_id
 
 _counter = itertools.count(1)
 
@@ -115,11 +116,21 @@ def make_result(
         converge_mean=40.0,
     )
     values.update(fields)
+    organization = system.submission.organization
+    if result_id is None:
+        citable = citable_id(round_, organization, system.system_id, benchmark.name, values.get("scenario", ""))
+    else:  # a test's own id, registered like an imported one
+        citable, _ = CitableId.objects.get_or_create(
+            result_id=result_id,
+            defaults=dict(round=round_, organization=organization, system_id=system.system_id,
+                          benchmark=benchmark.name, scenario=values.get("scenario", "")),
+        )
     result = Result.objects.create(
         submission=system.submission,
         system=system,
         benchmark=benchmark,
-        result_id=result_id or f"{round_.version}-{next(_counter):04d}",
+        result_id=citable.result_id,
+        citable=citable,
         folder=f"results/{system.system_id}/{benchmark.name}",
         **values,
     )

@@ -40,7 +40,7 @@ def test_it_imports_a_round_with_scores_runs_and_findings(sample_data):
     assert round_.benchmarks.get(name="resnet").quality_target == pytest.approx(0.759)
     fujitsu = Result.objects.get(submission__organization__slug="fujitsu", benchmark__name="ssd")
     assert fujitsu.score_minutes == pytest.approx(21.899766666666665, rel=1e-12)
-    assert fujitsu.result_id.startswith("1.0-")
+    assert fujitsu.result_id == f"training:{fujitsu.citable.entry}:ssd" and fujitsu.citable.local
     assert fujitsu.runs.count() == 5 and fujitsu.runs.filter(scoring="counted").count() == 3
     run = fujitsu.runs.order_by("file").first()
     assert run.log_name.startswith("logs/") and run.eval_curve and run.hyperparameters["global_batch_size"]
@@ -99,7 +99,7 @@ def test_it_exports_the_summary_with_result_ids(sample_data):
     rows = list(csv.DictReader(io.StringIO(out.getvalue())))
     fujitsu = next(row for row in rows if row["system_id"] == "gx_A100x4_mxnet_NGC_21.04")
     assert float(fujitsu["ssd"]) == pytest.approx(21.899766666666665, rel=1e-12)
-    assert fujitsu["ssd_result_id"].startswith("1.0-")
+    assert fujitsu["ssd_result_id"].startswith("training:1.0-")
     assert fujitsu["submitter"] == "Fujitsu" and fujitsu["division"] == "closed"
     assert list(rows[0])[:11] == [
         "division", "availability", "submitter", "system", "number_of_nodes", "host_processor_model_name",

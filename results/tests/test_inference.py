@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 from django.core.management import call_command
@@ -163,3 +164,23 @@ def test_summary_and_export_scores_list_every_result_best_first(client, sample_d
     out = io.StringIO()
     call_command("export_scores", "--round", "inference-v0.7", stdout=out)
     assert out.getvalue().splitlines()[0].startswith("result_id,division,category,submitter,system")
+
+
+def test_the_export_never_labels_ms_values_ns(client, sample_data):
+    import_sample(sample_data, "--publish")
+    rows = list(csv.DictReader(io.StringIO(client.get(ROUND + "table.csv").content.decode())))
+    latency = [r for r in rows if r["unit"] == "ms"]
+    assert latency and all("(ns)" not in r["metric"] for r in latency)
+    assert {r["metric"] for r in latency} == {"90th percentile latency"}
+
+
+def test_an_inference_system_page_shows_scenarios_and_metrics_and_links_the_code(client, sample_data):
+    import_sample(sample_data, "--publish")
+    html = client.get("/systems/altos/T4x4_TRT/").content.decode()
+    assert 'id="system-inference-results"' in html and 'id="system-results"' not in html
+    assert "Minutes" not in html and "RCP" not in html
+    for scenario in ("Offline", "Server"):
+        assert f"<td>{scenario}</td>" in html
+    links = re.findall(r'href="/results/(inference:[^"/]+)/"', html)
+    assert links and len(links) == len(set(links))  # one row per result
+    assert "/tree/main/closed/Altos/systems/T4x4_TRT.json" in html and "/tree/main/closed/Altos/code" in html

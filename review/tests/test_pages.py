@@ -238,3 +238,15 @@ def test_withdraw_action_persona(world):
         "anonymous": 302, "owner": 302, "outsider": 403, "reviewer": 403, "alpha_reviewer": 302, "chair": 403,
     }
     assert Result.objects.get(pk=world["alpha_result"].pk).status == "withdrawn"
+
+
+def test_runs_are_in_numeric_order_on_the_review_page(world):
+    from results.tests.factories import make_run
+
+    result = world["alpha_result"]
+    result.runs.all().delete()
+    for index in (10, 2, 1):
+        make_run(result, index, 30.0)
+    page = client_as(world, "chair").get(f"/review/results/{result.result_id}/").content.decode()
+    positions = [page.index(f"result_{index}.txt") for index in (1, 2, 10)]
+    assert positions == sorted(positions)

@@ -50,9 +50,22 @@
     return plotlyLoaded;
   }
 
+  // The toolbar's camera saves a PNG, the button beside it an SVG, both named after the chart.
+  function configFor(div) {
+    var name = (div.closest("[id]") || div).id || "chart";
+    return Object.assign({}, config, {
+      toImageButtonOptions: { format: "png", filename: name, scale: 2 },
+      modeBarButtonsToAdd: [{
+        name: "Download plot as SVG",
+        icon: Plotly.Icons.disk,
+        click: function (gd) { Plotly.downloadImage(gd, { format: "svg", filename: name }); }
+      }]
+    });
+  }
+
   function draw(div) {
     var figure = JSON.parse(document.getElementById(div.dataset.figure).textContent);
-    return Plotly.newPlot(div, figure.data, fitToWidth(div, figure.layout), config).then(function () {
+    return Plotly.newPlot(div, figure.data, fitToWidth(div, figure.layout), configFor(div)).then(function () {
       div.on("plotly_click", openResult);
       div.dataset.drawn = "true";
     });

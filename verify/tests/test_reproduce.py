@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from verify.reproduce import NOT_REPRODUCED, REPRODUCED, Rerun, decide, finite_or_text, olympic_mean
+from verify.reproduce import (
+    CANNOT_COMPARE,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    Rerun,
+    decide,
+    finite_or_text,
+    olympic_mean,
+)
 from verify.tests.world import claimed_runs
 
 SPEC = {"claimed_minutes": 10.0, "tolerance": 0.10, "olympic_drop": 1, "quality_target": 0.95}
@@ -24,6 +32,13 @@ def test_reproduced_within_tolerance_and_not_beyond():
     assert slow.message == "re-run score 11.5000 min vs claimed 10.0000 min (+15.0%, tolerance ±10%)"
     fast = decide(SPEC, reruns(8.0))
     assert fast.outcome == NOT_REPRODUCED and "(-20.0%" in fast.message  # too fast is not reproducing either
+
+
+@pytest.mark.parametrize("claimed", [None, 0.0])
+def test_a_claim_without_a_score_cannot_be_compared(claimed):
+    decision = decide({**SPEC, "claimed_minutes": claimed}, reruns(9.0, 10.0, 11.0))
+    assert decision.outcome == CANNOT_COMPARE and decision.rerun_minutes == 10.0
+    assert decision.message == "the claimed result has no score to compare with"
 
 
 def test_a_run_that_misses_the_target_is_not_reproduced():
@@ -80,7 +95,7 @@ def test_without_a_gpu_the_sampler_says_so():
     with GpuSampler(interval=0.05) as sampler:
         pass
     if not sampler.available:
-        assert sampler.note.startswith("no GPU telemetry: NVML is not available") and sampler.take() == []
+        assert sampler.note.startswith("NVML is not available") and sampler.take() == []
 
 
 def test_a_run_sees_its_benchmarks_dataset_folder_when_there_is_one(tmp_path):

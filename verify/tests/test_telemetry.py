@@ -42,7 +42,7 @@ def test_no_library_means_no_telemetry_and_the_reason(monkeypatch):
     with GpuSampler(interval=0.01) as sampler:
         time.sleep(0.05)
     assert not sampler.available and sampler.take() == []
-    assert sampler.note.startswith("no GPU telemetry: NVML is not available on this worker (ModuleNotFoundError")
+    assert sampler.note.startswith("NVML is not available on this worker (ModuleNotFoundError")
 
 
 def test_telemetry_charts_have_one_line_per_gpu():

@@ -13,6 +13,7 @@ from ingest.models import IngestJob, Upload
 from ingest.services import submissions_storage
 from results.constants import RoundState
 from results.models import Benchmark, Result, Round, Run, Submission, System
+from results.services.citable import citable_id
 from verify.reproduce import olympic_mean, parse_rerun
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_benchmark"
@@ -78,8 +79,9 @@ def verifiable_result(personas, tmp: Path, *, run_script: str | None = None, fak
                                    submitter="Alpha Systems", division="closed")
     runs = claimed_runs()
     claimed = olympic_mean([run.minutes for run in runs], 1) * claim_factor
+    citable = citable_id(round_, personas["alpha"], system.system_id, benchmark.name)
     result = Result.objects.create(submission=submission, system=system, benchmark=benchmark,
-                                   result_id=f"6.1-{version:04d}", folder="results/cpu_box/tiny_mlp",
+                                   result_id=citable.result_id, citable=citable, folder="results/cpu_box/tiny_mlp",
                                    division="closed", score_minutes=claimed, mean_minutes=claimed)
     for run in runs:
         Run.objects.create(result=result, file=f"results/cpu_box/tiny_mlp/result_{run.number}.txt",

@@ -6,6 +6,8 @@ the scenario metric in its own direction (valid results first).
 
 from __future__ import annotations
 
+import re
+
 from pages.tables import CATEGORY_LABELS, category_of
 from results.models import Result, Round
 
@@ -16,6 +18,16 @@ EXPORT_COLUMNS = [
     "result_id", "division", "category", "submitter", "system", "accelerator", "model", "scenario",
     "metric", "value", "unit", "direction", "valid",
 ]
+
+
+def metric_label(result) -> str:
+    """The metric's name as LoadGen writes it, less a unit the value no longer has: latencies are
+    logged in ns ("90th percentile latency (ns)") and stored in ms (the `unit` beside it)."""
+    name = (result.inference or {}).get("metric_name", "")
+    unit = re.search(r"\s*\((\w+)\)$", name)
+    if unit and unit.group(1) != result.metric_unit:
+        return name[: unit.start()]
+    return name
 
 
 def inference_points(user, round_: Round) -> list[dict]:
@@ -36,7 +48,7 @@ def inference_points(user, round_: Round) -> list[dict]:
             "accelerator": system.accelerator_model_name,
             "model": result.benchmark.name,
             "scenario": result.scenario,
-            "metric": (result.inference or {}).get("metric_name", ""),
+            "metric": metric_label(result),
             "value": result.metric_value,
             "unit": result.metric_unit,
             "direction": result.metric_direction,

@@ -14,9 +14,10 @@ from pages.tables import CATEGORIES, CATEGORY_LABELS, category_of
 from pages.views.common import chart_response, csv_response
 from results.constants import Division, Scenario, Severity
 from results.models import Benchmark, Finding, Result, Round
+from results.states import publication_state
 
 from . import charts as inference_charts
-from .tables import filtered, inference_export_rows, inference_points, leaderboards
+from .tables import filtered, inference_export_rows, inference_points, leaderboards, metric_label
 
 
 def _charts(points: list[dict]) -> list:
@@ -109,10 +110,12 @@ def result_page(request, result: Result):
                        f"≥ {accuracy['target']:.4f}", None if value is None else value >= accuracy["target"]))
     context = {
         "result": result,
+        "state": publication_state(result),
         "system": result.system,
         "round": result.submission.round,
         "benchmark": result.benchmark,
         "details": details,
+        "metric_label": metric_label(result),
         "checks": checks,
         "settings": sorted((details.get("settings") or {}).items()),
         "findings": by_severity,

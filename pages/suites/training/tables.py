@@ -170,7 +170,7 @@ def round_table(round_: Round, user, query, factors: str = DECIDED) -> RoundTabl
     with_errors = filters.apply(visible).annotate(error_count=Finding.objects.unwaived_errors_of())
     results = with_errors.values(
         "system_id", "result_id", "division", "score_minutes", "computed_score_minutes", "factor_source",
-        "scaling_factor", "score_note", "benchmark__name", "error_count",
+        "scaling_factor", "score_note", "benchmark__name", "error_count", "citable__entry", "citable__local",
         "submission__organization__name", "submission__organization__slug",
         *[f"system__{name}" for name in system_fields],
     )
@@ -195,6 +195,8 @@ def round_table(round_: Round, user, query, factors: str = DECIDED) -> RoundTabl
                 "accelerators_count": result["system__accelerators_count"],
                 "framework": result["system__framework"],
                 "notes": result["system__notes"],
+                "entry": result["citable__entry"],
+                "entry_local": result["citable__local"],
                 "cells": {},
             }
         decided = factors == DECIDED and result["factor_source"] == FactorSource.DECISION

@@ -12,6 +12,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from audit.roles import is_privileged
+from mlperf_check.package import natural_key
 from mlperf_check.rules.rcp import SAMPLES_BENCHMARKS
 from pages.charts import Chart
 from pages.tables import CATEGORIES, CATEGORY_LABELS, CATEGORY_ORDER, DIVISION_ORDER, category_of
@@ -20,11 +21,11 @@ from pages.views.common import (
     convergence_unit,
     csv_response,
     draws,
-    natural_key,
     official_links,
 )
 from results.constants import FactorSource, Severity, WaiverKind
 from results.models import Benchmark, Result, Round, Run
+from results.states import publication_state
 from review.findings import findings_with_log_urls
 from review.summary import review_summary
 
@@ -158,7 +159,7 @@ def round_page(request, round_: Round):
         "decided_cells": any(cell and cell["factor_source"] == FactorSource.DECISION
                              for row in table.rows for cell in row["cell_list"]),
         "groups": table.groups(),
-        "colspan": 8 + len(table.benchmarks),
+        "colspan": 9 + len(table.benchmarks),
         "sort_base": query.urlencode(),
         "export_query": request.GET.urlencode(),
         "benchmark_rows": round_.benchmarks.order_by("name"),
@@ -272,6 +273,7 @@ def result_page(request, result: Result):
     review = review_summary(result, request.user)
     context = {
         "result": result,
+        "state": publication_state(result),
         "system": result.system,
         "round": result.submission.round,
         "benchmark": result.benchmark,

@@ -8,6 +8,10 @@ Scores use the factor the logs give. `--published-factors --chair NAME` reproduc
 round: wherever the factor the official summarizer used (the folder's scaling.json, 1.0 where
 there is none) differs from it, the chair's decision to use that factor is recorded (a Waiver of
 kind published_factor) and the score rests on it; the result pages say so.
+
+`--ids FILE` gives results MLCommons' official entry ids (summary_results.json of an inference
+round, or {"<submitter folder>/<system id>": "4.1-0012"}); results it does not name are numbered
+in the same scheme and marked local. A result keeps the id it was first given.
 """
 
 import os
@@ -28,6 +32,7 @@ from mlperf_check.pipeline import PackageError, check_package
 from mlperf_check.rules.catalog import HPC_ROUND_PUBLISHED, ROUND_PUBLISHED
 from results.constants import Suite
 from results.querysets import RoundSlugError
+from results.services.citable import IdMappingError, read_id_mapping
 from results.services.factors import DecisionRefused
 from results.services.inference_import import InferenceFolder, import_inference_report
 from results.services.rounds import ensure_round, publish_round
@@ -43,6 +48,11 @@ def _check(folder: str, ruleset: str, waivers: frozenset):
 
 def _midnight(day: date | None) -> datetime | None:
     return datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
+
+
+def _entries_of(official: dict[tuple[str, str], str], *submitters: str) -> dict[str, str]:
+    """The official entries of one submitter's systems, by system id."""
+    return {system_id: entry for (submitter, system_id), entry in official.items() if submitter in submitters}
 
 
 class Command(BaseCommand):
@@ -64,8 +74,12 @@ class Command(BaseCommand):
             "differ from the logs, so that scores are the published ones (needs --chair)",
         )
         parser.add_argument("--chair", help="user name of the chair recording the --published-factors decisions")
+        parser.add_argument(
+            "--ids", metavar="FILE",
+            help="official entry ids: summary_results.json, or a JSON object {\"<submitter>/<system id>\": \"4.1-0012\"}",
+        )
 
-    def handle(self, *args, path, round, publish, jobs, published_factors, chair, published_at=None, **options):
+    def handle(self, *args, path, round, publish, jobs, published_factors, chair, published_at=None, ids=None, **options):
         root = Path(path)
         if not root.is_dir():
             raise CommandError(f"{path}: not a folder", returncode=2)
@@ -77,11 +91,15 @@ class Command(BaseCommand):
             if decided_by is None:
                 raise CommandError(f"--chair {chair}: no such user", returncode=2)
         try:
+            official = read_id_mapping(ids) if ids else {}
+        except IdMappingError as exc:
+            raise CommandError(str(exc), returncode=2) from exc
+        try:
             round_ = ensure_round(round)
         except (RoundSlugError, ValueError) as exc:
             raise CommandError(str(exc), returncode=2) from exc
         if round_.suite == Suite.INFERENCE:
-            return self._import_inference(root, round_, publish, published_at)
+            return self._import_inference(root, round_, publish, published_at, official)
         if looks_like_submitter_folder(root):
             folders = [root]
         else:
@@ -113,6 +131,7 @@ class Command(BaseCommand):
                             publish=publish,
                             store_logs=lambda run, base=base: (base / run.file).read_bytes(),
                             published_factors_by=decided_by,
+                            official_entries=_entries_of(official, base.name),
                         )
                     except DecisionRefused as exc:
                         raise CommandError(str(exc), returncode=2) from exc
@@ -129,7 +148,7 @@ class Command(BaseCommand):
         if failures:
             raise CommandError(f"{failures} submitter folder(s) could not be imported")
 
-    def _import_inference(self, root: Path, round_, publish: bool, published_at: date | None) -> None:
+    def _import_inference(self, root: Path, round_, publish: bool, published_at: date | None, official: dict) -> None:
         """An inference round (`closed/`, `open/`), division or submitter folder: each submitter's
         folders (both divisions) checked with the round's rules and stored in one transaction."""
         submitters = find_submitters(root)
@@ -156,6 +175,7 @@ class Command(BaseCommand):
                 submitter=group[0].name,
                 source=", ".join(str(s.root.resolve()) for s in group),
                 publish=publish,
+                official_entries=_entries_of(official, *(s.name for s in group)),
             )
             counts = f" ({outcome.results} results)" if outcome.status != "unchanged" else ""
             self.stdout.write(f"{group[0].name}: {outcome.status}{counts}")

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from results.constants import Availability, Deployment, RcpStatus, RoundState, RunStatus
-from results.models import Organization, Result, Round, Run, Submission, System
+from results.models import CitableId, Organization, Result, Round, Run, Submission, System
 from results.services.rounds import ensure_round
 
 ROUNDS = ["0.5", "0.6", "0.7", "1.0", "1.1", "2.0", "2.1", "3.0", "3.1", "4.0", "4.1"]
@@ -126,10 +126,19 @@ class Command(BaseCommand):
                     plan.append((system, benchmark, speed))
         System.objects.bulk_create(systems, batch_size=2000)
         plan = plan[:n_results]
-        results, counters = [], {}
+        results, counters, entries, citable_ids = [], {}, {}, []
         for system, benchmark, speed in plan:
             round_ = system.submission.round
-            counters[round_.pk] = counters.get(round_.pk, 0) + 1
+            if (round_.pk, system.system_id) not in entries:  # one entry per system, as MLCommons numbers them
+                counters[round_.pk] = counters.get(round_.pk, 0) + 1
+                entries[(round_.pk, system.system_id)] = f"{round_.version}-{counters[round_.pk]:04d}"
+            entry = entries[(round_.pk, system.system_id)]
+            citable = CitableId(
+                result_id=f"{round_.suite}:{entry}:{benchmark.name}", round=round_,
+                organization=system.submission.organization, system_id=system.system_id, benchmark=benchmark.name,
+                entry=entry, local=True,
+            )
+            citable_ids.append(citable)
             count = system.accelerators_count
             # Sub-linear scaling: efficiency falls with scale.
             minutes = BASE_MINUTES.get(benchmark.name, 60) * 8 / (count ** 0.9 * 8 ** 0.1) / speed
@@ -137,13 +146,14 @@ class Command(BaseCommand):
             batch = 2 ** int(math.log2(max(1, count)) + rng.choice([4, 5, 6]))
             results.append(Result(
                 submission=system.submission, system=system, benchmark=benchmark,
-                result_id=f"{round_.version}-{counters[round_.pk]:04d}",
+                result_id=citable.result_id, citable=citable,
                 folder=f"results/{system.system_id}/{benchmark.name}", division=system.division,
                 score_minutes=round(minutes, 3), mean_minutes=round(minutes, 3), scaling_factor=1.0,
                 rcp_status=RcpStatus.PASS, global_batch_size=batch,
                 converge_mean=round(30 + 8 * math.log2(batch / 256 + 1) * rng.uniform(0.9, 1.1), 2),
                 rcp={"status": "pass", "scaling_factor": 1.0, "message": "synthetic"},
             ))
+        CitableId.objects.bulk_create(citable_ids, batch_size=2000)
         Result.objects.bulk_create(results, batch_size=2000)
         for round_ in rounds:
             Round.objects.filter(pk=round_.pk).update(next_result_number=counters.get(round_.pk, 0) + 1)

@@ -1,0 +1,120 @@
+"""Snapshots of a published round: the public results, systems and runs as JSON, CSV and Parquet,
+with a README naming the licence, stored numbered and checksummed by results/services/snapshots.py.
+
+A snapshot is taken after the round's publication and after each later public change (the change
+log, pages/changelog.py): `take_snapshot(round_)` is a no-op while the newest snapshot covers the
+newest change. The results JSON of a training round is the official summarizer's table (the
+round's summary, `summary_rows`); that of an inference round has the shape of MLCommons'
+summary_results.json, one object per result, with our citable id beside the official entry."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from django.utils import timezone
+
+from pages import suites
+from pages.changelog import public_changes
+from pages.tables import rows_to_csv
+from results.constants import Suite
+from results.models import Result, Round, Run, Snapshot, System
+from results.services.snapshots import store_snapshot
+
+LICENCE = "MLPerf results are published by MLCommons under the Apache License 2.0 (https://www.apache.org/licenses/LICENSE-2.0)."
+SYSTEM_COLUMNS = ["organization", "system_id", "name", "submitter", "division", "availability", "deployment",
+                  "number_of_nodes", "host_processor_model_name", "host_processors_count", "accelerator_model_name",
+                  "accelerators_count", "framework", "notes"]
+RUN_COLUMNS = ["result_id", "file", "sha256", "time_to_train_minutes", "run_stop_status", "compliant", "scoring",
+               "scoring_reason", "seed", "global_batch_size", "epochs_to_target", "samples_to_target"]
+SUMMARY_RESULTS_COLUMNS = ["ID", "Result ID", "Local ID", "Submitter", "Availability", "Category", "Suite", "System",
+                           "Platform", "Model", "UsedModel", "Scenario", "Accuracy", "Performance_Result",
+                           "Performance_Units", "Nodes", "Accelerator", "a#", "Processor", "Location", "valid"]
+
+
+def take_snapshot(round_: Round) -> Snapshot | None:
+    """A new snapshot of a published round when a public change is newer than its newest one."""
+    if not round_.is_published:
+        return None
+    newest = public_changes(round_, limit=1)
+    if not newest:
+        return None
+    return store_snapshot(round_, snapshot_files(round_, newest[0].pk), covers_event=newest[0].pk)
+
+
+def snapshot_files(round_: Round, covers_event: int) -> dict[str, bytes]:
+    tables = {"results": results_table(round_), "systems": systems_table(round_), "runs": runs_table(round_)}
+    files: dict[str, bytes] = {}
+    for name, (columns, rows) in tables.items():
+        files[f"{name}.json"] = json.dumps(rows, indent=1, ensure_ascii=False, default=str).encode()
+        files[f"{name}.csv"] = rows_to_csv(columns, rows).encode()
+        files[f"{name}.parquet"] = _parquet(columns, rows)
+    files["README.md"] = _readme(round_, covers_event, {n: len(rows) for n, (_, rows) in tables.items()}).encode()
+    return files
+
+
+def results_table(round_: Round) -> tuple[list[str], list[dict]]:
+    if round_.suite != Suite.INFERENCE:
+        return suites.of_round(round_).summary_rows(round_, user=None)
+    rows = []
+    public = (Result.objects.visible_to(None).current().for_round(round_).with_related()
+              .order_by("benchmark__name", "scenario", "citable__entry", "result_id"))
+    for result in public:
+        system, details = result.system, result.inference or {}
+        organization = result.submission.organization
+        rows.append({
+            "ID": result.citable.entry, "Result ID": result.result_id, "Local ID": result.citable.local,
+            "Submitter": system.submitter or organization.name, "Availability": system.availability,
+            "Category": result.division, "Suite": str(system.description.get("system_type", "")),
+            "System": system.name, "Platform": system.system_id, "Model": result.benchmark.name,
+            "UsedModel": details.get("model_folder", ""), "Scenario": result.scenario,
+            "Accuracy": (details.get("accuracy") or {}).get("value"),
+            "Performance_Result": result.metric_value, "Performance_Units": result.metric_unit,
+            "Nodes": system.number_of_nodes, "Accelerator": system.accelerator_model_name,
+            "a#": system.accelerators_count, "Processor": system.host_processor_model_name,
+            "Location": f"{result.division}/{organization.slug}/{result.folder}", "valid": result.valid,
+        })
+    return SUMMARY_RESULTS_COLUMNS, rows
+
+
+def systems_table(round_: Round) -> tuple[list[str], list[dict]]:
+    systems = (System.objects.visible_to(None).current().filter(submission__round=round_)
+               .select_related("submission__organization").order_by("submission__organization__slug", "system_id"))
+    rows = [{**{c: getattr(s, c) for c in SYSTEM_COLUMNS[1:]}, "organization": s.submission.organization.slug}
+            for s in systems]
+    return SYSTEM_COLUMNS, rows
+
+
+def runs_table(round_: Round) -> tuple[list[str], list[dict]]:
+    runs = (Run.objects.visible_to(None).current().filter(result__submission__round=round_)
+            .select_related("result").order_by("result__result_id", "file"))
+    return RUN_COLUMNS, [{**{c: getattr(r, c) for c in RUN_COLUMNS[1:]}, "result_id": r.result.result_id} for r in runs]
+
+
+def _parquet(columns: list[str], rows: list[dict]) -> bytes:
+    # Every column as text where its values mix types (a score or "", a count or None).
+    table = pa.Table.from_pylist(
+        [{c: (None if row.get(c) in (None, "") else str(row.get(c))) for c in columns} for row in rows],
+        schema=pa.schema([(c, pa.string()) for c in columns]),
+    )
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    return buffer.getvalue()
+
+
+def _readme(round_: Round, covers_event: int, counts: dict[str, int]) -> str:
+    shape = ("the shape of MLCommons' summary_results.json (ID: the official entry, or one numbered here where "
+             "`Local ID` is true)" if round_.suite == Suite.INFERENCE else "the official result summarizer's table")
+    return (
+        f"# {round_.get_suite_display()} v{round_.version}: snapshot\n\n"
+        f"Taken {timezone.now():%Y-%m-%d %H:%M} UTC, after public change {covers_event} of the round's change log.\n"
+        "A snapshot is frozen: a later change makes a new one; every snapshot stays downloadable.\n\n"
+        f"- results.json / .csv / .parquet ({counts['results']} rows): {shape}\n"
+        f"- systems.json / .csv / .parquet ({counts['systems']} rows): the systems of the public results\n"
+        f"- runs.json / .csv / .parquet ({counts['runs']} rows): each run's file, digest and time\n"
+        "- SHA256SUMS: `sha256sum -c SHA256SUMS` checks every file\n\n"
+        "Parquet columns are text, as the CSV (a score, or empty).\n\n"
+        f"Licence: {LICENCE}\n"
+    )

@@ -162,4 +162,4 @@ def test_summary_and_export_scores_list_every_result_best_first(client, sample_d
     assert len(summary) == 6 and {r["unit"] for r in summary} == {"ms", "queries/s", "samples/s"}
     out = io.StringIO()
     call_command("export_scores", "--round", "inference-v0.7", stdout=out)
-    assert out.getvalue().splitlines()[0].startswith("result_id,division,category,submitter,system")
+    assert out.getvalue().splitlines()[0].startswith("result_id,division,system_type,category,submitter,system")

@@ -1,7 +1,7 @@
 """Inference charts as Plotly dicts from plain values (no queries), each with the rows it plots.
 
 Points are dicts: result_id, division, category, submitter, system, system_id, accelerator,
-model, scenario, value, unit, direction, valid.
+model, scenario, value, unit, direction, valid, power, power_unit, samples_per_joule (tables.py).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from pages import charts as common
 from pages.charts import Chart
 
-SCENARIO_ORDER = ["SingleStream", "MultiStream", "Server", "Offline"]
+SCENARIO_ORDER = ["SingleStream", "MultiStream", "Server", "Interactive", "Offline"]
 
 
 def _valid(points: list[dict]) -> list[dict]:
@@ -46,7 +46,7 @@ def server_offline_ratio(points: list[dict]) -> Chart:
         })
     figure = {"data": traces, "layout": common.layout(
         "Server throughput relative to Offline, per system", barmode="group",
-        xaxis=common.axis(""), yaxis=common.axis("Server queries/s ÷ Offline samples/s"),
+        xaxis=common.axis(""), yaxis=common.axis("Server ÷ Offline throughput"),
         shapes=[{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 1, "y1": 1,
                  "line": {"dash": "dot", "color": "#888"}}],
     )}
@@ -86,6 +86,37 @@ def relative_performance(points: list[dict]) -> Chart:
     )}
     columns = ["model", "scenario", "result_id", "submitter", "system", "value", "unit", "relative"]
     return Chart("relative-performance", "Relative performance", figure, columns, rows)
+
+
+def performance_per_watt(points: list[dict]) -> Chart:
+    """Per model and scenario: each valid result with power, in samples (tokens, queries) per
+    joule as the official checker computes it (higher is better), on a log scale."""
+    rows = [
+        {"model": p["model"], "scenario": p["scenario"], "result_id": p["result_id"], "submitter": p["submitter"],
+         "system": p["system"], "value": p["value"], "unit": p["unit"], "power": p["power"],
+         "power_unit": p["power_unit"], "samples_per_joule": p["samples_per_joule"]}
+        for p in _valid(points) if (common.number(p.get("samples_per_joule")) or 0) > 0
+    ]
+    rows.sort(key=lambda r: (r["model"], scenario_rank(r["scenario"]), -r["samples_per_joule"]))
+    traces = []
+    for index, scenario in enumerate(s for s in SCENARIO_ORDER if any(r["scenario"] == s for r in rows)):
+        mine = [r for r in rows if r["scenario"] == scenario]
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": scenario,
+            "x": [r["model"] for r in mine], "y": [r["samples_per_joule"] for r in mine],
+            "text": [f"{r['system']} ({r['submitter']})<br>{r['value']:.4g} {r['unit']} at {r['power']:.4g} {r['power_unit']}"
+                     for r in mine],
+            "customdata": [r["result_id"] for r in mine],
+            "hovertemplate": "%{text}<br>%{y:.4g} per joule<extra>" + scenario + "</extra>",
+            "marker": {"color": common.colour(index), "size": 9, "opacity": 0.85},
+        })
+    figure = {"data": traces, "layout": common.layout(
+        "Performance per watt: samples (tokens, queries) per joule",
+        xaxis=common.axis(""), yaxis=common.axis("per joule (log scale)", log=True),
+    )}
+    columns = ["model", "scenario", "result_id", "submitter", "system", "value", "unit", "power", "power_unit",
+               "samples_per_joule"]
+    return Chart("performance-per-watt", "Performance per watt", figure, columns, rows)
 
 
 def coverage(points: list[dict]) -> Chart:

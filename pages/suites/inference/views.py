@@ -16,15 +16,25 @@ from results.constants import Division, Scenario, Severity
 from results.models import Benchmark, Finding, Result, Round
 
 from . import charts as inference_charts
-from .tables import filtered, inference_export_rows, inference_points, leaderboards
+from .tables import (
+    SYSTEM_TYPES,
+    filtered,
+    inference_export_rows,
+    inference_points,
+    leaderboards,
+    power_boards,
+)
 
 
 def _charts(points: list[dict]) -> list:
-    return [
+    charts = [
         inference_charts.server_offline_ratio(points),
         inference_charts.relative_performance(points),
         inference_charts.coverage(points),
     ]
+    if any(p["power"] is not None for p in points):
+        charts.insert(2, inference_charts.performance_per_watt(points))
+    return charts
 
 
 def round_page(request, round_: Round):
@@ -33,14 +43,18 @@ def round_page(request, round_: Round):
     context = {
         "round": round_,
         "leaderboards": leaderboards(kept),
+        "power_boards": power_boards(kept),
         "charts": _charts(kept),
         "chosen": chosen,
-        "choices": {
-            "division": Division.choices,
-            "category": [(k, v) for k, v in CATEGORIES if any(p["category_key"] == k for p in points)],
-            "model": [(m, m) for m in sorted({p["model"] for p in points})],
-            "scenario": [(s.value, s.label) for s in Scenario if any(p["scenario"] == s.value for p in points)],
-        },
+        # (query name, label, options); the system type only where the round's systems give one.
+        "choices": [
+            ("division", "Division", Division.choices),
+            ("system_type", "System type",
+             [(k, v) for k, v in SYSTEM_TYPES if any(k in p["system_type"].split(",") for p in points)]),
+            ("category", "Category", [(k, v) for k, v in CATEGORIES if any(p["category_key"] == k for p in points)]),
+            ("model", "Model", [(m, m) for m in sorted({p["model"] for p in points})]),
+            ("scenario", "Scenario", [(s.value, s.label) for s in Scenario if any(p["scenario"] == s.value for p in points)]),
+        ],
         "query": request.GET.urlencode(),
         "result_count": len(kept),
     }
@@ -92,6 +106,12 @@ def result_page(request, result: Result):
         observed = (details.get("latency_ms") or {}).get(f"{percentile * 100:.2f}")
         checks.append(("Latency bound", f"p{percentile * 100:g} {observed:.3f} ms" if observed is not None else "—",
                        f"≤ {bound:g} ms", observed is not None and observed <= bound))
+    tokens = details.get("token_latency") or {}
+    for name, label in (("ttft", "Time to first token"), ("tpot", "Time per output token")):
+        observed, limit = tokens.get(f"{name}_p99_ms"), tokens.get(f"{name}_limit_ms")
+        if limit:
+            checks.append((f"{label} (p99)", f"{observed:.3f} ms" if observed is not None else "—", f"≤ {limit:g} ms",
+                           None if observed is None else observed <= limit))
     if details.get("min_query_count"):
         count = details.get("query_count")
         minimum = details["min_query_count"]
@@ -119,6 +139,7 @@ def result_page(request, result: Result):
         "finding_count": len(findings),
         "latency_chart": latency,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
+        "system_type": (details.get("system_type") or "").replace(",", " and "),
     }
     return render(request, "results/inference_result.html", context)
 

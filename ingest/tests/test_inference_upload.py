@@ -64,3 +64,38 @@ def test_an_inference_upload_is_checked_and_stored(personas, open_inference_roun
     below = Finding.objects.get(result=singlestream, code="accuracy_below_target")
     assert below.severity == "error" and below.file.endswith("accuracy/accuracy.txt") and below.line == 1
     assert upload.submission.ruleset_version == "v0.7"
+
+
+V41_SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "inference-v4.1" / "closed" / "UntetherAI"
+
+
+def test_a_v41_upload_with_power_is_checked_and_stored(personas, db, tmp_path):
+    """A real v4.1 submitter folder (UntetherAI's edge system, resnet50 with power) as Alpha's:
+    stored with the round's units, the category and the power figures the official checker prints."""
+    round_ = ensure_round("inference-v4.1")
+    Round.objects.filter(pk=round_.pk).update(state="open", submission_deadline=None)
+    folder = Path(shutil.copytree(V41_SAMPLE, tmp_path / "Alpha"))
+    for system in (folder / "systems").glob("*.json"):
+        description = json.loads(system.read_bytes())
+        description["submitter"] = "Alpha"  # v2.1+: the folder's name (the official checker's rule)
+        system.write_text(json.dumps(description))
+    target = tmp_path / "alpha.tar.gz"
+    with tarfile.open(target, "w:gz") as archive:
+        archive.add(folder, arcname="Alpha")
+    response = post_upload(client_for(personas["owner"]), target, "inference-v4.1")
+    assert response.status_code == 201, response.content
+    upload = Upload.objects.select_related("job", "submission").get(pk=response.json()["id"])
+    assert services.run_ingest(upload.job.pk, token="t1").status == "done"
+    job = IngestJob.objects.get(pk=upload.job.pk)
+    assert (job.state, job.error) == (JobState.DONE, "")
+    results = {r.scenario: r for r in Result.objects.filter(submission=upload.submission)}
+    assert set(results) == {"SingleStream", "MultiStream", "Offline"}
+    assert not Finding.objects.filter(submission=upload.submission, severity="error").exists()
+    assert all(r.valid and r.inference["system_type"] == "edge" for r in results.values())
+    offline, single = results["Offline"], results["SingleStream"]
+    assert (offline.metric_value, offline.metric_unit, offline.metric_direction) == (168720.0, "Samples/s", "higher")
+    assert (single.metric_value, single.metric_unit, single.metric_direction) == (0.120438, "Latency (ms)", "lower")
+    assert offline.inference["power"]["unit"] == "Watts"
+    assert f"{offline.inference['power']['value']:.6f}" == "398.329985"
+    assert f"{single.inference['power']['value']:.6f}" == "29.238987" and single.inference["power"]["unit"] == "millijoules"
+    assert upload.submission.ruleset_version == "v4.1"

@@ -6,6 +6,8 @@ the scenario metric in its own direction (valid results first).
 
 from __future__ import annotations
 
+import re
+
 from pages.tables import CATEGORY_LABELS, category_of
 from results.models import Result, Round
 
@@ -45,7 +47,7 @@ def inference_points(user, round_: Round) -> list[dict]:
             "system_type": details.get("system_type", ""),
             "model": result.benchmark.name,
             "scenario": result.scenario,
-            "metric": details.get("metric_name", ""),
+            "metric": metric_label(details.get("metric_name", "")),
             "value": result.metric_value,
             "unit": result.metric_unit,
             "direction": result.metric_direction,
@@ -59,6 +61,13 @@ def inference_points(user, round_: Round) -> list[dict]:
             "samples_per_joule": power.get("efficiency"),
         })
     return points
+
+
+def metric_label(name: str) -> str:
+    """The metric's LoadGen name without LoadGen's nanosecond marker ("90th percentile latency
+    (ns)", "..._latency_ns"): the stored value is converted (latencies in ms) and its unit is the
+    `unit` column, so the marker would mislabel it."""
+    return re.sub(r"(\s*\(ns\)|_ns)$", "", name)
 
 
 def filtered(points: list[dict], query) -> tuple[list[dict], dict[str, str]]:

@@ -22,6 +22,7 @@ from .tables import (
     inference_export_rows,
     inference_points,
     leaderboards,
+    metric_label,
     power_boards,
 )
 
@@ -140,6 +141,7 @@ def result_page(request, result: Result):
         "latency_chart": latency,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
         "system_type": (details.get("system_type") or "").replace(",", " and "),
+        "metric": metric_label(details.get("metric_name") or ""),
     }
     return render(request, "results/inference_result.html", context)
 

@@ -94,6 +94,8 @@ def test_export_carries_every_unit(client, v41):
 def test_result_page_checks_token_latency_and_shows_power(client, v41):
     server = client.get(f"/results/{v41[('NeuralMagic', 'Server')].result_id}/").content.decode()
     assert "Time to first token (p99)" in server and "≤ 2000 ms" in server and "≤ 200 ms" in server
+    # Whole queries of an LLM take a minute: the per-query bound of the tables is not its rule.
+    assert "Latency bound" not in server and "bound 20000 ms" not in server
     assert "datacenter" in server and "8 × NVIDIA L40S" in server and "TOKENS_PER_SAMPLE 295.9" in server
     offline = client.get(f"/results/{v41[('UntetherAI', 'Offline')].result_id}/").content.decode()
     assert "398.33 W average" in offline and "423.568 per joule" in offline

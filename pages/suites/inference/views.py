@@ -102,7 +102,7 @@ def result_page(request, result: Result):
     accuracy = details.get("accuracy") or {}
     latency = _result_chart(result, "latency")
     checks = []
-    bound, percentile = details.get("latency_bound_ms"), details.get("latency_percentile")
+    bound, percentile = _query_latency_bound(details)
     if bound and percentile:
         observed = (details.get("latency_ms") or {}).get(f"{percentile * 100:.2f}")
         checks.append(("Latency bound", f"p{percentile * 100:g} {observed:.3f} ms" if observed is not None else "—",
@@ -158,6 +158,13 @@ def _result_chart(result: Result, name: str):
     if name != "latency":
         return None
     details = result.inference or {}
-    return inference_charts.latency_percentiles(
-        details.get("latency_ms") or {}, details.get("latency_bound_ms"), details.get("latency_percentile")
-    )
+    return inference_charts.latency_percentiles(details.get("latency_ms") or {}, *_query_latency_bound(details))
+
+
+def _query_latency_bound(details: dict) -> tuple[float | None, float | None]:
+    """The per-query latency bound and its percentile, or (None, None) for a result judged by its
+    token latencies (LLM Server and Interactive: the rules bound TTFT and TPOT, not whole queries)."""
+    tokens = details.get("token_latency") or {}
+    if tokens.get("ttft_limit_ms") or tokens.get("tpot_limit_ms"):
+        return None, None
+    return details.get("latency_bound_ms"), details.get("latency_percentile")

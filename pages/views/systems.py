@@ -46,6 +46,9 @@ def system_detail(request, organization: str, system_id: str):
                         for key, value in description],
         "results": results,
         "inference": suite == Suite.INFERENCE,
+        # Inference v2.1+: datacenter, edge, or both ("datacenter,edge").
+        "system_type": str((system.description or {}).get("system_type") or "").replace(",", " and ")
+        if suite == Suite.INFERENCE and isinstance(system.description, dict) else "",
         "category": CATEGORY_LABELS[category_of(system.availability, system.deployment)],
         "official": official_links(system.submission, system.system_id),
     })

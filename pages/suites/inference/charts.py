@@ -144,7 +144,8 @@ def latency_percentiles(latencies_ms: dict[str, float], bound_ms: float | None, 
         shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": bound_ms, "y1": bound_ms,
                        "line": {"dash": "dash", "color": "#D55E00"}})
     figure = {"data": [{
-        "type": "bar", "x": [f"p{r['percentile']}" for r in rows], "y": [r["latency_ms"] for r in rows],
+        "type": "bar", "name": "latency", "showlegend": False,
+        "x": [f"p{r['percentile']}" for r in rows], "y": [r["latency_ms"] for r in rows],
         "marker": {"color": common.colour(0)}, "hovertemplate": "%{x}: %{y:.3f} ms<extra></extra>",
     }], "layout": common.layout(
         "Latency percentiles" + (f" (bound {bound_ms:g} ms at p{percentile * 100:g})" if bound_ms and percentile else ""),

@@ -52,7 +52,7 @@ def round_page(request, round_: Round):
             ("division", "Division", Division.choices),
             ("system_type", "System type",
              [(k, v) for k, v in SYSTEM_TYPES if any(k in p["system_type"].split(",") for p in points)]),
-            ("category", "Category", [(k, v) for k, v in CATEGORIES if any(p["category_key"] == k for p in points)]),
+            ("category", "Availability", [(k, v) for k, v in CATEGORIES if any(p["category_key"] == k for p in points)]),
             ("model", "Model", [(m, m) for m in sorted({p["model"] for p in points})]),
             ("scenario", "Scenario", [(s.value, s.label) for s in Scenario if any(p["scenario"] == s.value for p in points)]),
         ],

@@ -142,3 +142,36 @@ def test_the_corpus_round_stores_the_official_figures():
     # Model against MlperfModel) has its own leaderboard, not a second row on the official one's.
     fp8 = Result.objects.get(inference__model_folder="neuralmagic_Llama-2-7b-chat-hf-FP8")
     assert (fp8.benchmark.name, fp8.inference["mlperf_model"]) == ("neuralmagic_llama-2-7b-chat-hf-fp8", "llama2-70b-99.9")
+
+
+@pytest.mark.parametrize("version", ["2.1", "3.0", "3.1", "4.0", "4.1", "5.0", "5.1", "6.0", "6.1"])
+def test_every_round_from_v21_gets_its_own_models(version):
+    from mlperf_check.inference.rules import rules_for
+    from results.services.rounds import ensure_round
+
+    round_ = ensure_round(f"inference-v{version}")
+    rules, _ = rules_for(version)
+    assert round_.ruleset_version == f"v{version}"
+    assert set(round_.benchmarks.values_list("name", flat=True)) == set(rules.models)
+
+
+# The run is a LoadGen Server run in an Interactive folder: v5.1 holds it to the Interactive
+# limits, the v6.0+ checker to those of the scenario LoadGen ran (mlperf_check's own test says why).
+@pytest.mark.parametrize("version, ttft_limit, tpot_limit", [("v5.1", 500, 30), ("v6.1", 2000, 100)])
+def test_an_interactive_result_end_to_end(client, tmp_path, version, ttft_limit, tpot_limit):
+    """Generated LoadGen logs of llama3.1-8b (mlperf_check's generated-round helper): Offline and
+    Interactive, imported, on the round page with TTFT/TPOT against the round's limits."""
+    from mlperf_check.tests.test_inference_generated_rounds import write_result
+
+    write_result(tmp_path, version, "Offline", "Offline", ttft_ms=0, tpot_ms=0)
+    write_result(tmp_path, version, "Interactive", "Server", ttft_ms=400, tpot_ms=25)
+    call_command("import_results", str(tmp_path), "--round", f"inference-{version}", "--publish", stdout=io.StringIO())
+    interactive = Result.objects.get(scenario="Interactive")
+    assert interactive.valid and interactive.metric_value == 25_000.0
+    assert interactive.inference["token_latency"]["ttft_limit_ms"] == ttft_limit
+    assert interactive.inference["token_latency"]["tpot_limit_ms"] == tpot_limit
+    page = client.get(f"/rounds/inference-{version}/").content.decode()
+    assert "llama3.1-8b · Interactive" in page and "TTFT p99 (ms)" in page
+    assert '<option value="Interactive">Interactive</option>' in page
+    result_page = client.get(f"/results/{interactive.result_id}/").content.decode()
+    assert f"≤ {ttft_limit} ms" in result_page and f"≤ {tpot_limit} ms" in result_page

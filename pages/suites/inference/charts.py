@@ -54,6 +54,23 @@ def server_offline_ratio(points: list[dict]) -> Chart:
     return Chart("server-offline-ratio", "Server/Offline throughput ratio", figure, columns, rows)
 
 
+def _per_model_by_scenario(rows: list[dict], y: str, text, hover: str) -> list[dict]:
+    """One marker trace per scenario: a point per row at its model, `y` its height, `text(row)`
+    and `hover` (a Plotly template of %{y}) its hover text, the result id its customdata."""
+    traces = []
+    for index, scenario in enumerate(s for s in SCENARIO_ORDER if any(r["scenario"] == s for r in rows)):
+        mine = [r for r in rows if r["scenario"] == scenario]
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": scenario,
+            "x": [r["model"] for r in mine], "y": [r[y] for r in mine],
+            "text": [text(r) for r in mine],
+            "customdata": [r["result_id"] for r in mine],
+            "hovertemplate": "%{text}<br>" + hover + "<extra>" + scenario + "</extra>",
+            "marker": {"color": common.colour(index), "size": 9, "opacity": 0.85},
+        })
+    return traces
+
+
 def relative_performance(points: list[dict]) -> Chart:
     """Per model and scenario: each valid result relative to the slowest one (1 = slowest), on a
     log scale. Direction-aware: for a latency, slowest is the highest."""
@@ -69,17 +86,10 @@ def relative_performance(points: list[dict]) -> Chart:
             rows.append({"model": model, "scenario": scenario, "result_id": p["result_id"],
                          "submitter": p["submitter"], "system": p["system"], "value": p["value"],
                          "unit": p["unit"], "relative": round(speedup, 4)})
-    traces = []
-    for index, scenario in enumerate(s for s in SCENARIO_ORDER if any(r["scenario"] == s for r in rows)):
-        mine = [r for r in rows if r["scenario"] == scenario]
-        traces.append({
-            "type": "scatter", "mode": "markers", "name": scenario,
-            "x": [r["model"] for r in mine], "y": [r["relative"] for r in mine],
-            "text": [f"{r['system']} ({r['submitter']})<br>{r['value']:.4g} {r['unit']}" for r in mine],
-            "customdata": [r["result_id"] for r in mine],
-            "hovertemplate": "%{text}<br>%{y:.2f}× the slowest<extra>" + scenario + "</extra>",
-            "marker": {"color": common.colour(index), "size": 9, "opacity": 0.85},
-        })
+    traces = _per_model_by_scenario(
+        rows, "relative", lambda r: f"{r['system']} ({r['submitter']})<br>{r['value']:.4g} {r['unit']}",
+        "%{y:.2f}× the slowest",
+    )
     figure = {"data": traces, "layout": common.layout(
         "Performance relative to the slowest system, per model and scenario",
         xaxis=common.axis(""), yaxis=common.axis("× the slowest (log scale)", log=True),
@@ -98,18 +108,11 @@ def performance_per_watt(points: list[dict]) -> Chart:
         for p in _valid(points) if (common.number(p.get("samples_per_joule")) or 0) > 0
     ]
     rows.sort(key=lambda r: (r["model"], scenario_rank(r["scenario"]), -r["samples_per_joule"]))
-    traces = []
-    for index, scenario in enumerate(s for s in SCENARIO_ORDER if any(r["scenario"] == s for r in rows)):
-        mine = [r for r in rows if r["scenario"] == scenario]
-        traces.append({
-            "type": "scatter", "mode": "markers", "name": scenario,
-            "x": [r["model"] for r in mine], "y": [r["samples_per_joule"] for r in mine],
-            "text": [f"{r['system']} ({r['submitter']})<br>{r['value']:.4g} {r['unit']} at {r['power']:.4g} {r['power_unit']}"
-                     for r in mine],
-            "customdata": [r["result_id"] for r in mine],
-            "hovertemplate": "%{text}<br>%{y:.4g} per joule<extra>" + scenario + "</extra>",
-            "marker": {"color": common.colour(index), "size": 9, "opacity": 0.85},
-        })
+    traces = _per_model_by_scenario(
+        rows, "samples_per_joule",
+        lambda r: f"{r['system']} ({r['submitter']})<br>{r['value']:.4g} {r['unit']} at {r['power']:.4g} {r['power_unit']}",
+        "%{y:.4g} per joule",
+    )
     figure = {"data": traces, "layout": common.layout(
         "Performance per watt: samples (tokens, queries) per joule",
         xaxis=common.axis(""), yaxis=common.axis("per joule (log scale)", log=True),

@@ -59,6 +59,7 @@ class Scenario(models.TextChoices):
     MULTI_STREAM = "MultiStream", "Multi-stream"
     SERVER = "Server", "Server"
     OFFLINE = "Offline", "Offline"
+    INTERACTIVE = "Interactive", "Interactive"  # v5.0+: Server under the LLMs' tighter token-latency limits
 
 
 class MetricDirection(models.TextChoices):

@@ -22,6 +22,7 @@ from results.services.rounds import ensure_round
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unthrottled", "dead_broker")]
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "inference-v0.7" / "closed" / "Mobilint"
+V41_SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "inference-v4.1" / "closed" / "UntetherAI"
 
 
 @pytest.fixture
@@ -31,12 +32,12 @@ def open_inference_round(db):
     return round_
 
 
-def alpha_tarball(tmp_path: Path, break_accuracy: bool = False) -> Path:
-    """The real Mobilint sample as Alpha's own submitter folder."""
-    folder = Path(shutil.copytree(SAMPLE, tmp_path / "Alpha"))
+def alpha_tarball(tmp_path: Path, break_accuracy: bool = False, sample: Path = SAMPLE, submitter="Alpha Systems") -> Path:
+    """A real sample submitter folder (Mobilint's unless told) as Alpha's own."""
+    folder = Path(shutil.copytree(sample, tmp_path / "Alpha"))
     for system in (folder / "systems").glob("*.json"):
         description = json.loads(system.read_bytes())
-        description["submitter"] = "Alpha Systems"
+        description["submitter"] = submitter
         system.write_text(json.dumps(description))
     if break_accuracy:
         accuracy = folder / "results/mobilint_edge/resnet/SingleStream/accuracy/accuracy.txt"
@@ -47,14 +48,19 @@ def alpha_tarball(tmp_path: Path, break_accuracy: bool = False) -> Path:
     return target
 
 
-def test_an_inference_upload_is_checked_and_stored(personas, open_inference_round, tmp_path):
-    response = post_upload(client_for(personas["owner"]), alpha_tarball(tmp_path, break_accuracy=True), "inference-v0.7")
+def ingested(personas, tarball: Path, round_slug: str) -> tuple[Upload, dict[str, Result]]:
+    """Alpha's owner uploads `tarball`; the job runs to the end: the upload and its results by scenario."""
+    response = post_upload(client_for(personas["owner"]), tarball, round_slug)
     assert response.status_code == 201, response.content
     upload = Upload.objects.select_related("job", "submission").get(pk=response.json()["id"])
     assert services.run_ingest(upload.job.pk, token="t1").status == "done"
     job = IngestJob.objects.get(pk=upload.job.pk)
     assert (job.state, job.error) == (JobState.DONE, "")
-    results = {r.scenario: r for r in Result.objects.filter(submission=upload.submission)}
+    return upload, {r.scenario: r for r in Result.objects.filter(submission=upload.submission)}
+
+
+def test_an_inference_upload_is_checked_and_stored(personas, open_inference_round, tmp_path):
+    upload, results = ingested(personas, alpha_tarball(tmp_path, break_accuracy=True), "inference-v0.7")
     assert set(results) == {"SingleStream", "Offline"}
     offline, singlestream = results["Offline"], results["SingleStream"]
     assert (offline.metric_value, offline.metric_unit, offline.metric_direction, offline.valid) == (
@@ -64,3 +70,22 @@ def test_an_inference_upload_is_checked_and_stored(personas, open_inference_roun
     below = Finding.objects.get(result=singlestream, code="accuracy_below_target")
     assert below.severity == "error" and below.file.endswith("accuracy/accuracy.txt") and below.line == 1
     assert upload.submission.ruleset_version == "v0.7"
+
+
+def test_a_v41_upload_with_power_is_checked_and_stored(personas, db, tmp_path):
+    """A real v4.1 submitter folder (UntetherAI's edge system, resnet50 with power) as Alpha's:
+    stored with the round's units, the category and the power figures the official checker prints."""
+    round_ = ensure_round("inference-v4.1")
+    Round.objects.filter(pk=round_.pk).update(state="open", submission_deadline=None)
+    # v2.1+: the system's submitter is the folder's name (the official checker's rule).
+    upload, results = ingested(personas, alpha_tarball(tmp_path, sample=V41_SAMPLE, submitter="Alpha"), "inference-v4.1")
+    assert set(results) == {"SingleStream", "MultiStream", "Offline"}
+    assert not Finding.objects.filter(submission=upload.submission, severity="error").exists()
+    assert all(r.valid and r.inference["system_type"] == "edge" for r in results.values())
+    offline, single = results["Offline"], results["SingleStream"]
+    assert (offline.metric_value, offline.metric_unit, offline.metric_direction) == (168720.0, "Samples/s", "higher")
+    assert (single.metric_value, single.metric_unit, single.metric_direction) == (0.120438, "Latency (ms)", "lower")
+    assert offline.inference["power"]["unit"] == "Watts"
+    assert f"{offline.inference['power']['value']:.6f}" == "398.329985"
+    assert f"{single.inference['power']['value']:.6f}" == "29.238987" and single.inference["power"]["unit"] == "millijoules"
+    assert upload.submission.ruleset_version == "v4.1"

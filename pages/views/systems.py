@@ -14,10 +14,12 @@ from results.constants import Suite
 from results.models import Result, System, version_order
 
 
-def _system_results(user, organization: str, system_id: str):
+def _system_results(user, organization: str, system_id: str, suite: str):
+    """The system's results in rounds of `suite` (an inference system id is not a training one)."""
     return (
         Result.objects.visible_to(user).current()
-        .filter(submission__organization__slug=organization, system__system_id=system_id)
+        .filter(submission__organization__slug=organization, system__system_id=system_id,
+                submission__round__suite=suite)
         .with_related()
         .order_by(version_order("submission__round__version").desc(), "benchmark__name")
     )
@@ -25,7 +27,6 @@ def _system_results(user, organization: str, system_id: str):
 
 @cache_public_page
 def system_detail(request, organization: str, system_id: str):
-    results = list(_system_results(request.user, organization, system_id))
     system = (
         System.objects.visible_to(request.user)
         .filter(submission__organization__slug=organization, system_id=system_id)
@@ -35,6 +36,8 @@ def system_detail(request, organization: str, system_id: str):
     )
     if system is None:
         raise Http404("no such system")
+    suite = system.submission.round.suite
+    results = list(_system_results(request.user, organization, system_id, suite))
     description = sorted(system.description.items()) if isinstance(system.description, dict) else []
     return render(request, "results/system.html", {
         "system": system,
@@ -42,6 +45,10 @@ def system_detail(request, organization: str, system_id: str):
         "description": [(key, json.dumps(value) if isinstance(value, dict | list) else value)
                         for key, value in description],
         "results": results,
+        "inference": suite == Suite.INFERENCE,
+        # Inference v2.1+: datacenter, edge, or both ("datacenter,edge").
+        "system_type": str((system.description or {}).get("system_type") or "").replace(",", " and ")
+        if suite == Suite.INFERENCE and isinstance(system.description, dict) else "",
         "category": CATEGORY_LABELS[category_of(system.availability, system.deployment)],
         "official": official_links(system.submission, system.system_id, system.division),
         # Inference results have a scenario and a metric, training ones minutes and an RCP check.

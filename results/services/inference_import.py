@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from mlperf_check.inference.report import InferenceReport
+from mlperf_check.inference.rules import rules_for
 
 from ..constants import MetricDirection
 from ..models import Benchmark, Finding, Result, Round, Submission, System, fitted
@@ -27,7 +28,7 @@ from .versions import (
 
 # Inference (issue 12) ------------------------------------------------------------------------
 
-INFERENCE_IMPORT_FORMAT = 1
+INFERENCE_IMPORT_FORMAT = 2  # 2: v2.1+ figures (category, system info, accuracy figures, token latency, power)
 # System-description `status` spellings -> category (inference calls research "RDI"/"RDO").
 INFERENCE_AVAILABILITY = {"available": "available", "preview": "preview", "rdi": "research", "rdo": "research"}
 
@@ -97,7 +98,11 @@ def write_inference_report(
     return outcome
 
 
-def _inference_system(submission: Submission, system_id: str, description: dict | None, division: str) -> System:
+def _inference_system(
+    submission: Submission, system_id: str, description: dict | None, division: str, info: dict
+) -> System:
+    """`info`: the checker's reading of the description (v2.1+: nodes and accelerators as whole
+    numbers, None where the description gives none)."""
     description = description or {}
     status = str(description.get("status") or "").strip()
     lowered = status.lower()
@@ -114,6 +119,9 @@ def _inference_system(submission: Submission, system_id: str, description: dict 
         host_processor_model_name=fitted(System, "host_processor_model_name", str(description.get("host_processor_model_name") or "")),
         accelerator_model_name=fitted(System, "accelerator_model_name", str(description.get("accelerator_model_name") or "")),
         framework=fitted(System, "framework", str(description.get("framework") or "")),
+        number_of_nodes=info.get("nodes"),
+        accelerators_per_node=info.get("accelerators_per_node"),
+        accelerators_count=info.get("accelerators"),
         description=jsonable(description),
     )
 
@@ -125,9 +133,15 @@ def _write_inference_rows(folder: InferenceFolder, submission, official_entries,
     benchmarks = {b.name: b for b in submission.round.benchmarks.all()}
     system_rows: dict[str, System] = {}
     findings = finding_rows(report.findings, submission)
+    aliases = rules_for(submission.round.version)[0].aliases
     for result in report.results:
         result.division = result.division or folder.division
         benchmark = benchmarks.get(result.model)
+        official_names = {name.lower() for name in (result.model, *_aliases_of(result.model, aliases))}
+        if result.division == "open" and result.model_folder.lower() not in official_names:
+            # An open model the submitter's model_mapping.json maps onto an official one (the
+            # official summary's Model against MlperfModel): its own leaderboard, by its folder name.
+            benchmark = None
         if benchmark is None and result.model_folder:
             # An open-division model outside the round's list: it still gets a leaderboard.
             benchmark, _ = Benchmark.objects.get_or_create(
@@ -139,7 +153,7 @@ def _write_inference_rows(folder: InferenceFolder, submission, official_entries,
             system_id = f"{result.system}.open"
         if result.system not in system_rows:
             system_rows[result.system] = _inference_system(
-                submission, system_id, systems.get(result.system), result.division
+                submission, system_id, systems.get(result.system), result.division, result.system_info
             )
         citable = citable_id(
             submission.round, submission.organization, system_id, benchmark.name, result.scenario,
@@ -167,11 +181,17 @@ def _write_inference_rows(folder: InferenceFolder, submission, official_entries,
     Finding.objects.bulk_create(findings, batch_size=1000)
 
 
+def _aliases_of(model: str, aliases: dict[str, str]) -> list[str]:
+    """The round's own folder names for `model` (not a submitter's mapping)."""
+    return [folder for folder, official in aliases.items() if official == model]
+
+
 def _inference_details(result) -> dict:
     run = result.first_run
     summary = run.summary if run else None
     return {
         "model_folder": result.model_folder,
+        "mlperf_model": result.model,
         "scenario_folder": result.scenario_folder,
         "metric_name": result.metric_name,
         "inferred_from": result.inferred_from,
@@ -187,4 +207,12 @@ def _inference_details(result) -> dict:
         "sut_name": summary.sut_name if summary else "",
         "settings": {k: str(v) for k, v in result.settings.items()},
         "runs": [r.folder for r in result.runs],
+        # v2.1+ (empty before): datacenter or edge, every accuracy figure read (ROUGE, tokens per
+        # sample, CLIP, FID, ...), the LLM token latencies against their limits, and power.
+        "system_type": result.system_type,
+        "accuracy_figures": result.accuracy_figures,
+        "token_latency": result.token_latency,
+        "power": None
+        if result.power_value is None
+        else {"value": result.power_value, "unit": result.power_unit, "efficiency": result.power_efficiency},
     }

@@ -29,3 +29,52 @@ def test_inference_round_and_result_pages(live_server, page, screenshot, sample_
     assert "≤ 15 ms" in page.inner_text("#rule-checks")
     assert drawn_traces(page, "#chart-latency .plot") == 1
     screenshot("inference-result")
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_inference_v41_pages_at_laptop_and_phone_width(live_server, browser, sample_data, width):
+    """The v4.1 sample: LLM leaderboards in tokens/s with TTFT/TPOT, power and performance per
+    watt, the system-type filter, a result and a system page; none wider than the screen."""
+    from tests.browser.conftest import SCREENSHOTS, draw_every_chart
+
+    call_command("import_results", str(sample_data / "inference-v4.1"), "--round", "inference-v4.1", "--publish",
+                 stdout=io.StringIO())
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+
+    def check(name: str) -> None:
+        page.wait_for_load_state("networkidle")
+        draw_every_chart(page)
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        page.screenshot(path=str(SCREENSHOTS / f"inference-v41-{name}-{width}.png"), full_page=True)
+        assert scroll_width <= inner_width, f"{name} is {scroll_width} px wide at {width} px"
+
+    try:
+        page.goto(f"{live_server.url}/rounds/inference-v4.1/")
+        server = page.locator("table.leaderboard[data-model='llama2-70b-99'][data-scenario=Server]")
+        assert "Tokens/s" in server.locator("thead").inner_text() and "TTFT p99 (ms)" in server.inner_text()
+        assert "487.9" in server.inner_text()
+        assert page.locator("table.leaderboard.power").count() == 3  # resnet Offline, SingleStream, MultiStream
+        assert drawn_traces(page, "#chart-performance-per-watt .plot") == 3
+        check("round")
+
+        page.select_option("select[name=system_type]", "edge")
+        page.click("#inference-filters button[type=submit]")
+        page.wait_for_url("**system_type=edge**")
+        assert page.locator("table.leaderboard[data-model='llama2-70b-99']").count() == 0
+        check("round-edge")
+
+        page.goto(f"{live_server.url}/rounds/inference-v4.1/")
+        page.click("table.leaderboard[data-model='llama2-70b-99'][data-scenario=Server] a[href^='/results/']")
+        page.wait_for_selector("#rule-checks")
+        assert "≤ 2000 ms" in page.inner_text("#rule-checks") and "≤ 200 ms" in page.inner_text("#rule-checks")
+        check("llm-result")
+
+        page.goto(f"{live_server.url}/rounds/inference-v4.1/")
+        page.click("table.leaderboard.power[data-scenario=Offline] a[href^='/systems/']")
+        page.wait_for_selector("#system-results")
+        assert "mJ/query" in page.inner_text("#system-results") and "Minutes" not in page.inner_text("#system-results")
+        check("system")
+    finally:
+        context.close()

@@ -1,7 +1,7 @@
 """Inference charts as Plotly dicts from plain values (no queries), each with the rows it plots.
 
 Points are dicts: result_id, division, category, submitter, system, system_id, accelerator,
-model, scenario, value, unit, direction, valid.
+model, scenario, value, unit, direction, valid, power, power_unit, samples_per_joule (tables.py).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from pages import charts as common
 from pages.charts import Chart
 
-SCENARIO_ORDER = ["SingleStream", "MultiStream", "Server", "Offline"]
+SCENARIO_ORDER = ["SingleStream", "MultiStream", "Server", "Interactive", "Offline"]
 
 
 def _valid(points: list[dict]) -> list[dict]:
@@ -46,12 +46,29 @@ def server_offline_ratio(points: list[dict]) -> Chart:
         })
     figure = {"data": traces, "layout": common.layout(
         "Server throughput relative to Offline, per system", barmode="group",
-        xaxis=common.axis(""), yaxis=common.axis("Server queries/s ÷ Offline samples/s"),
+        xaxis=common.axis(""), yaxis=common.axis("Server ÷ Offline throughput"),
         shapes=[{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 1, "y1": 1,
                  "line": {"dash": "dot", "color": "#888"}}],
     )}
     columns = ["submitter", "system", "model", "server", "offline", "ratio", "server_result_id", "offline_result_id"]
     return Chart("server-offline-ratio", "Server/Offline throughput ratio", figure, columns, rows)
+
+
+def _per_model_by_scenario(rows: list[dict], y: str, text, hover: str) -> list[dict]:
+    """One marker trace per scenario: a point per row at its model, `y` its height, `text(row)`
+    and `hover` (a Plotly template of %{y}) its hover text, the result id its customdata."""
+    traces = []
+    for index, scenario in enumerate(s for s in SCENARIO_ORDER if any(r["scenario"] == s for r in rows)):
+        mine = [r for r in rows if r["scenario"] == scenario]
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": scenario,
+            "x": [r["model"] for r in mine], "y": [r[y] for r in mine],
+            "text": [text(r) for r in mine],
+            "customdata": [r["result_id"] for r in mine],
+            "hovertemplate": "%{text}<br>" + hover + "<extra>" + scenario + "</extra>",
+            "marker": {"color": common.colour(index), "size": 9, "opacity": 0.85},
+        })
+    return traces
 
 
 def relative_performance(points: list[dict]) -> Chart:
@@ -69,23 +86,40 @@ def relative_performance(points: list[dict]) -> Chart:
             rows.append({"model": model, "scenario": scenario, "result_id": p["result_id"],
                          "submitter": p["submitter"], "system": p["system"], "value": p["value"],
                          "unit": p["unit"], "relative": round(speedup, 4)})
-    traces = []
-    for index, scenario in enumerate(s for s in SCENARIO_ORDER if any(r["scenario"] == s for r in rows)):
-        mine = [r for r in rows if r["scenario"] == scenario]
-        traces.append({
-            "type": "scatter", "mode": "markers", "name": scenario,
-            "x": [r["model"] for r in mine], "y": [r["relative"] for r in mine],
-            "text": [f"{r['system']} ({r['submitter']})<br>{r['value']:.4g} {r['unit']}" for r in mine],
-            "customdata": [r["result_id"] for r in mine],
-            "hovertemplate": "%{text}<br>%{y:.2f}× the slowest<extra>" + scenario + "</extra>",
-            "marker": {"color": common.colour(index), "size": 9, "opacity": 0.85},
-        })
+    traces = _per_model_by_scenario(
+        rows, "relative", lambda r: f"{r['system']} ({r['submitter']})<br>{r['value']:.4g} {r['unit']}",
+        "%{y:.2f}× the slowest",
+    )
     figure = {"data": traces, "layout": common.layout(
         "Performance relative to the slowest system, per model and scenario",
         xaxis=common.axis(""), yaxis=common.axis("× the slowest (log scale)", log=True),
     )}
     columns = ["model", "scenario", "result_id", "submitter", "system", "value", "unit", "relative"]
     return Chart("relative-performance", "Relative performance", figure, columns, rows)
+
+
+def performance_per_watt(points: list[dict]) -> Chart:
+    """Per model and scenario: each valid result with power, in samples (tokens, queries) per
+    joule as the official checker computes it (higher is better), on a log scale."""
+    rows = [
+        {"model": p["model"], "scenario": p["scenario"], "result_id": p["result_id"], "submitter": p["submitter"],
+         "system": p["system"], "value": p["value"], "unit": p["unit"], "power": p["power"],
+         "power_unit": p["power_unit"], "samples_per_joule": p["samples_per_joule"]}
+        for p in _valid(points) if (common.number(p.get("samples_per_joule")) or 0) > 0
+    ]
+    rows.sort(key=lambda r: (r["model"], scenario_rank(r["scenario"]), -r["samples_per_joule"]))
+    traces = _per_model_by_scenario(
+        rows, "samples_per_joule",
+        lambda r: f"{r['system']} ({r['submitter']})<br>{r['value']:.4g} {r['unit']} at {r['power']:.4g} {r['power_unit']}",
+        "%{y:.4g} per joule",
+    )
+    figure = {"data": traces, "layout": common.layout(
+        "Performance per watt: samples (tokens, queries) per joule",
+        xaxis=common.axis(""), yaxis=common.axis("per joule (log scale)", log=True),
+    )}
+    columns = ["model", "scenario", "result_id", "submitter", "system", "value", "unit", "power", "power_unit",
+               "samples_per_joule"]
+    return Chart("performance-per-watt", "Performance per watt", figure, columns, rows)
 
 
 def coverage(points: list[dict]) -> Chart:
@@ -113,7 +147,8 @@ def latency_percentiles(latencies_ms: dict[str, float], bound_ms: float | None, 
         shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": bound_ms, "y1": bound_ms,
                        "line": {"dash": "dash", "color": "#D55E00"}})
     figure = {"data": [{
-        "type": "bar", "x": [f"p{r['percentile']}" for r in rows], "y": [r["latency_ms"] for r in rows],
+        "type": "bar", "name": "latency", "showlegend": False,
+        "x": [f"p{r['percentile']}" for r in rows], "y": [r["latency_ms"] for r in rows],
         "marker": {"color": common.colour(0)}, "hovertemplate": "%{x}: %{y:.3f} ms<extra></extra>",
     }], "layout": common.layout(
         "Latency percentiles" + (f" (bound {bound_ms:g} ms at p{percentile * 100:g})" if bound_ms and percentile else ""),

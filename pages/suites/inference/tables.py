@@ -13,21 +13,15 @@ from results.models import Result, Round
 
 from .charts import scenario_rank
 
-FILTERS = ("division", "category", "model", "scenario")
+FILTERS = ("division", "system_type", "category", "model", "scenario")
+# Every figure's unit is in its column (the metric's in `unit`, the power's in `power_unit`).
 EXPORT_COLUMNS = [
-    "result_id", "division", "category", "submitter", "system", "accelerator", "model", "scenario",
-    "metric", "value", "unit", "direction", "valid",
+    "result_id", "division", "system_type", "category", "submitter", "system", "accelerator", "accelerators",
+    "model", "scenario", "metric", "value", "unit", "direction", "valid",
+    "ttft_p99_ms", "ttft_limit_ms", "tpot_p99_ms", "tpot_limit_ms", "power", "power_unit", "samples_per_joule",
 ]
-
-
-def metric_label(result) -> str:
-    """The metric's name as LoadGen writes it, less a unit the value no longer has: latencies are
-    logged in ns ("90th percentile latency (ns)") and stored in ms (the `unit` beside it)."""
-    name = (result.inference or {}).get("metric_name", "")
-    unit = re.search(r"\s*\((\w+)\)$", name)
-    if unit and unit.group(1) != result.metric_unit:
-        return name[: unit.start()]
-    return name
+# v2.1+ systems say where they run (`system_type`); "datacenter,edge" systems are in both.
+SYSTEM_TYPES = [("datacenter", "Datacenter"), ("edge", "Edge")]
 
 
 def inference_points(user, round_: Round) -> list[dict]:
@@ -36,6 +30,9 @@ def inference_points(user, round_: Round) -> list[dict]:
     for result in results:
         system = result.system
         category_key = category_of(system.availability, system.deployment)
+        details = result.inference or {}
+        tokens = details.get("token_latency") or {}
+        power = details.get("power") or {}
         points.append({
             "result_id": result.result_id,
             "division": result.division or system.division,
@@ -46,21 +43,42 @@ def inference_points(user, round_: Round) -> list[dict]:
             "system": system.name,
             "system_id": system.system_id,
             "accelerator": system.accelerator_model_name,
+            "accelerators": system.accelerators_count,
+            "system_type": details.get("system_type", ""),
             "model": result.benchmark.name,
             "scenario": result.scenario,
-            "metric": metric_label(result),
+            "metric": metric_label(details.get("metric_name", "")),
             "value": result.metric_value,
             "unit": result.metric_unit,
             "direction": result.metric_direction,
             "valid": result.valid,
+            "ttft_p99_ms": tokens.get("ttft_p99_ms"),
+            "ttft_limit_ms": tokens.get("ttft_limit_ms"),
+            "tpot_p99_ms": tokens.get("tpot_p99_ms"),
+            "tpot_limit_ms": tokens.get("tpot_limit_ms"),
+            "power": power.get("value"),
+            "power_unit": power.get("unit", ""),
+            "samples_per_joule": power.get("efficiency"),
         })
     return points
 
 
+def metric_label(name: str) -> str:
+    """The metric's LoadGen name without LoadGen's nanosecond marker ("90th percentile latency
+    (ns)", "..._latency_ns"): the stored value is converted (latencies in ms) and its unit is the
+    `unit` column, so the marker would mislabel it."""
+    return re.sub(r"(\s*\(ns\)|_ns)$", "", name)
+
+
 def filtered(points: list[dict], query) -> tuple[list[dict], dict[str, str]]:
     chosen = {name: query.get(name, "") for name in FILTERS}
-    keys = {"division": "division", "category": "category_key", "model": "model", "scenario": "scenario"}
-    kept = [p for p in points if all(not value or p[keys[name]] == value for name, value in chosen.items())]
+
+    def matches(point: dict, name: str, value: str) -> bool:
+        if name == "system_type":
+            return value in point["system_type"].split(",")
+        return point["category_key" if name == "category" else name] == value
+
+    kept = [p for p in points if all(not value or matches(p, name, value) for name, value in chosen.items())]
     return kept, chosen
 
 
@@ -85,7 +103,24 @@ def leaderboards(points: list[dict]) -> list[dict]:
         boards.append({
             "model": model, "scenario": scenario, "rows": rows, "unit": first["unit"],
             "direction": first["direction"], "metric": first["metric"],
+            "token_latency": any(p["ttft_p99_ms"] is not None or p["tpot_p99_ms"] is not None for p in mine),
+            "power": any(p["power"] is not None for p in mine),
         })
+    return boards
+
+
+def power_boards(points: list[dict]) -> list[dict]:
+    """Performance per watt: per model and scenario, the results with power, most samples (or
+    tokens, queries) per joule first; invalid ones last."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for p in points:
+        if p["power"] is not None:
+            groups.setdefault((p["model"], p["scenario"]), []).append(p)
+    boards = []
+    for (model, scenario), mine in sorted(groups.items(), key=lambda kv: (kv[0][0], scenario_rank(kv[0][1]))):
+        rows = sorted(mine, key=lambda p: (not p["valid"], -(p["samples_per_joule"] or 0)))
+        boards.append({"model": model, "scenario": scenario, "rows": rows, "unit": rows[0]["unit"],
+                       "power_unit": rows[0]["power_unit"]})
     return boards
 
 

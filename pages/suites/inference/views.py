@@ -17,15 +17,26 @@ from results.models import Benchmark, Finding, Result, Round
 from results.states import publication_state
 
 from . import charts as inference_charts
-from .tables import filtered, inference_export_rows, inference_points, leaderboards, metric_label
+from .tables import (
+    SYSTEM_TYPES,
+    filtered,
+    inference_export_rows,
+    inference_points,
+    leaderboards,
+    metric_label,
+    power_boards,
+)
 
 
 def _charts(points: list[dict]) -> list:
-    return [
+    charts = [
         inference_charts.server_offline_ratio(points),
         inference_charts.relative_performance(points),
         inference_charts.coverage(points),
     ]
+    if any(p["power"] is not None for p in points):
+        charts.insert(2, inference_charts.performance_per_watt(points))
+    return charts
 
 
 def round_page(request, round_: Round):
@@ -34,14 +45,18 @@ def round_page(request, round_: Round):
     context = {
         "round": round_,
         "leaderboards": leaderboards(kept),
+        "power_boards": power_boards(kept),
         "charts": _charts(kept),
         "chosen": chosen,
-        "choices": {
-            "division": Division.choices,
-            "category": [(k, v) for k, v in CATEGORIES if any(p["category_key"] == k for p in points)],
-            "model": [(m, m) for m in sorted({p["model"] for p in points})],
-            "scenario": [(s.value, s.label) for s in Scenario if any(p["scenario"] == s.value for p in points)],
-        },
+        # (query name, label, options); the system type only where the round's systems give one.
+        "choices": [
+            ("division", "Division", Division.choices),
+            ("system_type", "System type",
+             [(k, v) for k, v in SYSTEM_TYPES if any(k in p["system_type"].split(",") for p in points)]),
+            ("category", "Availability", [(k, v) for k, v in CATEGORIES if any(p["category_key"] == k for p in points)]),
+            ("model", "Model", [(m, m) for m in sorted({p["model"] for p in points})]),
+            ("scenario", "Scenario", [(s.value, s.label) for s in Scenario if any(p["scenario"] == s.value for p in points)]),
+        ],
         "query": request.GET.urlencode(),
         "result_count": len(kept),
     }
@@ -88,11 +103,17 @@ def result_page(request, result: Result):
     accuracy = details.get("accuracy") or {}
     latency = _result_chart(result, "latency")
     checks = []
-    bound, percentile = details.get("latency_bound_ms"), details.get("latency_percentile")
+    bound, percentile = _query_latency_bound(details)
     if bound and percentile:
         observed = (details.get("latency_ms") or {}).get(f"{percentile * 100:.2f}")
         checks.append(("Latency bound", f"p{percentile * 100:g} {observed:.3f} ms" if observed is not None else "—",
                        f"≤ {bound:g} ms", observed is not None and observed <= bound))
+    tokens = details.get("token_latency") or {}
+    for name, label in (("ttft", "Time to first token"), ("tpot", "Time per output token")):
+        observed, limit = tokens.get(f"{name}_p99_ms"), tokens.get(f"{name}_limit_ms")
+        if limit:
+            checks.append((f"{label} (p99)", f"{observed:.3f} ms" if observed is not None else "—", f"≤ {limit:g} ms",
+                           None if observed is None else observed <= limit))
     if details.get("min_query_count"):
         count = details.get("query_count")
         minimum = details["min_query_count"]
@@ -115,13 +136,14 @@ def result_page(request, result: Result):
         "round": result.submission.round,
         "benchmark": result.benchmark,
         "details": details,
-        "metric_label": metric_label(result),
         "checks": checks,
         "settings": sorted((details.get("settings") or {}).items()),
         "findings": by_severity,
         "finding_count": len(findings),
         "latency_chart": latency,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
+        "system_type": (details.get("system_type") or "").replace(",", " and "),
+        "metric": metric_label(details.get("metric_name") or ""),
     }
     return render(request, "results/inference_result.html", context)
 
@@ -138,6 +160,13 @@ def _result_chart(result: Result, name: str):
     if name != "latency":
         return None
     details = result.inference or {}
-    return inference_charts.latency_percentiles(
-        details.get("latency_ms") or {}, details.get("latency_bound_ms"), details.get("latency_percentile")
-    )
+    return inference_charts.latency_percentiles(details.get("latency_ms") or {}, *_query_latency_bound(details))
+
+
+def _query_latency_bound(details: dict) -> tuple[float | None, float | None]:
+    """The per-query latency bound and its percentile, or (None, None) for a result judged by its
+    token latencies (LLM Server and Interactive: the rules bound TTFT and TPOT, not whole queries)."""
+    tokens = details.get("token_latency") or {}
+    if tokens.get("ttft_limit_ms") or tokens.get("tpot_limit_ms"):
+        return None, None
+    return details.get("latency_bound_ms"), details.get("latency_percentile")

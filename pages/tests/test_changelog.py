@@ -14,7 +14,7 @@ from results.services.factors import accept_shipped_factor
 from results.services.rounds import publish_round
 from results.services.versions import publish_version
 from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
-from review.services import withdraw_result
+from review.services import decide_withdrawal, withdraw_result
 
 pytestmark = pytest.mark.django_db
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -34,7 +34,9 @@ def history(personas):
     second = make_submission(round_, alpha, version=2, is_current=False)
     make_result(make_system(second, "box"), "resnet")
     publish_version(second, actor=personas["chair"], reason="wrong system description fixed")
-    withdraw_result(personas["owner"], Result.objects.get(pk=fixed.pk), "the node count was misreported")
+    # A published result is withdrawn when a chair approves its organization's request.
+    request = withdraw_result(personas["owner"], Result.objects.get(pk=fixed.pk), "the node count was misreported")
+    decide_withdrawal(personas["chair"], request, approve=True, reason="approved")
     Result.objects.filter(pk=other.pk).update(shipped_scaling_factor=1.1)
     accept_shipped_factor(Result.objects.get(pk=other.pk), by=personas["chair"], reason="RCP table corrected")
     return round_, fixed, other

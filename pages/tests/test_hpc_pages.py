@@ -45,7 +45,7 @@ def test_the_csv_beside_each_leaderboard_holds_exactly_its_rows(client, hpc):
     weak = rows(client.get("/rounds/hpc-v1.0/table.csv?benchmark=deepcam&scaling=weak"))
     assert len(weak) == 1
     (row,) = weak
-    assert row["result_id"] == "1.0-0004" and row["scaling"] == "weak"
+    assert row["result_id"] == "hpc:1.0-0004:deepcam:weak" and row["scaling"] == "weak"
     assert (row["number_of_models"], row["instance_scale"]) == ("6", "512")
     assert float(row["time_to_train_all_minutes"]) == pytest.approx(7.9394)
     assert float(row["models_per_minute_derived"]) == pytest.approx(6 / 7.9394)
@@ -66,16 +66,16 @@ def test_an_hpc_benchmark_page_plots_scaling_and_throughput(client, hpc):
     assert sorted((int(r["accelerators"]), float(r["minutes"])) for r in scaling) == [
         (64, 1021.8025555555555), (128, 256.26894444444446)]
     throughput = rows(client.get("/rounds/hpc-v1.0/deepcam/charts/throughput.csv"))
-    assert [(r["result_id"], r["number_of_models"], r["instance_scale"]) for r in throughput] == [("1.0-0004", "6", "512")]
+    assert [(r["result_id"], r["number_of_models"], r["instance_scale"]) for r in throughput] == [("hpc:1.0-0004:deepcam:weak", "6", "512")]
     assert client.get("/rounds/hpc-v1.0/oc20/charts/energy.csv").status_code == 404  # no power measurements
 
 
 def test_hpc_result_pages_show_their_score(client, hpc):
-    weak = client.get("/results/1.0-0004/").content.decode()
+    weak = client.get("/results/hpc:1.0-0004:deepcam:weak/").content.decode()
     assert "models per minute (derived)" in weak and "0.756" in weak
     assert 'id="weak-figures"' in weak and "6 models of 512 accelerators" in weak
     assert "Throughput (weak scaling)" in weak
-    strong = client.get("/results/1.0-0001/").content.decode()
+    strong = client.get("/results/hpc:1.0-0001:oc20:strong/").content.decode()
     assert "256.27" in strong and "minutes to solution" in strong
     assert "Time to solution (strong scaling)" in strong
 
@@ -86,11 +86,11 @@ def test_energy_is_shown_beside_time_to_train(client, energy):
     assert 'id="chart-energy"' in page
     chart = rows(client.get("/rounds/training-v4.0/resnet/charts/energy.csv"))
     assert [(r["result_id"], float(r["minutes"]), float(r["energy"])) for r in chart] == [
-        ("4.0-0002", 2.5543979922909337, 7757109.181548542),
-        ("4.0-0001", 13.425142327802915, 5520377.467398339),
+        ("training:4.0-0002:resnet", 2.5543979922909337, 7757109.181548542),
+        ("training:4.0-0001:resnet", 13.425142327802915, 5520377.467398339),
     ]
     assert [r["on_frontier"] for r in chart] == ["True", "True"]
-    result = client.get("/results/4.0-0001/").content.decode()
+    result = client.get("/results/training:4.0-0001:resnet/").content.decode()
     assert "5.520 MJ to train" in result and "5520377 J" in result
     assert "Energy (kJ)" in result  # per run
 
@@ -105,7 +105,7 @@ def test_a_benchmark_without_energy_has_no_energy_column(client, sample_data):
 def test_the_api_gives_the_hpc_figures_and_energy(client, hpc, energy):
     weak = client.get("/api/v1/results/", {"round": "hpc-v1.0", "scaling": "weak"}).json()["results"]
     assert [(r["result_id"], r["number_of_models"], r["instance_scale"], r["models_per_minute"]) for r in weak] == [
-        ("1.0-0004", 6, 512, 6 / 7.9394)]
+        ("hpc:1.0-0004:deepcam:weak", 6, 512, 6 / 7.9394)]
     assert weak[0]["metric_unit"] == "models/min" and weak[0]["score_minutes"] is None
     (resnet,) = client.get("/api/v1/results/", {"round": "training-v4.0", "system_id": "1xSMC-H100-SXM-80GB"}).json()[
         "results"]

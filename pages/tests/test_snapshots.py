@@ -19,7 +19,7 @@ from pages.snapshots import take_snapshot
 from results.models import Result, Round, Run, System
 from results.services.rounds import publish_round
 from results.tests.factories import make_result, make_round, make_submission, make_system
-from review.services import withdraw_result
+from review.services import decide_withdrawal, withdraw_result
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +42,8 @@ def test_publication_and_each_change_make_a_new_frozen_snapshot(client, personas
     publish_round(round_, actor=personas["chair"], reason="press release")
     first = take_snapshot(round_)
     assert first.number == 1 and take_snapshot(round_) is None  # nothing changed since
-    withdraw_result(personas["owner"], kept, "misreported")
+    request = withdraw_result(personas["owner"], kept, "misreported")  # published: a chair approves
+    decide_withdrawal(personas["chair"], request, approve=True, reason="approved")
     second = take_snapshot(round_)
     assert second.number == 2
 

@@ -51,7 +51,4 @@ def system_detail(request, organization: str, system_id: str):
         if suite == Suite.INFERENCE and isinstance(system.description, dict) else "",
         "category": CATEGORY_LABELS[category_of(system.availability, system.deployment)],
         "official": official_links(system.submission, system.system_id, system.division),
-        # Inference results have a scenario and a metric, training ones minutes and an RCP check.
-        "inference_results": [r for r in results if r.submission.round.suite == Suite.INFERENCE],
-        "training_results": [r for r in results if r.submission.round.suite != Suite.INFERENCE],
     })

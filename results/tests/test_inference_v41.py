@@ -107,7 +107,7 @@ def test_inference_system_page_has_no_training_columns(client, v41):
     assert response.status_code == 200
     page = response.content.decode()
     assert "Closed division · Edge · Available" in page
-    table = page.split('id="system-results"')[1]
+    table = page.split('id="system-inference-results"')[1]
     assert "Minutes" not in table and "RCP" not in table
     assert "Latency (ms)" in table and "mJ/query" in table and "Samples/s" in table
 

@@ -237,7 +237,7 @@ def test_a_rule_with_line_breaks_still_sends_the_mail_with_a_one_line_subject(wo
         sent.message()  # builds the headers, as the SMTP backend does: no BadHeaderError
         subject = sent.subject
         assert subject.startswith("[MLPerf results] An objection was filed against ")
-        assert subject.isprintable() and ": closed division: Bcc: every" in subject
+        assert subject.isprintable() and ": closed division:" in subject  # cut at 80 characters
         assert sent.recipients() == [sent.to[0]]  # the rule's "Bcc:" stays text
         assert rule in sent.body  # the whole rule, as written, in the body
 

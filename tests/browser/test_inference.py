@@ -73,8 +73,8 @@ def test_inference_v41_pages_at_laptop_and_phone_width(live_server, browser, sam
 
         page.goto(f"{live_server.url}/rounds/inference-v4.1/")
         page.click("table.leaderboard.power[data-scenario=Offline] a[href^='/systems/']")
-        page.wait_for_selector("#system-results")
-        assert "mJ/query" in page.inner_text("#system-results") and "Minutes" not in page.inner_text("#system-results")
+        page.wait_for_selector("#system-inference-results")
+        assert "mJ/query" in page.inner_text("#system-inference-results") and "Minutes" not in page.inner_text("#system-inference-results")
         check("system")
     finally:
         context.close()

@@ -52,7 +52,7 @@ def test_the_change_log_and_snapshots_fit_the_screen(live_server, browser, perso
     from pages.snapshots import take_snapshot
     from results.services.rounds import publish_round
     from results.tests.factories import make_result, make_round, make_submission, make_system
-    from review.services import withdraw_result
+    from review.services import decide_withdrawal, withdraw_result
     from tests.browser.conftest import SCREENSHOTS
 
     round_ = make_round("4.1", state="review")
@@ -60,7 +60,9 @@ def test_the_change_log_and_snapshots_fit_the_screen(live_server, browser, perso
     publish_round(round_, actor=personas["chair"], reason="press release")
     settings.MEDIA_ROOT = tmp_path
     take_snapshot(round_)
-    withdraw_result(personas["owner"], result, "the node count was misreported in the system description")
+    # A published result is withdrawn when a chair approves its organization's request.
+    request = withdraw_result(personas["owner"], result, "the node count was misreported in the system description")
+    decide_withdrawal(personas["chair"], request, approve=True, reason="approved")
     take_snapshot(round_)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})

@@ -25,7 +25,7 @@ def issued(personas, tmp_path, monkeypatch, django_capture_on_commit_callbacks):
     tokens = {}
     monkeypatch.setattr(services, "enqueue", lambda job_id, token: tokens.__setitem__(job_id, token) or True)
     first = verifiable_result(personas, tmp_path / "a")
-    second = verifiable_result(personas, tmp_path / "b")
+    second = verifiable_result(personas, tmp_path / "b", system_id="cpu_box_b")  # another result: two jobs at once
     with django_capture_on_commit_callbacks(execute=True):
         job = services.request_verification(actor=personas["reviewer"], result=first, runs=2)
         other = services.request_verification(actor=personas["chair"], result=second)

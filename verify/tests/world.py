@@ -54,9 +54,10 @@ def claimed_runs() -> list:
 
 
 def verifiable_result(personas, tmp: Path, *, run_script: str | None = None, fake: str | None = None,
-                      claim_factor: float = 1.0, published: bool = True) -> Result:
+                      claim_factor: float = 1.0, published: bool = True, system_id: str = "cpu_box") -> Result:
     """Alpha's tiny_mlp result in a round, uploaded as the fixture package; its claimed score is the
-    olympic mean of the fixture's claimed runs times `claim_factor` (a tampered claim when not 1)."""
+    olympic mean of the fixture's claimed runs times `claim_factor` (a tampered claim when not 1).
+    Each call is a new version of the same citable result unless `system_id` names another system."""
     round_ = Round.objects.filter(suite="training", version="6.1").first() or Round.objects.create(
         version="6.1", ruleset_version=RULESET, state=RoundState.PUBLISHED if published else RoundState.REVIEW
     )
@@ -75,7 +76,7 @@ def verifiable_result(personas, tmp: Path, *, run_script: str | None = None, fak
                                    version=version, original_name="alpha.tar.gz", storage_name=stored,
                                    size_bytes=len(data), sha256=f"{version:064x}")
     IngestJob.objects.create(upload=upload, state="done")
-    system = System.objects.create(submission=submission, system_id="cpu_box", name="CPU box (2 cores)",
+    system = System.objects.create(submission=submission, system_id=system_id, name="CPU box (2 cores)",
                                    submitter="Alpha Systems", division="closed")
     runs = claimed_runs()
     claimed = olympic_mean([run.minutes for run in runs], 1) * claim_factor

@@ -71,6 +71,24 @@ def category_of(availability: str, deployment: str) -> str:
     return "unknown"
 
 
+def system_fields(result) -> dict:
+    """What every suite's points say about a result's system and who entered it (the division of
+    the result, else of its system; availability as a label and a filter key)."""
+    system = result.system
+    category = category_of(system.availability, system.deployment)
+    return {
+        "division": result.division or system.division,
+        "category": CATEGORY_LABELS[category],
+        "category_key": category,
+        "submitter": system.submitter or result.submission.organization.name,
+        "organization": result.submission.organization.slug,
+        "system": system.name,
+        "system_id": system.system_id,
+        "accelerator": system.accelerator_model_name,
+        "accelerators": system.accelerators_count,
+    }
+
+
 def category_q(category: str) -> Q:
     """The system rows in one display category, as a filter on Result."""
     if category == "available-cloud":

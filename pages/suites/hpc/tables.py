@@ -4,7 +4,7 @@ the summary are the same rows."""
 
 from __future__ import annotations
 
-from pages.tables import CATEGORY_LABELS, category_of
+from pages.tables import system_fields
 from results.constants import Scaling
 from results.models import Result, Round
 
@@ -42,21 +42,12 @@ def hpc_points(user, round_: Round, benchmark: str | None = None) -> list[dict]:
     points = []
     for result in results:
         system = result.system
-        category = category_of(system.availability, system.deployment)
         points.append({
             "result_id": result.result_id,
             "benchmark": result.benchmark.name,
             "scaling": result.scaling,
-            "division": result.division or system.division,
-            "category": CATEGORY_LABELS[category],
-            "category_key": category,
-            "submitter": system.submitter or result.submission.organization.name,
-            "organization": result.submission.organization.slug,
-            "system": system.name,
-            "system_id": system.system_id,
+            **system_fields(result),
             "nodes": system.number_of_nodes,
-            "accelerator": system.accelerator_model_name,
-            "accelerators": system.accelerators_count,
             "framework": system.framework,
             "minutes": result.score_minutes if result.scaling == Scaling.STRONG else None,
             "number_of_models": result.number_of_models,

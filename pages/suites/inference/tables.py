@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from pages.tables import CATEGORY_LABELS, category_of
+from pages.tables import system_fields
 from results.models import Result, Round
 
 from .charts import scenario_rank
@@ -28,22 +28,12 @@ def inference_points(user, round_: Round) -> list[dict]:
     results = Result.objects.visible_to(user).current().for_round(round_).with_related().order_by("result_id")
     points = []
     for result in results:
-        system = result.system
-        category_key = category_of(system.availability, system.deployment)
         details = result.inference or {}
         tokens = details.get("token_latency") or {}
         power = details.get("power") or {}
         points.append({
             "result_id": result.result_id,
-            "division": result.division or system.division,
-            "category": CATEGORY_LABELS[category_key],
-            "category_key": category_key,
-            "submitter": system.submitter or result.submission.organization.name,
-            "organization": result.submission.organization.slug,
-            "system": system.name,
-            "system_id": system.system_id,
-            "accelerator": system.accelerator_model_name,
-            "accelerators": system.accelerators_count,
+            **system_fields(result),
             "system_type": details.get("system_type", ""),
             "model": result.benchmark.name,
             "scenario": result.scenario,

@@ -15,7 +15,14 @@ from audit.roles import is_privileged
 from mlperf_check.package import natural_key
 from mlperf_check.rules.rcp import SAMPLES_BENCHMARKS
 from pages.charts import Chart
-from pages.tables import CATEGORIES, CATEGORY_LABELS, CATEGORY_ORDER, DIVISION_ORDER, category_of
+from pages.tables import (
+    CATEGORIES,
+    CATEGORY_LABELS,
+    CATEGORY_ORDER,
+    DIVISION_ORDER,
+    category_of,
+    system_fields,
+)
 from pages.views.common import (
     chart_response,
     convergence_unit,
@@ -52,15 +59,7 @@ def _point(result: Result) -> dict:
     system = result.system
     return {
         "result_id": result.result_id,
-        "division": result.division or system.division,
-        "category": CATEGORY_LABELS[category_of(system.availability, system.deployment)],
-        "category_key": category_of(system.availability, system.deployment),
-        "submitter": system.submitter or result.submission.organization.name,
-        "organization": result.submission.organization.slug,
-        "system": system.name,
-        "system_id": system.system_id,
-        "accelerator": system.accelerator_model_name,
-        "accelerators": system.accelerators_count,
+        **system_fields(result),
         "framework": system.framework,
         "minutes": result.score_minutes,
         "note": result.score_note,

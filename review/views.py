@@ -25,7 +25,7 @@ from results.models import Finding, Organization, Result, Round, Run, Submission
 from . import services
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
 from .diff import version_diff
-from .findings import findings_with_log_urls, log_line_url
+from .findings import finding_counts, findings_with_log_urls, log_line_url, with_waivers
 from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment, WithdrawalRequest
 from .preview import preview_obligations
 
@@ -188,6 +188,41 @@ def version_diff_page(request, result_id: str):
                                                 "result": result, "numbers": numbers})
 
 
+REPORT_LIMIT = 1000  # findings listed on a version's report page; the counts cover them all
+
+
+def _visible_version(user, pk) -> Submission:
+    submission = Submission.objects.visible_to(user).select_related("round", "organization").filter(pk=pk).first()
+    if submission is None:
+        raise Http404("no such version")
+    return submission
+
+
+def version_report(request, pk: int):
+    """The checker's report of one version as the server stands by it: the package's own findings
+    and each result's, every waived one with the decision that waived it, counts without them.
+    A chair of another organization waives a package finding (one no result carries) here."""
+    user = request.user
+    submission = _visible_version(user, pk)
+    # Findings of results the visitor may not read (withdrawn, removed) stay out, as the results do.
+    findings = submission.findings.filter(
+        Q(result__isnull=True) | Q(result__in=Result.objects.visible_to(user).filter(submission=submission))
+    )
+    listed = with_waivers(findings.with_waiver().select_related("result").order_by("result__result_id", "file", "line", "pk")[:REPORT_LIMIT])
+    package = [f for f in listed if f.result_id is None]
+    return render(request, "review/version.html", {
+        "submission": submission,
+        "round": submission.round,
+        "counts": finding_counts(findings),
+        "total": findings.count(),
+        "package_findings": package,
+        "result_findings": [f for f in listed if f.result_id is not None],
+        "waivable_codes": sorted({f.code for f in package if f.waiver is None}),
+        "can_waive": services.is_chair(user) and not services.member_of(user, submission.organization),
+        "limit": REPORT_LIMIT,
+    })
+
+
 def objection_detail(request, pk: int):
     objection = (
         Objection.objects.visible_to(request.user).select_related("result", "organization", "filed_by", "round")
@@ -268,6 +303,15 @@ def grant_waiver(request, result_id: str):
         request.user, result, request.POST.get("kind", ""), request.POST.get("reason", ""),
         code=request.POST.get("code", "")),
         reverse("review:result", args=[result_id]))
+
+
+@login_required
+@require_POST
+def waive_package_findings(request, pk: int):
+    submission = _visible_version(request.user, pk)
+    return _act(request, lambda: services.waive_package_findings(
+        request.user, submission, request.POST.get("code", ""), request.POST.get("reason", "")),
+        reverse("review:version", args=[pk]))
 
 
 @login_required

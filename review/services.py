@@ -702,6 +702,8 @@ def declare_borrowing(actor, result: Result, lender_result: Result, now=None) ->
         raise ReviewRefused("the lender's result must be of the same benchmark in the same round", status=400)
     if lender_result.submission.organization_id == organization.pk:
         raise ReviewRefused("borrowing is from another submitter", status=400)
+    if lender_result.status != ResultStatus.ACTIVE:
+        raise ReviewRefused(f"the lender's result is {lender_result.get_status_display().lower()}", status=400)
     if result.division != Division.CLOSED or lender_result.division != Division.CLOSED:
         raise ReviewRefused("borrowing is between closed-division results", status=400)
     with transaction.atomic():

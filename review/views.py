@@ -132,6 +132,7 @@ def result_review(request, result_id: str):
     member = services.member_of(user, organization)
     reviewer = services.is_reviewer(user) and not member
     in_review = round_.state == RoundState.REVIEW
+    can_declare = member and in_review and result.division == "closed" and not borrowings
     context = {
         "result": result,
         "round": round_,
@@ -154,7 +155,8 @@ def result_review(request, result_id: str):
         "show_decider": services.is_reviewer(user) or member,
         "withdrawals": WithdrawalRequest.objects.filter(round=round_, result_id=result_id)
         if member or services.is_chair(user) else [],
-        "can_declare": member and in_review and result.division == "closed" and not borrowings,
+        "can_declare": can_declare,
+        "lenders": lender_choices(user, result) if can_declare else [],
         "can_withdraw": member and result.status == "active",
         "outcomes": ObjectionOutcome.choices,
         "severities": Severity.choices,
@@ -165,6 +167,22 @@ def result_review(request, result_id: str):
         "answered_state": ObjectionState.ANSWERED,
     }
     return render(request, "review/result.html", context)
+
+
+def lender_choices(user, result: Result):
+    """The results `result` may borrow hyperparameters from, as the borrower finds them on the
+    pages: another organization's current closed result of the same benchmark in the round, one
+    the borrower may read (peer review), never one it may not (the same queryset the declaration
+    looks the lender up in)."""
+    return list(
+        _lenders(user, result).filter(benchmark__name=result.benchmark.name, division="closed", status="active")
+        .exclude(submission__organization=result.submission.organization_id).with_related()
+        .order_by("submission__organization__name", "system__name", "result_id")
+    )
+
+
+def _lenders(user, result: Result):
+    return Result.objects.visible_to(user).current().for_round(result.submission.round)
 
 
 def version_diff_page(request, result_id: str):
@@ -349,9 +367,7 @@ def decide_withdrawal(request, pk: int):
 def declare_borrowing(request, result_id: str):
     result = result_or_404(request.user, result_id)
     # The lender is one the borrower may read (peer review): the answer tells nothing of others.
-    lender = Result.objects.visible_to(request.user).current().for_round(result.submission.round).filter(
-        result_id=request.POST.get("lender", "").strip()
-    ).first()
+    lender = _lenders(request.user, result).filter(result_id=request.POST.get("lender", "").strip()).first()
     if lender is None:
         return _refused(request, services.ReviewRefused("no such lender result", status=400))
     return _act(request, lambda: services.declare_borrowing(request.user, result, lender),

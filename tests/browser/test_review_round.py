@@ -135,7 +135,7 @@ def test_a_whole_round(personas, open_round, live_server, worker, browser, tmp_p
 
     # 4. Alpha declares that it borrows Beta's hyperparameters, then uploads the fix.
     owner.goto(f"{walk.url}/review/results/{alpha_result.result_id}/")
-    owner.fill("#borrowing-form input[name=lender]", beta_result.result_id)
+    owner.select_option("#borrowing-form select[name=lender]", beta_result.result_id)
     owner.click("#borrowing-form button")
     owner.wait_for_load_state()
     walk.shot(owner, "owner-declares-borrowing")

@@ -105,7 +105,7 @@ def test_the_version_report_page_persona_and_the_waive_form(world, package):
     assert client_as(world, "chair").get(url).context["waivable_codes"] == ["SYSTEM_FIELD_MISSING"]
 
 
-def test_the_waivers_export_for_mlperf_check(world, package):
+def test_the_waivers_export_for_mlperf_check(world, package, tmp_path):
     submission = package["submission"]
     services.waive_package_findings(world["chair"], submission, "LAYOUT_EXTRA_FILE", "the notes file is allowed")
     bypass = services.grant_waiver(world["reviewer"], package["result"], "rcp_bypass", "RCP table gap")
@@ -121,3 +121,11 @@ def test_the_waivers_export_for_mlperf_check(world, package):
         ("rcp_bypass", "rcp", "", "alpha-sys", "resnet"),
     ]
     assert document["waivers"][1]["id"] == bypass.pk and "granted_by" not in document["waivers"][1]
+    # mlperf-check --waivers reads the export as the server wrote it.
+    from mlperf_check.waivers import load_waivers
+
+    exported = tmp_path / "waivers.json"
+    exported.write_text(client_as(world, "owner").get(url).content.decode())
+    assert [(w.id, w.checker, w.code, w.system) for w in load_waivers(exported)] == [
+        (document["waivers"][0]["id"], "", "LAYOUT_EXTRA_FILE", ""), (bypass.pk, "rcp", "", "alpha-sys"),
+    ]

@@ -73,7 +73,7 @@ def queue(request):
             results = results.filter(objections__state=chosen["state"])
         results = results.annotate(
             errors=Finding.objects.unwaived_errors_of(),
-            warnings=Count("findings", filter=Q(findings__severity=Severity.WARNING), distinct=True),
+            warnings=Finding.objects.unwaived_of(Severity.WARNING),
             open_objections=Count("objections", filter=~Q(objections__state=ObjectionState.RESOLVED), distinct=True),
         ).distinct().order_by("submission__organization__name", "benchmark__name", "system__name")
         rows = list(results[:QUEUE_LIMIT])

@@ -132,7 +132,8 @@ def result_review(request, result_id: str):
     member = services.member_of(user, organization)
     reviewer = services.is_reviewer(user) and not member
     in_review = round_.state == RoundState.REVIEW
-    can_declare = member and in_review and result.division == "closed" and not borrowings
+    deadline_passed = bool(round_.borrowing_deadline and timezone.now() > round_.borrowing_deadline)
+    can_declare = member and in_review and not deadline_passed and result.division == "closed" and not borrowings
     context = {
         "result": result,
         "round": round_,

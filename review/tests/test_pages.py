@@ -4,8 +4,11 @@ same organization, chair), and what the pages show."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from results.models import Result
 from results.tests.factories import make_result, make_submission, make_system
@@ -283,7 +286,11 @@ def test_the_borrower_picks_the_lender_from_the_results_it_may_read(world, peopl
     # Peers read a withdrawn result during review, but nobody borrows from it.
     response = client_as(world, "owner").post(borrow, {"lender": withdrawn.result_id})
     assert response.status_code == 400 and "the lender&#x27;s result is withdrawn" in response.content.decode()
-    round_.state = "open"
+    # Never a form the borrower may not submit: not after the borrowing deadline, not outside review.
+    round_.borrowing_deadline = timezone.now() - timedelta(minutes=1)
+    round_.save()
+    assert 'id="borrowing-form"' not in client_as(world, "owner").get(f"/review/results/{alpha.result_id}/").content.decode()
+    round_.state, round_.borrowing_deadline = "open", None
     round_.save()
     page = client_as(world, "owner").get(f"/review/results/{alpha.result_id}/").content.decode()
     assert 'id="borrowing-form"' not in page and beta.result_id not in page.split("Hyperparameter borrowing")[1]

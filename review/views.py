@@ -8,7 +8,7 @@ from datetime import UTC
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -227,7 +227,10 @@ def version_report(request, pk: int):
     findings = submission.findings.filter(
         Q(result__isnull=True) | Q(result__in=Result.objects.visible_to(user).filter(submission=submission))
     )
-    listed = with_waivers(findings.with_waiver().select_related("result").order_by("result__result_id", "file", "line", "pk")[:REPORT_LIMIT])
+    package_first = F("result__result_id").asc(nulls_first=True)
+    listed = with_waivers(
+        findings.with_waiver().select_related("result").order_by(package_first, "file", "line", "pk")[:REPORT_LIMIT]
+    )
     package = [f for f in listed if f.result_id is None]
     return render(request, "review/version.html", {
         "submission": submission,

@@ -209,8 +209,10 @@ def objection_resolved(objection, *, actor, data: dict) -> AuditEvent:
 # -- waivers and scaling-factor decisions ---------------------------------------------------------
 
 
-def finding_waived(result, waiver, *, actor) -> AuditEvent:
-    return _record(FINDING_WAIVED, actor=actor, submission=result.submission, result_id=result.result_id,
+def finding_waived(waiver, *, actor, submission, result=None) -> AuditEvent:
+    """`result` None: a waiver of the package's own findings (no result carries them)."""
+    return _record(FINDING_WAIVED, actor=actor, submission=submission,
+                   result_id=result.result_id if result is not None else "",
                    subject=f"waiver {waiver.pk}", reason=waiver.reason, data={"kind": waiver.kind, "code": waiver.code})
 
 

@@ -3,7 +3,6 @@ job status, findings and scores. Session or token auth. Thin: parse, check acces
 
 from __future__ import annotations
 
-from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_field
@@ -16,6 +15,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from results.models import Finding, Result
+from review.findings import finding_counts, with_waivers
 
 from .models import Upload
 from .services import UploadRefused, accept_upload, refusal_before_body, upload_target
@@ -122,10 +122,21 @@ class JobSerializer(serializers.Serializer):
 class FindingSerializer(serializers.ModelSerializer):
     class Meta:
         model = Finding
-        fields = ["severity", "code", "message", "file", "line", "checker", "key", "expected", "actual", "waiver"]
+        fields = ["severity", "code", "message", "file", "line", "checker", "key", "expected", "actual", "waiver",
+                  "waived_by"]
 
     waiver = serializers.IntegerField(source="waiver_id", default=None, read_only=True,
                                       help_text="The decision (waiver id) that waived it; it then counts nowhere")
+    waived_by = serializers.SerializerMethodField(
+        help_text="The decision that waived it: {id, kind, label, code, reason}; null when none did"
+    )
+
+    def get_waived_by(self, finding: Finding) -> dict | None:
+        waiver = getattr(finding, "waiver", None)  # review.findings.with_waivers
+        if waiver is None:
+            return None
+        return {"id": waiver.pk, "kind": waiver.kind, "label": waiver.get_kind_display(), "code": waiver.code,
+                "reason": waiver.reason}
 
 
 class ResultSerializer(serializers.ModelSerializer):
@@ -174,9 +185,7 @@ class UploadStatusSerializer(ReceiptSerializer):
 
     def get_finding_counts(self, upload: Upload) -> dict[str, int]:
         """Findings no decision waived, by severity, and `waived`: how many a decision waived."""
-        findings = upload.submission.findings
-        rows = findings.not_waived().order_by().values("severity").annotate(n=Count("pk"))
-        return {**{row["severity"]: row["n"] for row in rows}, "waived": findings.count() - sum(r["n"] for r in rows)}
+        return finding_counts(upload.submission.findings.all())
 
     @extend_schema_field(FindingSerializer(many=True))
     def get_findings(self, upload: Upload) -> list[dict]:
@@ -184,7 +193,7 @@ class UploadStatusSerializer(ReceiptSerializer):
         rows = []
         for severity in ("error", "warning", "info"):
             found = upload.submission.findings.with_waiver().filter(severity=severity).order_by("file", "line", "pk")
-            rows.extend(FindingSerializer(found[:FINDINGS_PER_SEVERITY], many=True).data)
+            rows.extend(FindingSerializer(with_waivers(found[:FINDINGS_PER_SEVERITY]), many=True).data)
         return rows
 
     @extend_schema_field(ResultSerializer(many=True))

@@ -1,6 +1,6 @@
 """`mlperf-check`: the offline check of a submitter folder, an archive of one, or a whole round.
 
-    mlperf-check PATH [--ruleset X.Y.Z] [--format text|json|github] [--jobs N]
+    mlperf-check PATH [--ruleset X.Y.Z] [--format text|json|github] [--jobs N] [--waivers FILE]
     mlperf-check submit PATH --round training-v1.0 [--url URL] [--token TOKEN] [--force]
 
 The check needs no settings, database or broker: it is the same code the server's ingestion
@@ -15,6 +15,9 @@ PATH is a round folder when it is not a submitter folder itself and holds submit
 (`<round>/<submitter>/systems|results`): every submitter is checked, their result files in one
 pool of `--jobs` processes. `--format json` then prints JSON Lines: one document per submitter
 per line.
+
+`--waivers FILE` marks the findings a results server's review waived (the file is the server's
+per-version export, mlperf_check/waivers.py): they count nowhere, as on the server.
 
 Exit status: 0 no errors, 1 errors found, 2 bad usage (missing path, unknown ruleset, unreadable
 or unsafe archive).
@@ -40,6 +43,7 @@ from mlperf_check.output import (
 from mlperf_check.pipeline import PackageError, check_package, check_round, submitter_folders
 from mlperf_check.report import ERROR, Finding, PackageReport
 from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
+from mlperf_check.waivers import WaiversError, apply_waivers, load_waivers
 
 USAGE_ERROR = 2
 
@@ -70,6 +74,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=os.cpu_count() or 1,
         help="processes that parse result files (default: one per CPU)",
     )
+    parser.add_argument(
+        "--waivers",
+        type=Path,
+        help="a results server's waivers export for this version: its waived findings count nowhere",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -91,6 +100,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         ruleset=args.ruleset,
         output_format=args.format,
         jobs=args.jobs,
+        waivers_file=args.waivers,
         stdout=stdout,
         stderr=stderr,
     )
@@ -102,10 +112,21 @@ def run(
     ruleset: str | None,
     output_format: str = "text",
     jobs: int = 1,
+    waivers_file: Path | None = None,
     stdout: TextIO,
     stderr: TextIO,
 ) -> int:
+    waivers = []
+    if waivers_file is not None:
+        try:
+            waivers = load_waivers(waivers_file)  # refused before any file is read
+        except WaiversError as exc:
+            stderr.write(f"mlperf-check: {exc}\n")
+            return USAGE_ERROR
     if os.path.exists(path) and looks_like_inference(Path(path)):  # an inference folder, round or archive
+        if waivers_file is not None:
+            stderr.write("mlperf-check: --waivers is for training and HPC packages\n")
+            return USAGE_ERROR
         # Imported only here: a training check does not need the inference pipeline.
         from mlperf_check.inference import cli as inference_cli
 
@@ -120,6 +141,9 @@ def run(
             return USAGE_ERROR
     package_path = Path(path)
     folders = submitter_folders(package_path) if package_path.is_dir() else []
+    if folders and waivers_file is not None:
+        stderr.write("mlperf-check: --waivers is one version's decisions: check one submitter folder with it\n")
+        return USAGE_ERROR
     if folders:
         return run_round(
             folders, ruleset=ruleset, output_format=output_format, jobs=jobs, stdout=stdout, stderr=stderr
@@ -130,6 +154,7 @@ def run(
         stderr.write(f"mlperf-check: {exc}\n")
         write_unreadable(package_path, exc, output_format, stdout)
         return USAGE_ERROR
+    apply_waivers(report, waivers)
     shown_as = path if package_path.is_dir() else ""  # findings in an archive: paths inside it
     stdout.write(render(report, output_format, shown_as=shown_as, one_line=False) + "\n")
     return 1 if report.has_errors else 0

@@ -36,7 +36,9 @@ def to_json(document: dict[str, Any], *, one_line: bool) -> str:
 
 def format_text(report: PackageReport) -> str:
     lines = [f"{report.submitter}: {ruleset_label(report.ruleset)} ruleset", ""]
-    findings = report.all_findings()
+    everything = report.all_findings()
+    findings = [f for f in everything if not f.waived_by]  # a server decision waived the others
+    waived = [f for f in everything if f.waived_by]
     counts = {
         severity: sum(1 for f in findings if f.severity == severity) for severity in (ERROR, WARNING, INFO)
     }
@@ -46,6 +48,10 @@ def format_text(report: PackageReport) -> str:
             continue
         lines.append(f"{severity.upper()}S ({len(group)})")
         lines.extend(f"  {describe(f)}" for f in group)
+        lines.append("")
+    if waived:
+        lines.append(f"WAIVED BY A DECISION ({len(waived)})")
+        lines.extend(f"  {describe(f)} (waived by {f.waived_by})" for f in waived)
         lines.append("")
     lines.append("SCORES (minutes)")
     for result in report.results:
@@ -64,7 +70,8 @@ def format_text(report: PackageReport) -> str:
         benchmark = f"{result.scaling}/{result.benchmark}" if result.scaling else result.benchmark
         lines.append(f"  {result.system_id:40} {benchmark:16} {result.division:7} {score:>12}{extra}{note}")
     lines.append("")
-    lines.append(f"{counts[ERROR]} errors, {counts[WARNING]} warnings, {counts[INFO]} notes")
+    total = f"{counts[ERROR]} errors, {counts[WARNING]} warnings, {counts[INFO]} notes"
+    lines.append(total + (f", {len(waived)} waived by a decision" if waived else ""))
     return "\n".join(lines)
 
 
@@ -80,8 +87,11 @@ def format_github(report: PackageReport, package_path: str) -> str:
     then a plain summary line."""
     findings = report.all_findings()
     lines = [github_annotation(f, package_path) for f in findings]
-    errors = sum(1 for f in findings if f.severity == ERROR)
-    lines.append(f"{report.submitter}: {errors} errors, {len(findings) - errors} warnings and notes")
+    errors = sum(1 for f in findings if f.severity == ERROR and not f.waived_by)
+    waived = sum(1 for f in findings if f.waived_by)
+    others = len(findings) - errors - waived
+    lines.append(f"{report.submitter}: {errors} errors, {others} warnings and notes"
+                 + (f", {waived} waived by a decision" if waived else ""))
     return "\n".join(lines)
 
 
@@ -93,6 +103,8 @@ def github_annotation(finding: Finding, package_path: str) -> str:
         if finding.line:
             properties.append(f"line={finding.line}")
     properties.append(f"title={_escape_property(finding.code)}")
+    if finding.waived_by:  # a note, never an error: a decision waived it
+        return f"::notice {','.join(properties)}::{_escape_data(f'waived by {finding.waived_by}: {finding.message}')}"
     level = GITHUB_LEVELS.get(finding.severity, "notice")
     return f"::{level} {','.join(properties)}::{_escape_data(finding.message)}"
 

@@ -34,9 +34,13 @@ class Finding:
     actual: str = ""
     checker: str = ""
     checker_version: int = 0
+    waived_by: str = ""  # the server's decision that waived it (mlperf-check --waivers); "" none
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        document = asdict(self)
+        if not self.waived_by:
+            del document["waived_by"]
+        return document
 
 
 class Record(NamedTuple):
@@ -286,7 +290,8 @@ class PackageReport:
 
     @property
     def has_errors(self) -> bool:
-        return any(f.severity == ERROR for f in self.all_findings())
+        """Errors no decision waived (see mlperf_check/waivers.py)."""
+        return any(f.severity == ERROR and not f.waived_by for f in self.all_findings())
 
     def to_json(self) -> dict[str, Any]:
         """The `check_package --json` document (a stable interface)."""
@@ -302,6 +307,7 @@ class PackageReport:
                 "expected": f.expected,
                 "actual": f.actual,
                 "checker": f.checker,
+                **({"waived_by": f.waived_by} if f.waived_by else {}),
             }
 
         def energy(result: BenchmarkResult) -> dict[str, Any] | None:

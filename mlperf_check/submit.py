@@ -219,11 +219,15 @@ def print_verdict(status: dict[str, Any], stdout: TextIO) -> int:
         lines.append(f"  {result['result_id']:10} {result['system']:40} {result['benchmark']:16} {score:>12}")
     findings = status["findings"]
     for finding in findings[:FINDINGS_SHOWN]:
-        lines.append(f"  {finding['severity'].upper():7} {describe_server_finding(finding)}")
+        waiver = finding.get("waived_by")
+        label = "WAIVED" if waiver else finding["severity"].upper()
+        decision = f" (waived by decision {waiver['id']}: {waiver['label']}, {waiver['reason']})" if waiver else ""
+        lines.append(f"  {label:7} {describe_server_finding(finding)}{decision}")
     if len(findings) > FINDINGS_SHOWN:
         lines.append(f"  ... and {len(findings) - FINDINGS_SHOWN} more on {status['page_url']}")
-    errors = counts.get(ERROR, 0)
-    lines.append(f"{errors} errors, {counts.get('warning', 0)} warnings, {counts.get('info', 0)} notes")
+    errors = counts.get(ERROR, 0)  # the server counts only what no decision waived
+    waived = f", {counts['waived']} waived by a decision" if counts.get("waived") else ""
+    lines.append(f"{errors} errors, {counts.get('warning', 0)} warnings, {counts.get('info', 0)} notes{waived}")
     stdout.write("\n".join(lines) + "\n")
     return 1 if errors else 0
 

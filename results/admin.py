@@ -10,7 +10,8 @@ from .models import Finding, Organization, Result, Run, System, Waiver
 class OrganizationAdmin(admin.ModelAdmin):
     list_display = ("name", "slug")
     search_fields = ("name", "slug")
-    filter_horizontal = ("members",)
+    # Members are added with the user admin's actions or `manage.py add_member` (audited).
+    readonly_fields = ("members",)
 
 
 @admin.register(System)

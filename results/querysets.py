@@ -183,11 +183,15 @@ class FindingQuerySet(models.QuerySet):
     def unwaived_errors_of(self, outer_result: str = "pk"):
         """A subquery: the number of error findings nobody waived of the result `outer_result`
         names in the outer query (annotate a queryset of results with it)."""
+        return self.unwaived_of("error", outer_result)
+
+    def unwaived_of(self, severity: str, outer_result: str = "pk"):
+        """unwaived_errors_of for findings of any severity."""
         from django.db.models import Count, OuterRef, Subquery
         from django.db.models.functions import Coalesce
 
         counted = (
-            self.filter(result=OuterRef(outer_result), severity="error").not_waived()
+            self.filter(result=OuterRef(outer_result), severity=severity).not_waived()
             .order_by().values("result").annotate(n=Count("pk")).values("n")
         )
         return Coalesce(Subquery(counted), 0)

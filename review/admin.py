@@ -4,12 +4,16 @@ results/admin.py: their state changes are the round lifecycle's admin actions.""
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import PermissionDenied
 
 from audit.admin import ReadOnlyAdmin
+from audit.roles import ROLE_GROUPS, is_chair
 from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
 from results.constants import RoundState, Suite
-from results.models import Benchmark, Round, Submission
+from results.models import Benchmark, Organization, Round, Submission
 
 from .models import BorrowingDeclaration, Notification, Objection, ResubmissionWindow, ReviewerAssignment
 from .services import (
@@ -19,6 +23,8 @@ from .services import (
     grant_resubmission_window,
     move_round,
     publish_fix,
+    set_membership,
+    set_role,
 )
 
 
@@ -164,3 +170,59 @@ class ResubmissionWindowAdmin(admin.ModelAdmin):
         except ReviewRefused as exc:
             raise PermissionDenied(str(exc)) from exc
         obj.pk = granted.pk
+
+
+class PeopleActionForm(ActionForm):
+    organization = forms.ModelChoiceField(
+        Organization.objects.order_by("name"), required=False, help_text="for the organization actions"
+    )
+
+
+def _membership_action(member: bool):
+    def action(modeladmin, request, queryset):
+        organization = Organization.objects.filter(pk=request.POST.get("organization") or None).first()
+        if organization is None:
+            modeladmin.message_user(request, "choose the organization next to the action", messages.ERROR)
+            return
+        _run_service(modeladmin, request, queryset,
+                     lambda user: set_membership(request.user, user, organization, member=member))
+
+    action.__name__ = "add_to_organization" if member else "remove_from_organization"
+    label = "Add to the chosen organization" if member else "Remove from the chosen organization"
+    return admin.action(description=label, permissions=["people"])(action)
+
+
+def _role_action(role: str, granted: bool):
+    def action(modeladmin, request, queryset):
+        _run_service(modeladmin, request, queryset,
+                     lambda user: set_role(request.user, user, role, granted=granted))
+
+    action.__name__ = f"{'give' if granted else 'take'}_{role}"
+    label = f"Give the {role} role" if granted else f"Take the {role} role"
+    return admin.action(description=label, permissions=["people"])(action)
+
+
+admin.site.unregister(get_user_model())
+
+
+@admin.register(get_user_model())
+class PeopleAdmin(UserAdmin):
+    """Memberships and review roles change through review.services (the same functions as the
+    `add_member` and `grant_role` commands), so each change is a chair's audited decision. The
+    groups and organizations are not edited on the user form for the same reason."""
+
+    action_form = PeopleActionForm
+    actions = [
+        _membership_action(True), _membership_action(False),
+        *(_role_action(role, granted) for role in ROLE_GROUPS for granted in (True, False)),
+    ]
+    list_display = (*UserAdmin.list_display, "is_superuser")
+
+    def has_people_permission(self, request) -> bool:
+        return is_chair(request.user)
+
+    def get_fieldsets(self, request, obj=None):
+        # The role groups are given with the actions above, never ticked on the form.
+        fieldsets = super().get_fieldsets(request, obj)
+        return [(name, {**opts, "fields": tuple(f for f in opts["fields"] if f != "groups")})
+                for name, opts in fieldsets]

@@ -14,11 +14,12 @@ from rest_framework.views import APIView
 
 from audit.models import AuditEvent
 from results.constants import Severity
-from results.models import Result, Round, Run
+from results.models import Result, Round, Run, Submission
 from results.querysets import RoundSlugError
 
 from . import services
 from .constants import ObjectionOutcome
+from .findings import waivers_document
 from .models import BorrowingDeclaration, Objection
 
 REFUSALS = {
@@ -289,6 +290,20 @@ class BorrowingDecideView(APIView):
         except services.ReviewRefused as exc:
             return _refused(exc)
         return Response(BorrowingSerializer(declaration, context={"user": request.user}).data)
+
+
+class VersionWaiversView(APIView):
+    @extend_schema(
+        summary="The decisions that waive findings of a version, for `mlperf-check --waivers FILE`",
+        description="A JSON document: round, organization, version and `waivers`, each with the checker "
+                    "(a bypass) or the finding code (a known false positive) it covers, on which system and "
+                    "benchmark (both empty: the package's own findings), its reason and date.",
+        responses={200: dict, 404: REFUSALS[404]}, tags=["review"],
+    )
+    def get(self, request, pk: int):
+        submission = Submission.objects.visible_to(request.user).select_related("round", "organization").filter(
+            pk=pk).first()
+        return Response(waivers_document(submission)) if submission else _missing("version")
 
 
 class EventListView(ListAPIView):

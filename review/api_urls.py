@@ -11,5 +11,6 @@ urlpatterns = [
     path("review/objections/<int:pk>/resolve/", api.ObjectionResolveView.as_view(), name="review-api-resolve"),
     path("review/borrowings/", api.BorrowingListView.as_view(), name="review-api-borrowings"),
     path("review/borrowings/<int:pk>/decide/", api.BorrowingDecideView.as_view(), name="review-api-decide"),
+    path("review/versions/<int:pk>/waivers/", api.VersionWaiversView.as_view(), name="review-api-version-waivers"),
     path("review/events/", api.EventListView.as_view(), name="review-api-events"),
 ]

@@ -1,5 +1,6 @@
-"""A result's findings as the public and the review result pages list them: each with a link to
-the log line it cites. The stored log copies are read page by page (results/logs.py)."""
+"""Findings as the review pages, the upload status and the waivers export show them: each with the
+decision that waived it, counts without the waived ones, and a result's findings with a link to
+the log line each cites. The stored log copies are read page by page (results/logs.py)."""
 
 from __future__ import annotations
 
@@ -17,11 +18,55 @@ def log_line_url(sha256: str, line: int) -> str:
 def findings_with_log_urls(result: Result, runs: list[Run]) -> list[Finding]:
     """The result's findings, each with `log_url`: the log line it cites (or ""), and `waiver`:
     the decision that waived it (or None)."""
-    findings = list(Finding.objects.with_waiver().filter(result=result).order_by("file", "line", "pk"))
-    waivers = Waiver.objects.in_bulk({f.waiver_id for f in findings if f.waiver_id})
+    findings = with_waivers(Finding.objects.with_waiver().filter(result=result).order_by("file", "line", "pk"))
     log_of_file = {run.file: run for run in runs if run.log_name}
     for finding in findings:
-        finding.waiver = waivers.get(finding.waiver_id)
         run = log_of_file.get(finding.file)
         finding.log_url = log_line_url(run.sha256, finding.line) if run and finding.line else ""
     return findings
+
+
+def with_waivers(findings) -> list[Finding]:
+    """Findings of a `with_waiver()` queryset, each with `waiver`: the decision that waived it (or None)."""
+    findings = list(findings)
+    waivers = Waiver.objects.in_bulk({f.waiver_id for f in findings if f.waiver_id})
+    for finding in findings:
+        finding.waiver = waivers.get(finding.waiver_id)
+    return findings
+
+
+def finding_counts(findings) -> dict[str, int]:
+    """A queryset of findings counted as every count shows them: by severity, only those no
+    decision waived, and `waived`: how many a decision waived."""
+    from django.db.models import Count
+
+    rows = findings.not_waived().order_by().values("severity").annotate(n=Count("pk"))
+    counts = {row["severity"]: row["n"] for row in rows}
+    return {**counts, "waived": findings.count() - sum(counts.values())}
+
+
+def waivers_document(submission) -> dict:
+    """The decisions that waive findings of this version, as `mlperf-check --waivers FILE` reads
+    them (mlperf_check/waivers.py): which checker's findings (a bypass) or which code (a known
+    false positive), on which system and benchmark ("" and "": the package's own findings)."""
+    from results.constants import WAIVED_CHECKER, WaiverKind
+
+    waivers = Waiver.objects.filter(
+        round=submission.round_id, organization=submission.organization_id, accepted=True,
+        kind__in=[*WAIVED_CHECKER, WaiverKind.KNOWN_FALSE_POSITIVE],
+    ).order_by("pk")
+    return {
+        "format": "mlperf-check-waivers/1",
+        "round": submission.round.slug,
+        "organization": submission.organization.slug,
+        "version": submission.version,
+        "waivers": [
+            {
+                "id": w.pk, "kind": w.kind, "label": w.get_kind_display(),
+                "checker": WAIVED_CHECKER.get(w.kind, ""), "code": w.code,
+                "system": w.system_id, "benchmark": w.benchmark, "reason": w.reason,
+                "decided_at": w.created_at.isoformat(),
+            }
+            for w in waivers
+        ],
+    }

@@ -623,22 +623,46 @@ def grant_waiver(actor, result: Result, kind: str, reason: str, code: str = "") 
         if not Finding.objects.filter(result__result_id=result.result_id, result__submission__round=result.submission.round_id,
                                       code=code).exists():
             raise ReviewRefused(f"{result.result_id} has no finding with code {code!r}", status=400)
+    return _record_waiver(actor, result.submission, kind=kind, code=code, reason=reason, result=result)
+
+
+def waive_package_findings(actor, submission: Submission, code: str, reason: str) -> Waiver:
+    """A chair declares the findings of one code that no result carries (the package's layout,
+    system descriptions, archive) a known false positive for the organization in this round. They
+    leave every count and badge like a result's waived findings (FindingQuerySet.not_waived:
+    system and benchmark "")."""
+    _require_chair(actor, "waive findings of a package")
+    _refuse_conflict(actor, submission.organization, "waive its findings")
+    reason = _require_reason(reason)
+    code = (code or "").strip()
+    if not submission.findings.filter(result__isnull=True, code=code).exists():
+        raise ReviewRefused(f"version {submission.version} has no package finding with code {code!r}", status=400)
+    return _record_waiver(actor, submission, kind=WaiverKind.KNOWN_FALSE_POSITIVE, code=code, reason=reason)
+
+
+def _record_waiver(actor, submission: Submission, *, kind: str, code: str, reason: str, result=None) -> Waiver:
+    """Store the decision for every version of the organization in the round, audit it, tell the
+    organization; `result` None: the package's own findings (system and benchmark "")."""
+    organization = submission.organization
+    what = result.result_id if result is not None else f"{organization} {submission.round.slug} (package)"
     with transaction.atomic():
         try:
             with transaction.atomic():
                 waiver = Waiver.objects.create(
-                    round=result.submission.round, organization=organization, system_id=result.system.system_id,
-                    benchmark=result.benchmark.name, kind=kind, code=code, reason=reason, granted_by=actor,
+                    round=submission.round, organization=organization,
+                    system_id=result.system.system_id if result is not None else "",
+                    benchmark=result.benchmark.name if result is not None else "",
+                    kind=kind, code=code, reason=reason, granted_by=actor,
                 )
         except IntegrityError as exc:
-            raise ReviewRefused(f"{result.result_id} already has a {kind} waiver{f' for {code}' if code else ''}",
+            raise ReviewRefused(f"{what} already has a {kind} waiver{f' for {code}' if code else ''}",
                                 status=409) from exc
-        versions = Submission.objects.filter(round=result.submission.round_id, organization=organization)
+        versions = Submission.objects.filter(round=submission.round_id, organization=organization)
         touch_submissions(versions)
         findings_waived.send(sender=Waiver, submissions=versions)
-        events.finding_waived(result, waiver, actor=actor)
+        events.finding_waived(waiver, actor=actor, submission=submission, result=result)
         _notify_members(organization, events.FINDING_WAIVED,
-                        f"{result.result_id}: {waiver.get_kind_display()}{f' ({code})' if code else ''}: {reason}.")
+                        f"{what}: {waiver.get_kind_display()}{f' ({code})' if code else ''}: {reason}.")
     return waiver
 
 
@@ -678,6 +702,8 @@ def declare_borrowing(actor, result: Result, lender_result: Result, now=None) ->
         raise ReviewRefused("the lender's result must be of the same benchmark in the same round", status=400)
     if lender_result.submission.organization_id == organization.pk:
         raise ReviewRefused("borrowing is from another submitter", status=400)
+    if lender_result.status != ResultStatus.ACTIVE:
+        raise ReviewRefused(f"the lender's result is {lender_result.get_status_display().lower()}", status=400)
     if result.division != Division.CLOSED or lender_result.division != Division.CLOSED:
         raise ReviewRefused("borrowing is between closed-division results", status=400)
     with transaction.atomic():

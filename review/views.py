@@ -8,7 +8,7 @@ from datetime import UTC
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -25,7 +25,7 @@ from results.models import Finding, Organization, Result, Round, Run, Submission
 from . import services
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
 from .diff import version_diff
-from .findings import findings_with_log_urls, log_line_url
+from .findings import finding_counts, findings_with_log_urls, log_line_url, with_waivers
 from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment, WithdrawalRequest
 from .preview import preview_obligations
 
@@ -73,7 +73,7 @@ def queue(request):
             results = results.filter(objections__state=chosen["state"])
         results = results.annotate(
             errors=Finding.objects.unwaived_errors_of(),
-            warnings=Count("findings", filter=Q(findings__severity=Severity.WARNING), distinct=True),
+            warnings=Finding.objects.unwaived_of(Severity.WARNING),
             open_objections=Count("objections", filter=~Q(objections__state=ObjectionState.RESOLVED), distinct=True),
         ).distinct().order_by("submission__organization__name", "benchmark__name", "system__name")
         rows = list(results[:QUEUE_LIMIT])
@@ -132,6 +132,8 @@ def result_review(request, result_id: str):
     member = services.member_of(user, organization)
     reviewer = services.is_reviewer(user) and not member
     in_review = round_.state == RoundState.REVIEW
+    deadline_passed = bool(round_.borrowing_deadline and timezone.now() > round_.borrowing_deadline)
+    can_declare = member and in_review and not deadline_passed and result.division == "closed" and not borrowings
     context = {
         "result": result,
         "round": round_,
@@ -154,7 +156,8 @@ def result_review(request, result_id: str):
         "show_decider": services.is_reviewer(user) or member,
         "withdrawals": WithdrawalRequest.objects.filter(round=round_, result_id=result_id)
         if member or services.is_chair(user) else [],
-        "can_declare": member and in_review and result.division == "closed" and not borrowings,
+        "can_declare": can_declare,
+        "lenders": lender_choices(user, result) if can_declare else [],
         "can_withdraw": member and result.status == "active",
         "outcomes": ObjectionOutcome.choices,
         "severities": Severity.choices,
@@ -165,6 +168,22 @@ def result_review(request, result_id: str):
         "answered_state": ObjectionState.ANSWERED,
     }
     return render(request, "review/result.html", context)
+
+
+def lender_choices(user, result: Result):
+    """The results `result` may borrow hyperparameters from, as the borrower finds them on the
+    pages: another organization's current closed result of the same benchmark in the round, one
+    the borrower may read (peer review), never one it may not (the same queryset the declaration
+    looks the lender up in)."""
+    return list(
+        _lenders(user, result).filter(benchmark__name=result.benchmark.name, division="closed", status="active")
+        .exclude(submission__organization=result.submission.organization_id).with_related()
+        .order_by("submission__organization__name", "system__name", "result_id")
+    )
+
+
+def _lenders(user, result: Result):
+    return Result.objects.visible_to(user).current().for_round(result.submission.round)
 
 
 def version_diff_page(request, result_id: str):
@@ -186,6 +205,44 @@ def version_diff_page(request, result_id: str):
         raise Http404("no such version")
     return render(request, "review/diff.html", {"diff": version_diff(versions[old], versions[new]),
                                                 "result": result, "numbers": numbers})
+
+
+REPORT_LIMIT = 1000  # findings listed on a version's report page; the counts cover them all
+
+
+def _visible_version(user, pk) -> Submission:
+    submission = Submission.objects.visible_to(user).select_related("round", "organization").filter(pk=pk).first()
+    if submission is None:
+        raise Http404("no such version")
+    return submission
+
+
+def version_report(request, pk: int):
+    """The checker's report of one version as the server stands by it: the package's own findings
+    and each result's, every waived one with the decision that waived it, counts without them.
+    A chair of another organization waives a package finding (one no result carries) here."""
+    user = request.user
+    submission = _visible_version(user, pk)
+    # Findings of results the visitor may not read (withdrawn, removed) stay out, as the results do.
+    findings = submission.findings.filter(
+        Q(result__isnull=True) | Q(result__in=Result.objects.visible_to(user).filter(submission=submission))
+    )
+    package_first = F("result__result_id").asc(nulls_first=True)
+    listed = with_waivers(
+        findings.with_waiver().select_related("result").order_by(package_first, "file", "line", "pk")[:REPORT_LIMIT]
+    )
+    package = [f for f in listed if f.result_id is None]
+    return render(request, "review/version.html", {
+        "submission": submission,
+        "round": submission.round,
+        "counts": finding_counts(findings),
+        "total": findings.count(),
+        "package_findings": package,
+        "result_findings": [f for f in listed if f.result_id is not None],
+        "waivable_codes": sorted({f.code for f in package if f.waiver is None}),
+        "can_waive": services.is_chair(user) and not services.member_of(user, submission.organization),
+        "limit": REPORT_LIMIT,
+    })
 
 
 def objection_detail(request, pk: int):
@@ -272,6 +329,15 @@ def grant_waiver(request, result_id: str):
 
 @login_required
 @require_POST
+def waive_package_findings(request, pk: int):
+    submission = _visible_version(request.user, pk)
+    return _act(request, lambda: services.waive_package_findings(
+        request.user, submission, request.POST.get("code", ""), request.POST.get("reason", "")),
+        reverse("review:version", args=[pk]))
+
+
+@login_required
+@require_POST
 def decide_shipped_factor(request, result_id: str):
     result = result_or_404(request.user, result_id)
     accept = request.POST.get("decision") == "accept"
@@ -305,9 +371,7 @@ def decide_withdrawal(request, pk: int):
 def declare_borrowing(request, result_id: str):
     result = result_or_404(request.user, result_id)
     # The lender is one the borrower may read (peer review): the answer tells nothing of others.
-    lender = Result.objects.visible_to(request.user).current().for_round(result.submission.round).filter(
-        result_id=request.POST.get("lender", "").strip()
-    ).first()
+    lender = _lenders(request.user, result).filter(result_id=request.POST.get("lender", "").strip()).first()
     if lender is None:
         return _refused(request, services.ReviewRefused("no such lender result", status=400))
     return _act(request, lambda: services.declare_borrowing(request.user, result, lender),

@@ -293,3 +293,80 @@ def test_a_training_check_does_not_import_the_inference_pipeline_or_its_checkers
     completed = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True)
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.split() and "pipeline" not in completed.stdout and "checkers" not in completed.stdout
+
+
+def write_waivers(path: Path, waivers: list[dict]) -> Path:
+    """A waivers file as the server exports it (review/findings.py waivers_document)."""
+    path.write_text(json.dumps({"format": "mlperf-check-waivers/1", "round": "training-v1.0",
+                                "organization": "intel", "version": 2, "waivers": waivers}))
+    return path
+
+
+def test_a_servers_waivers_file_marks_the_waived_findings_and_they_count_nowhere(tmp_path):
+    intel = str(SAMPLE / "training-v1.0/Intel")
+    waivers = write_waivers(tmp_path / "waivers.json", [
+        # A known false positive of one result (the dlrm runs' log division and org).
+        {"id": 7, "kind": "false_positive", "label": "Known false positive", "checker": "", "code": code,
+         "system": "4-nodes-32s-8376H-pytorch", "benchmark": "dlrm", "reason": "logged by the launcher"}
+        for code in ("LOG_DIVISION_MISMATCH", "LOG_ORG_MISMATCH")
+    ] + [
+        # A package finding (system and benchmark ""): the stray file at the root.
+        {"id": 8, "kind": "false_positive", "label": "Known false positive", "checker": "",
+         "code": "LAYOUT_UNKNOWN_FILE", "system": "", "benchmark": "", "reason": "a README is fine"},
+        # A bypass of a checker on another result: covers only that result's findings of it.
+        {"id": 9, "kind": "rcp_bypass", "label": "RCP check bypassed", "checker": "compliance", "code": "",
+         "system": "1-node-8s-8380H-tensorflow", "benchmark": "resnet", "reason": "target reached late"},
+    ])
+    before_status, before, _ = check(intel, "--jobs", "1")
+    status, out, err = check(intel, "--jobs", "1", "--waivers", str(waivers))
+    assert (before_status, status, err) == (1, 0, "")
+    assert "[LOG_ORG_MISMATCH]" in before.split("WARNINGS")[0]
+    errors_part, waived_part = out.split("WAIVED BY A DECISION")[0], out.split("WAIVED BY A DECISION")[1]
+    assert "ERRORS" not in errors_part
+    assert "(waived by decision 7: Known false positive LOG_ORG_MISMATCH, logged by the launcher)" in waived_part
+    assert "(waived by decision 9: RCP check bypassed, target reached late)" in waived_part
+    # The package's own LAYOUT_UNKNOWN_FILE is waived; the same code in a result folder is not.
+    assert "(waived by decision 8: Known false positive LAYOUT_UNKNOWN_FILE, a README is fine)" in waived_part
+    assert "[LAYOUT_UNKNOWN_FILE] results/1-node-8s-8380H-tensorflow" in errors_part
+    assert out.splitlines()[-1].startswith("0 errors, ") and out.splitlines()[-1].endswith(" waived by a decision")
+    document = json.loads(check(intel, "--jobs", "1", "--json", "--waivers", str(waivers))[1])
+    (package_finding,) = document["findings"]
+    assert package_finding["waived_by"].startswith("decision 8:")
+    github = check(intel, "--jobs", "1", "--format", "github", "--waivers", str(waivers))[1]
+    assert "::error " not in github and "waived by decision 7" in github
+
+
+def test_a_bad_waivers_file_is_bad_usage_with_the_reason(tmp_path):
+    intel = str(SAMPLE / "training-v1.0/Intel")
+    (tmp_path / "other.json").write_text('{"results": []}')
+    (tmp_path / "broken.json").write_text("{")
+    cases = {
+        "missing.json": "cannot read it",
+        "other.json": 'expected the server\'s waivers export ("format": "mlperf-check-waivers/1")',
+        "broken.json": "not JSON",
+    }
+    for name, reason in cases.items():
+        status, out, err = check(intel, "--waivers", str(tmp_path / name))
+        assert (status, out) == (2, "") and f"{tmp_path / name}: {reason}" in err
+    bad_entry = write_waivers(tmp_path / "entry.json", [{"kind": "rcp_bypass"}])
+    assert "waivers[0] needs an id and a label" in check(intel, "--waivers", str(bad_entry))[2]
+    round_status, _, round_err = check(str(SAMPLE / "training-v1.0"), "--waivers", str(write_waivers(tmp_path / "w.json", [])))
+    assert round_status == 2 and "check one submitter folder with it" in round_err
+
+
+def test_submit_prints_the_servers_verdict_with_its_waived_findings():
+    from mlperf_check.submit import print_verdict
+
+    finding = {"severity": "error", "code": "SEED_REUSED", "message": "seed 7 in two runs", "file": "r/result_1.txt",
+               "line": 3, "waived_by": None}
+    waived = {**finding, "waived_by": {"id": 4, "label": "Seed check bypassed", "code": "", "kind": "seed_bypass",
+                                       "reason": "the launcher's seeds"}}
+    status = {"id": 1, "version": 2, "round": "training-v1.0", "page_url": "/submit/uploads/1/", "results": [],
+              "job": {"state": "done"}, "finding_counts": {"error": 1, "waived": 1}, "findings": [finding, waived]}
+    out = io.StringIO()
+    assert print_verdict(status, out) == 1
+    lines = out.getvalue().splitlines()
+    assert lines[1].startswith("  ERROR   [SEED_REUSED]")
+    assert lines[2].startswith("  WAIVED  [SEED_REUSED]")
+    assert lines[2].endswith("(waived by decision 4: Seed check bypassed, the launcher's seeds)")
+    assert lines[-1] == "1 errors, 0 warnings, 0 notes, 1 waived by a decision"

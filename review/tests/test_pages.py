@@ -4,8 +4,11 @@ same organization, chair), and what the pages show."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from results.models import Result
 from results.tests.factories import make_result, make_submission, make_system
@@ -250,3 +253,44 @@ def test_runs_are_in_numeric_order_on_the_review_page(world):
     page = client_as(world, "chair").get(f"/review/results/{result.result_id}/").content.decode()
     positions = [page.index(f"result_{index}.txt") for index in (1, 2, 10)]
     assert positions == sorted(positions)
+
+
+def test_the_borrower_picks_the_lender_from_the_results_it_may_read(world, people):
+    """The picker offers another organization's current closed result of the same benchmark in the
+    round that the borrower reads in peer review, and nothing it may not read."""
+    from results.models import Organization
+    from results.tests.factories import make_round
+
+    round_, alpha, beta = world["round"], world["alpha_result"], world["beta_result"]
+    beta_submission = beta.submission
+    withdrawn = make_result(make_system(beta_submission, "beta-old"), "resnet", status="withdrawn")
+    open_division = make_result(make_system(beta_submission, "beta-open", division="open"), "resnet")
+    own = make_result(make_system(alpha.submission, "alpha-two"), "resnet")
+    elsewhere = make_round("1.1", state="open", benchmarks=("resnet",))
+    delta = Organization.objects.create(name="Delta AI", slug="delta")
+    unpublished = make_result(make_system(make_submission(elsewhere, delta, published=False), "delta-sys"), "resnet")
+    page = client_as(world, "owner").get(f"/review/results/{alpha.result_id}/")
+    assert [r.result_id for r in page.context["lenders"]] == [beta.result_id]
+    text = page.content.decode()
+    assert f'<option value="{beta.result_id}">Beta Compute · BETA-SYS 8xA100 · {beta.result_id} · 28.00 min</option>' in text
+    for hidden in (withdrawn, unpublished):
+        assert hidden.result_id not in text
+    assert open_division.result_id not in page.context["lenders"] and own.result_id not in page.context["lenders"]
+    # Only the borrower's members are offered the picker, and only while the round is in review.
+    for who in ("outsider", "reviewer", "chair"):
+        assert client_as(world, who).get(f"/review/results/{alpha.result_id}/").context["lenders"] == []
+    # An id learned elsewhere that the borrower may not read is refused like one that does not exist.
+    borrow = f"/review/results/{alpha.result_id}/borrowing/"
+    response = client_as(world, "owner").post(borrow, {"lender": unpublished.result_id})
+    assert response.status_code == 400 and "no such lender result" in response.content.decode()
+    # Peers read a withdrawn result during review, but nobody borrows from it.
+    response = client_as(world, "owner").post(borrow, {"lender": withdrawn.result_id})
+    assert response.status_code == 400 and "the lender&#x27;s result is withdrawn" in response.content.decode()
+    # Never a form the borrower may not submit: not after the borrowing deadline, not outside review.
+    round_.borrowing_deadline = timezone.now() - timedelta(minutes=1)
+    round_.save()
+    assert 'id="borrowing-form"' not in client_as(world, "owner").get(f"/review/results/{alpha.result_id}/").content.decode()
+    round_.state, round_.borrowing_deadline = "open", None
+    round_.save()
+    page = client_as(world, "owner").get(f"/review/results/{alpha.result_id}/").content.decode()
+    assert 'id="borrowing-form"' not in page and beta.result_id not in page.split("Hyperparameter borrowing")[1]

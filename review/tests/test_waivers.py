@@ -97,3 +97,33 @@ def test_a_waiver_reaches_the_cached_public_pages_at_once(world, errors, client)
     assert "3 checker errors not waived" in client.get(url).content.decode()  # served from the cache
     services.grant_waiver(world["reviewer"], errors, "seed_bypass", "launcher seeds")
     assert "2 checker errors not waived" in client.get(url).content.decode()
+
+
+def test_an_inference_result_page_names_the_decision_that_waived_a_finding(client, sample_data, personas):
+    from django.core.management import call_command
+
+    call_command("import_results", str(sample_data / "inference-v0.7"), "--round", "inference-v0.7", "--publish",
+                 stdout=None)
+    result = Result.objects.get(submission__organization__slug="altos", scenario="Server")
+    finding = Finding.objects.create(submission=result.submission, result=result, checker="loadgen", severity="warning",
+                                     code="LOADGEN_WARNING", message="a LoadGen warning", file="mlperf_log_detail.txt")
+    url = f"/results/{result.result_id}/"
+    assert "waived by decision" not in client.get(url).content.decode()
+    waiver = services.grant_waiver(personas["chair"], result, "false_positive", "expected on this SUT",
+                                   code="LOADGEN_WARNING")
+    page = client.get(url).content.decode()
+    assert f'id="waived-{finding.pk}">waived by decision {waiver.pk}' in page and "expected on this SUT" in page
+
+
+def test_the_queue_counts_only_warnings_no_decision_waived(world):
+    reviewer = Client()
+    reviewer.force_login(world["reviewer"])
+    result_id = world["alpha_result"].result_id  # one seeds warning (the world's finding)
+
+    def warnings() -> int:
+        rows = reviewer.get("/review/?round=training-v1.0").context["rows"]
+        return {row.result_id: row.warnings for row in rows}[result_id]
+
+    assert warnings() == 1
+    services.grant_waiver(world["reviewer"], world["alpha_result"], "seed_bypass", "launcher seeds")
+    assert warnings() == 0

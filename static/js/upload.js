@@ -76,17 +76,28 @@
     }
     var box = document.getElementById("findings");
     box.replaceChildren();
-    SEVERITIES.forEach(function (severity) {
-      var count = data.finding_counts[severity] || 0;
-      var details = el("details", null, "sev-" + severity);
-      details.id = "findings-" + severity;
-      details.open = severity === "error" && count > 0;
-      details.append(el("summary", count + " " + severity + (count === 1 ? "" : "s")));
+    // The counts leave out what a decision waived, and so do the lists; waived findings are
+    // listed apart, each with the decision that waived it.
+    SEVERITIES.concat(["waived"]).forEach(function (group) {
+      var count = data.finding_counts[group] || 0;
+      if (group === "waived" && !count) return;
+      var details = el("details", null, "sev-" + group);
+      details.id = "findings-" + group;
+      details.open = group === "error" && count > 0;
+      details.append(el("summary", group === "waived" ? count + " waived by a decision"
+                                                      : count + " " + group + (count === 1 ? "" : "s")));
       var list = el("ul", null, "findings-list");
-      data.findings.filter(function (f) { return f.severity === severity; }).forEach(function (f) {
+      data.findings.filter(function (f) {
+        return group === "waived" ? f.waived_by : f.severity === group && !f.waived_by;
+      }).forEach(function (f) {
         var li = el("li");
         var where = f.file ? f.file + (f.line ? ":" + f.line : "") : "(package)";
         li.append(el("code", where), " ", el("b", f.code), " ", el("span", f.message));
+        if (f.waived_by) {
+          var w = f.waived_by;
+          li.append(" ", el("span", "waived by decision " + w.id + " (" + w.label + (w.code ? " " + w.code : "") +
+                                    ": " + w.reason + ")", "waived"));
+        }
         list.append(li);
       });
       var shown = list.children.length;

@@ -9,9 +9,12 @@ a log line -> Alpha answers, the filer is offered no resolve form, the reviewer 
 Alpha borrows Beta's hyperparameters but resubmits its own weight decay: the check finds it, the
 reviewer (not the borrower) reads the mismatch and rejects -> the rejection blocks the version
 until the chair overrides it -> the reviewer waives the seed check: the error leaves every count
--> publication: the public reads the result, never the review record.
+-> the chair waives a package finding (a stray file) on the version's checker report: it leaves
+the report's and the upload's counts -> publication: the public reads the result, never the
+review record.
 
-Screenshots: test-output/screenshots/personas-*.png
+Screenshots: test-output/screenshots/personas-*.png (the pages this walk changes at 1366 and 390 px
+wide too: personas-*-1366.png, personas-*-390.png).
 """
 
 # ruff: noqa: F811 - fixtures imported from upload_fixtures are redefined as arguments
@@ -25,9 +28,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from ingest.models import Upload
 from ingest.tests.tarballs import SAMPLE_V1
 from ingest.tests.upload_fixtures import unthrottled, worker  # noqa: F401
-from results.models import Benchmark, Organization, Result, Round, Run
+from results.models import Benchmark, Organization, Result, Round, Run, Submission
 
 pytestmark = [
     pytest.mark.browser,
@@ -42,10 +46,14 @@ REFERENCE_DECAY = '"key": "opt_weight_decay", "value": 0.00013'
 SEED_1, SEED_2 = '"key": "seed", "value": 2015131766', '"key": "seed", "value": 1276275483'
 
 
-def package(tmp_path: Path, name: str, *, weight_decay: str | None = None, reuse_seed: bool = False) -> Path:
-    """The sample Fujitsu folder as a tarball, its logged weight decay and second seed rewritten."""
+def package(tmp_path: Path, name: str, *, weight_decay: str | None = None, reuse_seed: bool = False,
+            stray_file: bool = False) -> Path:
+    """The sample Fujitsu folder as a tarball, its logged weight decay and second seed rewritten;
+    `stray_file` adds notes.txt at its root (a package-level LAYOUT_UNKNOWN_FILE warning)."""
     folder = tmp_path / name / "Fujitsu"
     shutil.copytree(SAMPLE_V1 / "Fujitsu", folder)
+    if stray_file:
+        (folder / "notes.txt").write_text("how we ran it\n")
     for log in folder.rglob("result_*.txt"):
         text = log.read_text()
         if weight_decay is not None:
@@ -99,6 +107,16 @@ class Personas:
     def shot(self, who: str, name: str) -> None:
         self.step += 1
         self[who].screenshot(path=str(SCREENSHOTS / f"personas-{self.step:02d}-{who}-{name}.png"), full_page=True)
+
+    def shot_widths(self, who: str, name: str) -> None:
+        """The page at a laptop's and a phone's width, then back to the walk's own."""
+        page = self[who]
+        self.step += 1
+        for width in (1366, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.screenshot(path=str(SCREENSHOTS / f"personas-{self.step:02d}-{who}-{name}-{width}.png"),
+                            full_page=True)
+        page.set_viewport_size({"width": 1280, "height": 1000})
 
     def upload(self, who: str, tarball: Path) -> None:
         page = self[who]
@@ -176,9 +194,14 @@ def test_five_personas_walk_a_round(personas, live_server, worker, browser, tmp_
 
         # 5. Alpha declares that it borrows Beta's hyperparameters (found from the peer pages) but
         #    resubmits its own weight decay: the check finds it; only the review team reads it.
+        #    Alpha picks the lender from the results it reads, not by an id learned elsewhere.
         walk[alpha].goto(f"{walk.url}/review/results/{alpha_id}/")
+        offered = walk[alpha].locator("#borrowing-form select[name=lender] option").all_inner_texts()
+        (lender,) = [text for text in offered if beta_id in text]
+        assert lender.startswith("Beta Compute · ") and not any(alpha_id in text for text in offered)
+        walk.shot_widths(alpha, "picks-lender")
         walk.submit(alpha, "#borrowing-form", {"lender": beta_id})
-        walk.upload(alpha, package(tmp_path, "alpha-v2", weight_decay="0.0005", reuse_seed=True))
+        walk.upload(alpha, package(tmp_path, "alpha-v2", weight_decay="0.0005", reuse_seed=True, stray_file=True))
         walk["reviewer"].goto(f"{walk.url}/review/results/{alpha_id}/")
         assert "opt_weight_decay" in walk["reviewer"].inner_text(".borrowing .mismatches")
         walk[alpha].goto(f"{walk.url}/review/results/{alpha_id}/")
@@ -207,6 +230,31 @@ def test_five_personas_walk_a_round(personas, live_server, worker, browser, tmp_
         queue = walk.text("reviewer", f"/review/?round={round_.slug}")
         assert alpha_id in queue
         walk.shot("reviewer", "waives")
+
+        # 7b. Alpha's stray notes.txt is a finding of the package, not of a result: the chair finds
+        #     the version's checker report from the round page and waives it as a known false
+        #     positive; it leaves the report's counts and the upload's, naming the decision.
+        version = Submission.objects.get(organization=personas["alpha"], round=round_, is_current=True)
+        report = f"/review/versions/{version.pk}/"
+        walk["chair"].goto(f"{walk.url}/review/rounds/{round_.slug}/")
+        walk.shot_widths("chair", "round-versions")
+        walk["chair"].click(f"#round-versions a[href='{report}']")
+        assert "LAYOUT_UNKNOWN_FILE" in walk["chair"].inner_text("#package-findings")
+        assert walk["chair"].inner_text("#report-counts").startswith("0 errors, 1 warning")  # the seed error: waived
+        for who in ("reviewer", beta, alpha):  # a chair's decision, never the organization's own
+            assert "LAYOUT_UNKNOWN_FILE" in walk.text(who, report)
+            assert walk[who].locator("#package-waive-form").count() == 0
+        walk.submit("chair", "#package-waive-form", {"code": "LAYOUT_UNKNOWN_FILE", "reason": "notes are allowed"})
+        assert "waived by decision" in walk["chair"].inner_text("#package-findings")
+        assert walk["chair"].inner_text("#report-counts").startswith("0 errors, 0 warnings")
+        walk.shot_widths("chair", "waives-package-finding")
+        upload = Upload.objects.filter(submission=version).get()
+        walk[alpha].goto(f"{walk.url}/submit/uploads/{upload.pk}/")
+        expect(walk[alpha].locator("#findings-waived summary")).to_have_text("2 waived by a decision")
+        assert walk[alpha].inner_text("#findings-warning summary") == "0 warnings"
+        walk[alpha].click("#findings-waived summary")
+        assert "notes are allowed" in walk[alpha].inner_text("#findings-waived")
+        walk.shot_widths(alpha, "upload-waived")
 
         # 8. Publication: the public reads the result and the decisions that change it, never the
         #    review record (objections, borrowing, who reviewed).

@@ -135,7 +135,7 @@ def test_a_whole_round(personas, open_round, live_server, worker, browser, tmp_p
 
     # 4. Alpha declares that it borrows Beta's hyperparameters, then uploads the fix.
     owner.goto(f"{walk.url}/review/results/{alpha_result.result_id}/")
-    owner.fill("#borrowing-form input[name=lender]", beta_result.result_id)
+    owner.select_option("#borrowing-form select[name=lender]", beta_result.result_id)
     owner.click("#borrowing-form button")
     owner.wait_for_load_state()
     walk.shot(owner, "owner-declares-borrowing")
@@ -144,7 +144,7 @@ def test_a_whole_round(personas, open_round, live_server, worker, browser, tmp_p
     # 5. The borrowing check passed; a reviewer of another organization approves.
     reviewer.goto(f"{walk.url}/review/results/{alpha_result.result_id}/")
     assert reviewer.locator("#borrowing-check-passed").count() == 1, reviewer.inner_text("main")
-    reviewer.click("#versions a")  # the diff of version 2 against version 1
+    reviewer.click("#versions a.diff-link")  # the diff of version 2 against version 1
     assert "opt_weight_decay" in reviewer.inner_text("#diff-hyperparameters")
     walk.shot(reviewer, "reviewer-diff")
     reviewer.go_back()

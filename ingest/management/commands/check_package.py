@@ -13,9 +13,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         cli.add_arguments(parser)
 
-    def handle(self, *args, path, ruleset, format, jobs, **options):
+    def handle(self, *args, path, ruleset, format, jobs, waivers, **options):
         status = cli.run(
-            path, ruleset=ruleset, output_format=format, jobs=jobs, stdout=self.stdout, stderr=self.stderr
+            path, ruleset=ruleset, output_format=format, jobs=jobs, waivers_file=waivers, stdout=self.stdout,
+            stderr=self.stderr,
         )
         if status == cli.USAGE_ERROR:
             raise CommandError("bad usage", returncode=cli.USAGE_ERROR)

@@ -15,6 +15,7 @@ from pages.views.common import chart_response, csv_response
 from results.constants import Division, Scenario, Severity
 from results.models import Benchmark, Finding, Result, Round
 from results.states import publication_state
+from review.findings import with_waivers
 
 from . import charts as inference_charts
 from .tables import (
@@ -95,7 +96,7 @@ def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fm
 
 def result_page(request, result: Result):
     details = result.inference or {}
-    findings = list(Finding.objects.filter(result=result).order_by("severity", "file", "line", "pk"))
+    findings = with_waivers(Finding.objects.with_waiver().filter(result=result).order_by("severity", "file", "line", "pk"))
     by_severity = [
         {"severity": label, "key": value, "findings": [f for f in findings if f.severity == value]}
         for value, label in Severity.choices

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from mlperf_check.package import natural_key
 from results.models import Finding, Result
 
+from .findings import with_waivers
+
 
 @dataclass
 class VersionDiff:
@@ -60,8 +62,9 @@ def version_diff(old: Result, new: Result) -> VersionDiff:
         if old_hash != new_hash:
             state = "added" if not old_hash else "removed" if not new_hash else "changed"
             diff.files.append({"file": name, "state": state, "old_sha256": old_hash, "new_sha256": new_hash})
-    old_findings = {_finding_key(f): f for f in Finding.objects.filter(result=old)}
-    new_findings = {_finding_key(f): f for f in Finding.objects.filter(result=new)}
+    # Each with `waiver`: a finding a decision waived is marked so here too.
+    old_findings = {_finding_key(f): f for f in with_waivers(Finding.objects.with_waiver().filter(result=old))}
+    new_findings = {_finding_key(f): f for f in with_waivers(Finding.objects.with_waiver().filter(result=new))}
     diff.findings_added = [f for key, f in new_findings.items() if key not in old_findings]
     diff.findings_gone = [f for key, f in old_findings.items() if key not in new_findings]
     return diff

@@ -86,6 +86,17 @@ def test_diff_page_persona_and_content(world):
     page = client_as(world, "reviewer").get(url).content.decode()
     assert "PyTorch 22.01" in page and "25.000" in page and "removed" in page  # result_4.txt is gone
     assert "SEED_REPEATED" in page  # gone: version 2 has no findings
+    assert "waived by decision" not in page
+
+
+def test_diff_page_marks_the_findings_a_decision_waived(world):
+    alpha = world["alpha_result"]
+    fix = make_submission(world["round"], world["alpha"], published=False, version=2)
+    make_result(make_system(fix, "alpha-sys"), "resnet", minutes=25.0, result_id=alpha.result_id, runs=4)
+    waiver = services.grant_waiver(world["reviewer"], alpha, "seed_bypass", "seeds come from the launcher")
+    page = client_as(world, "reviewer").get(f"/review/results/{alpha.result_id}/diff/?old=1&new=2").content.decode()
+    gone = page.split('id="findings-gone"')[1].split("</ul>")[0]
+    assert "SEED_REPEATED" in gone and f"waived by decision {waiver.pk}" in gone
 
 
 def test_objection_actions_persona(world):

@@ -332,10 +332,11 @@ class InferenceRoundTablesChecker(InferenceChecker):
         miss = ERROR if closed else INFO  # the open division's accuracy is taken as it is
         out = []
         targets = model.scenario_accuracy.get(result.scenario, model.accuracy_targets)
-        figures, hashed, lines = self._figures(
+        figures, hashed, lines, texts = self._figures(
             accuracy / "accuracy.txt", targets, model.accuracy_upper, table
         )
         result.accuracy_figures = figures
+        result.accuracy_printed = "  ".join(f"{metric}: {texts[metric]}" for metric, _ in targets if metric in texts)
         if targets:
             result.accuracy_kind, result.accuracy_target = targets[0]
             result.accuracy_value = figures.get(targets[0][0])
@@ -428,9 +429,9 @@ class InferenceRoundTablesChecker(InferenceChecker):
         ]
 
     @staticmethod
-    def _figures(path, targets, upper, table) -> tuple[dict[str, float], bool, dict[str, int]]:
-        """Every figure the round's patterns find in accuracy.txt (the first match of each), and
-        whether a hash line is there."""
+    def _figures(path, targets, upper, table) -> tuple[dict[str, float], bool, dict[str, int], dict[str, str]]:
+        """Every figure the round's patterns find in accuracy.txt (the first match of each), whether
+        a hash line is there, each figure's line and its text as printed."""
         patterns = {
             metric: re.compile(table["accuracy_patterns"][metric])
             for metric, _ in (*targets, *upper)
@@ -438,6 +439,7 @@ class InferenceRoundTablesChecker(InferenceChecker):
         }
         figures: dict[str, float] = {}
         lines: dict[str, int] = {}
+        texts: dict[str, str] = {}
         hashed = False
         for number, line in enumerate(decode_lines(path.read_bytes()), start=1):
             for metric, pattern in patterns.items():
@@ -447,10 +449,10 @@ class InferenceRoundTablesChecker(InferenceChecker):
                 if match:
                     value = to_number(match.group(1))
                     if value is not None:
-                        figures[metric], lines[metric] = value, number
+                        figures[metric], lines[metric], texts[metric] = value, number, match.group(1)
             if HASH.match(line):
                 hashed = True
-        return figures, hashed, lines
+        return figures, hashed, lines, texts
 
     def _detail_errors(self, path, rel: str, table) -> list[Finding]:
         with path.open("rb") as stream:
@@ -764,7 +766,7 @@ class InferenceRoundTablesChecker(InferenceChecker):
             path = test_dir / "accuracy" / name
             if not path.is_file():
                 return False
-            found, _, _ = self._figures(path, model.accuracy_targets[:1], (), table)
+            found, *_ = self._figures(path, model.accuracy_targets[:1], (), table)
             figures.append(found.get(model.accuracy_targets[0][0]) if model.accuracy_targets else None)
         baseline, compliance = figures
         if baseline is None or compliance is None or baseline == 0:

@@ -64,6 +64,7 @@ class AcceptedResult:
     inferred: bool = False
     power: float | None = None
     power_unit: str = ""  # Watts, millijoules
+    entry: str = ""  # the system's entry ID where one is known (an imported official one); else numbered
 
     @property
     def division(self) -> str:
@@ -80,14 +81,14 @@ class AcceptedResult:
 
 def summary_records(
     results: Iterable[AcceptedResult], *, version: str, scenarios: Mapping[str, Mapping[str, list]] | None = None,
-    ids: Mapping[str, str] | None = None, repository: str | None = None,
+    repository: str | None = None,
 ) -> list[dict[str, Any]]:
     """summary_results.json's records. `version` as the round is named ("v4.1"); `scenarios`: the
     round's scenarios per category and model (the checker's required and optional scenarios; a
     result outside them is left out, as the report script does, and None keeps every result);
-    `ids`: the entry ID of an audit key, where one is known (else numbered as the script does);
     `repository`: the results repository the links name (default inference_results_<version>)."""
-    rows = _typed([row for result in results for row in _checker_rows(result, version)])
+    pairs = [(result, row) for result in results for row in _checker_rows(result, version)]
+    rows = _typed([row for _, row in pairs])
     base_url = f"https://github.com/mlcommons/{repository or f'inference_results_{version}'}/tree/main"
     for row in rows:
         row["p#"] = int(row["host_processors_per_node"])
@@ -98,8 +99,8 @@ def summary_records(
         row["ColorKey"] = row["Availability"] + row["Submitter"]
     keys = sorted({(r["Category"], r["Availability"], r["Submitter"], r[AUDIT_KEY]) for r in rows})
     numbered = {key[3]: f"{version}-{number:04}" for number, key in enumerate(keys, start=1)}
-    for row in rows:
-        row["ID"] = (ids or {}).get(row[AUDIT_KEY]) or numbered[row[AUDIT_KEY]]
+    for (result, _), row in zip(pairs, rows, strict=True):
+        row["ID"] = result.entry or numbered[row[AUDIT_KEY]]
 
     kept = []  # per division and category sheet, as the script writes them
     for division in ("closed", "open", "network"):

@@ -211,6 +211,7 @@ def _inference_details(result) -> dict:
         # sample, CLIP, FID, ...), the LLM token latencies against their limits, and power.
         "system_type": result.system_type,
         "accuracy_figures": result.accuracy_figures,
+        "accuracy_printed": result.accuracy_printed,  # as the official checker prints it (summary_results.json)
         "token_latency": result.token_latency,
         "power": None
         if result.power_value is None

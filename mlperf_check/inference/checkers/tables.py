@@ -130,6 +130,7 @@ class InferenceRoundTablesChecker(InferenceChecker):
         out.extend(self._measurements(context, where))
         out.extend(self._accuracy(context))
         out.extend(self._performance(context))
+        out.extend(self._network_sut(context))
         if result.division != "open":
             out.extend(self._compliance(context))
         return out
@@ -168,7 +169,20 @@ class InferenceRoundTablesChecker(InferenceChecker):
                 "datacenter, edge, datacenter,edge",
                 str(system_type),
             )
-        missing = [name for name in table["system_fields"] if name not in system]
+        flag = system.get(table["network_flag"])
+        network = flag is not None and str(flag).lower() == "true"
+        expected_network = {"network": True, "closed": False}.get(folder.division)
+        if expected_network is not None and network is not expected_network:
+            wrong(
+                "network_mode",
+                f"a {folder.division}-division system must {'' if expected_network else 'not '}run over the "
+                f"network ({table['network_flag']}: {'true' if expected_network else 'false or absent'})",
+                table["network_flag"],
+                str(expected_network).lower(),
+                str(flag),
+            )
+        fields = table["system_fields"] + (table["network_system_fields"] if network else [])
+        missing = [name for name in fields if name not in system]
         if missing:
             wrong("system_fields", f"the system description lacks {', '.join(missing)}")
         empty = [name for name in table["system_fields_meaningful"] if name in system and not system[name]]
@@ -190,6 +204,27 @@ class InferenceRoundTablesChecker(InferenceChecker):
                 folder.division,
                 str(system.get("division")),
             )
+        return out
+
+    def _network_sut(self, context: ResultContext) -> list[Finding]:
+        """A system over the network names itself so in LoadGen's SUT name ("Network SUT")."""
+        system, table = context.system_description or {}, context.rules.table
+        flag = system.get(table["network_flag"])
+        if flag is None or str(flag).lower() != "true":
+            return []
+        out = []
+        for run in context.result.runs:
+            if run.summary is not None and table["network_sut_name"] not in run.summary.sut_name:
+                out.append(
+                    self.finding(
+                        ERROR,
+                        "network_sut_name",
+                        f"a network system's SUT name must contain '{table['network_sut_name']}'",
+                        file=f"{run.folder}/mlperf_log_summary.txt",
+                        expected=table["network_sut_name"],
+                        actual=run.summary.sut_name,
+                    )
+                )
         return out
 
     # -- benchmark and category ------------------------------------------------------------------

@@ -447,6 +447,9 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
         "network_flag": names["SYSTEM_DESC_IS_NETWORK_MODE"],
         "network_system_fields": list(names["SYSTEM_DESC_REQUIRED_FIELDS_NETWORK_MODE"]),
         "network_sut_name": names["NETWORK_MODE_REQUIRED_SUBSTRING_IN_SUT_NAME"],
+        # Loadgen++ (v6.1): the models whose results may come from the MLCommons endpoints harness
+        # (performance/result_summary.json instead of LoadGen logs); empty before.
+        "endpoints_models": list(names.get("ENDPOINTS_ALLOWED_MODELS", [])),
         "system_fields": list(names["SYSTEM_DESC_REQUIRED_FIELDS"]),
         "system_fields_meaningful": list(names.get("SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS", [])),
         "measurement_files": list(names["REQUIRED_MEASURE_FILES"]),

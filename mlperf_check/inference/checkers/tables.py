@@ -137,6 +137,9 @@ class InferenceRoundTablesChecker(InferenceChecker):
                     )
                 )
             return out
+        endpoints = context.result_dir / "performance" / "result_summary.json"
+        if not result.runs and endpoints.is_file():
+            out.append(self._endpoints_result(context, context.rel(endpoints)))
         out.extend(self._system(context))
         out.extend(self._category(context, where))
         out.extend(self._measurements(context, where))
@@ -146,6 +149,21 @@ class InferenceRoundTablesChecker(InferenceChecker):
         if result.division != "open":
             out.extend(self._compliance(context))
         return out
+
+    def _endpoints_result(self, context: ResultContext, file: str) -> Finding:
+        """A Loadgen++ result: measured by the MLCommons endpoints harness, which writes
+        performance/result_summary.json (and accuracy/accuracy_results.json, config.yaml) instead of
+        LoadGen's logs. The v6.1 checker reads it with its own parser for the models it allows; this
+        tool does not, so the result is refused with this reason rather than judged on a guess."""
+        allowed = context.rules.table["endpoints_models"]
+        if context.model.name in allowed:
+            reason = (f"{context.rules.version} takes Loadgen++ (endpoints) results for {context.model.name}, "
+                      "but this checker does not read them yet: check it with the official checker")
+        elif allowed:
+            reason = f"{context.rules.version} takes Loadgen++ (endpoints) results only for {', '.join(allowed)}"
+        else:
+            reason = f"{context.rules.version} takes LoadGen logs only (Loadgen++ endpoints results arrive in v6.1)"
+        return self.finding(ERROR, "endpoints_result", f"a Loadgen++ (endpoints) result: {reason}", file=file)
 
     # -- system description -----------------------------------------------------------------------
 

@@ -45,6 +45,10 @@ POWER_CHECKERS = {
     "v6.1": ("tools/submission/submission_checker/checks/power/", True),
 }
 
+# power_checker.py's WARNING_NEEDS_TO_BE_ERROR_TESTING_RE (compiled, so not a literal table): the
+# ptd_logs.txt warnings that fail a result when logged during its testing run (v3.1 on).
+PTD_WARNINGS_THAT_ARE_ERRORS = [r"Uncertainty \d+.\d+%, which is above 1.00% limit for the last sample!"]
+
 _BERT = ["bert-99", "bert-99.9"]
 _DLRM1 = ["dlrm-99", "dlrm-99.9"]
 _DLRM2 = ["dlrm-v2-99", "dlrm-v2-99.9"]
@@ -354,7 +358,8 @@ def power_check(version: str, commit: str, show) -> dict | None:
     if POWER_CHECKERS[version] is None:
         return None
     folder, by_default = POWER_CHECKERS[version]
-    names = module_tables(show(commit, folder + "power_checker.py"))
+    source = show(commit, folder + "power_checker.py")
+    names = module_tables(source)
     return {
         "source": folder + "power_checker.py",
         "by_default": by_default,
@@ -362,6 +367,11 @@ def power_check(version: str, commit: str, show) -> dict | None:
         "analyzer_models": dict(names["SUPPORTED_MODEL"]),
         "result_paths": list(names["RESULT_PATHS"]),
         "time_tolerance_ms": names.get("TIME_DELTA_TOLERANCE", 1000),  # v3.0 wrote 1000 in the code
+        # ptd_logs.txt: the ERROR lines taken as known during the ranging run and at any time, and the
+        # WARNING lines that are errors during the testing run.
+        "ptd_ranging_common_errors": list(names["COMMON_ERROR_RANGING"]),
+        "ptd_common_errors": list(names["COMMON_ERROR_TESTING"]),
+        "ptd_testing_errors": PTD_WARNINGS_THAT_ARE_ERRORS if "WARNING_NEEDS_TO_BE_ERROR_TESTING_RE" in source else [],
         # Each accepted release of the PTDaemon client/server sources: file -> sha1.
         "sources_checksums": json.loads(show(commit, folder + "sources_checksums.json")),
     }

@@ -272,6 +272,11 @@ def _session_checks(
                     )
                 )
     ptd = power / "ptd_logs.txt"
+    if wg_check is not None:
+        problem = _ptd_log_problem(ptd, str(server["session_name"]), testing, wg_check)
+        if problem is not None:
+            (out.errors if problem[0] == "power_ptd_log" else out.warnings).append(problem)
+        return
     errors = [
         line for line in ptd.read_bytes().decode("utf-8", errors="replace").splitlines() if ": ERROR:" in line
     ]
@@ -283,6 +288,69 @@ def _session_checks(
                 "power/ptd_logs.txt",
             )
         )
+
+
+PTD_TIME = re.compile(r"(^\d\d-\d\d-\d\d\d\d \d\d:\d\d:\d\d.\d\d\d)")
+PTD_UNCERTAINTY_ON = re.compile(r"Uncertainty checking for Yokogawa\S+ is activated")
+
+
+def _ptd_log_problem(path: Path, session_name: str, testing, check: dict) -> tuple[str, str, str] | None:
+    """ptd_logs.txt as power_checker.py's check_ptd_logs reads it: the ranging run (from "Go with mark
+    '<session>_ranging'" to "Completed test") is found, uncertainty checking was on before it, then
+    the first WARNING or ERROR line that matters decides: an ERROR outside the ranging run (but a
+    USB one) or a listed testing-run WARNING is an error (`power_ptd_log`); an ERROR of the ranging
+    run other than the known ones, a USB error or a testing-run WARNING is a warning (`ptd_errors`)
+    and ends the reading, as there. The testing window is LoadGen's power_begin/power_end with the
+    checker's tolerance added in seconds (its 800 is meant as ms; reproduced)."""
+    file = "power/ptd_logs.txt"
+    lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+
+    def stamp(line: str) -> float | None:
+        found = PTD_TIME.search(line)
+        moment = _time(found.group(0)) if found else None
+        return None if moment is None else moment.replace(tzinfo=UTC).timestamp()
+
+    start = stop = None
+    go = f": Go with mark {session_name + '_ranging'!r}"
+    for line in lines:
+        at = stamp(line)
+        message = line[23:].strip() if at is not None else line
+        if start is None and message == go:
+            start = at
+        if start is not None and message == ": Completed test":
+            stop = at
+            break
+    if start is None or stop is None:
+        return ("power_ptd_log", "ptd_logs.txt: cannot find the ranging run (Go with mark ... Completed test)", file)
+    uncertainty = next((line for line in lines if PTD_UNCERTAINTY_ON.search(line)), None)
+    if uncertainty is None:
+        return ("power_ptd_log", "ptd_logs.txt: 'Uncertainty checking for Yokogawa... is activated' is not found", file)
+    if stamp(uncertainty) is None or not stamp(uncertainty) < start:
+        return ("power_ptd_log", "ptd_logs.txt: uncertainty checking was activated after the ranging run started", file)
+    tolerance = check["time_tolerance_ms"]
+    load_start, load_stop = (moment.replace(tzinfo=UTC).timestamp() for moment in testing)
+    for number, line in enumerate(lines, start=1):
+        for marker in ("WARNING:", "ERROR:"):
+            found = line.split(marker, 1)[1].strip() if marker in line else ""
+            if not found:
+                continue
+            at = stamp(line)
+            where = f"ptd_logs.txt line {number}: {line.strip()[:160]}"
+            if at is None:
+                return ("power_ptd_log", f"{where} (no time stamp)", file)
+            if marker == "WARNING:":
+                if load_start + tolerance < at < load_stop - tolerance:
+                    if any(re.search(p, found) for p in check["ptd_testing_errors"]):
+                        return ("power_ptd_log", f"{where} during the testing run", file)
+                    return ("ptd_errors", f"{where} during the testing run", file)
+                continue
+            if found in check["ptd_common_errors"]:
+                return ("ptd_errors", f"{where} (accepted)", file)
+            if not start < at < stop:
+                return ("power_ptd_log", f"{where} outside the ranging run", file)
+            if not any(found.startswith(known) for known in check["ptd_ranging_common_errors"]):
+                return ("ptd_errors", f"{where} during the ranging run", file)
+    return None
 
 
 # -- the Power WG's checks of the session files (power_checker.py) ------------------------------

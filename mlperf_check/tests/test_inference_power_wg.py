@@ -112,6 +112,47 @@ def test_where_the_round_runs_the_check_only_on_request_it_warns(performance):
     assert warning[1].endswith("(the round's checker runs the Power WG check only with --more-power-check)")
 
 
+def measured(performance: Path, version: str = "v4.1"):
+    run = performance / "run_1"
+    with (run / "mlperf_log_detail.txt").open("rb") as stream:
+        detail = parse_detail(stream, "mlperf_log_detail.txt")
+    return measure_power(run, detail, "SingleStream", "", ROUND_TABLES[version]["power_check"])
+
+
+def edit_ptd_log(performance: Path, change) -> None:
+    path = performance / "power" / "ptd_logs.txt"
+    path.write_text("".join(change(path.read_text().splitlines(keepends=True))))
+
+
+# Each case was also run through the official power_checker.py (c7db1c3f): it fails the first and
+# third, warns on the second and fourth, and fails the results checksum of all four (the log changed).
+@pytest.mark.parametrize("case, line, errors, warning", [
+    ("an ERROR during the testing run", "07-23-2024 15:50:00.000: ERROR: Lost connection to the analyzer",
+     ["power_results_checksum", "power_ptd_log"], None),
+    ("an unknown ERROR during the ranging run", "07-23-2024 15:35:34.800: ERROR: Lost connection to the analyzer",
+     ["power_results_checksum"], "line 41: 07-23-2024 15:35:34.800: ERROR: Lost connection to the analyzer during the ranging run"),
+    ("uncertainty checking never activated", None, ["power_results_checksum", "power_ptd_log"], None),
+    ("a USB error", "07-23-2024 15:35:34.800: ERROR: USB.", ["power_results_checksum"], "(accepted)"),
+])
+def test_the_ptdaemon_log_read_as_the_power_wg_reads_it(performance, case, line, errors, warning):
+    if line is None:
+        edit_ptd_log(performance, lambda lines: [x for x in lines if "Uncertainty checking for" not in x])
+    elif "15:50" in line:  # the testing run is 15:48:32.939-15:58:32.939
+        edit_ptd_log(performance, lambda lines: [*lines, line + "\n"])
+    else:
+        edit_ptd_log(performance, lambda lines: [*lines[:40], line + "\n", *lines[40:]])
+    result = measured(performance)
+    assert [code for code, _, _ in result.errors] == errors, case
+    found = [message for code, message, _ in result.warnings if code == "ptd_errors"]
+    assert (found == []) if warning is None else (len(found) == 1 and warning in found[0]), case
+    assert result.value is not None  # the figure is still measured and shown beside the findings
+
+
+def test_the_published_session_reads_clean(performance):
+    result = measured(performance)
+    assert (result.errors, result.warnings) == ([], [])
+
+
 @pytest.mark.corpus
 def test_every_power_result_of_the_corpus_passes_the_power_wg_check():
     if not CORPUS.is_dir():
@@ -122,4 +163,9 @@ def test_every_power_result_of_the_corpus_passes_the_power_wg_check():
         assert findings(performance) == [], performance
     report = check_inference_package(CORPUS / "closed" / "UntetherAI", round_version="v4.1")
     codes = {f.code for f in report.all_findings()}
-    assert not codes & {"power_sources_checksum", "power_results_checksum", "power_messages", "power_ptd"}
+    assert not codes & {"power_sources_checksum", "power_results_checksum", "power_messages", "power_ptd",
+                        "power_ptd_log"}
+    # As the official power_checker.py: one warning, r760_u6_slim offline's first unknown ranging error.
+    (warning,) = [f for f in report.all_findings() if f.code == "ptd_errors"]
+    assert warning.file.endswith("r760_u6_slim/resnet50/offline/performance/power/ptd_logs.txt")
+    assert "line 976: 07-25-2024 11:06:38.244: ERROR: Bad watts reading" in warning.message

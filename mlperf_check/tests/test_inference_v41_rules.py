@@ -44,7 +44,8 @@ def test_the_published_power_figure(untether):
     assert errors == set() and result.valid
     assert result.power_value == pytest.approx(29.238986918361313, rel=1e-12)
     assert (result.power_unit, f"{result.power_efficiency:f}") == ("millijoules", "34.200911")
-    assert "ptd_errors" in {f.code for f in result.all_findings() if f.severity == "warning"}
+    # Its ptd_logs.txt has only the known ranging-run errors: the Power WG check passes it clean.
+    assert "ptd_errors" not in {f.code for f in result.all_findings()}
 
 
 def edit_json(path: Path, change) -> None:

@@ -18,9 +18,9 @@ and the testing run's mean power is not more than 5 % below the ranging run's; t
 per file, `sources_checksums.json`), the files of the session hash to what client.json and
 server.json recorded (sha1), the client's and server's messages agree, PTDaemon's version,
 analyzer model, replies and configuration are supported, and the server did not run in debug
-mode. Where the round's checker runs that check only on request (v2.1, v3.0), its findings are
-warnings. ERROR lines of `ptd_logs.txt` are reported as warnings; the Power WG's line-by-line
-reading of them is not reproduced (docs/differences.md).
+mode; and `ptd_logs.txt` is read as its check_ptd_logs reads it (`_ptd_log_problem`). Where the
+round's checker runs that check only on request (v3.0), its findings are warnings; v2.1 (no Power WG
+check in the checker's tree) reports the ERROR lines of `ptd_logs.txt` as a warning.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The Power WG's check of a power session (power_checker.py beside each round's checker): source
 and result checksums, client/server messages, PTDaemon replies and configuration. Real sessions
 from the repository's v4.1 sample (closed/UntetherAI h13_u3_slim resnet50, published), then tampered
-copies, one change at a time; and every power result of the v4.1 corpus."""
+copies, one change at a time (each tampered copy was also run through the official power_checker.py
+of c7db1c3f, which fails or warns on the same check); and every power result of the v4.1 corpus."""
 
 from __future__ import annotations
 

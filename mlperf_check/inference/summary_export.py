@@ -91,7 +91,7 @@ def summary_records(
     rows = _typed([row for _, row in pairs])
     base_url = f"https://github.com/mlcommons/{repository or f'inference_results_{version}'}/tree/main"
     for row in rows:
-        row["p#"] = int(row["host_processors_per_node"])
+        row["p#"] = _whole(row["host_processors_per_node"])
         row["Details"] = "/".join([base_url, row["Category"], row["Submitter"], "results", row["Platform"]])
         row["Code"] = "/".join([base_url, row["Category"], row["Submitter"], "code"])
         key = [row["Suite"], row["Category"], row["Submitter"], row["Platform"]]
@@ -162,8 +162,10 @@ def accepted_results(report: InferenceReport) -> list[AcceptedResult]:
     for result in report.results:
         if not result.valid or result.metric_value is None:
             continue
-        prefix, _, rest = result.folder.partition("results/")
-        location = result.folder if prefix else f"{result.division}/{result.submitter}/{result.folder}"
+        if result.folder.startswith("results/"):  # a submitter folder was checked
+            prefix, location = "", f"{result.division}/{result.submitter}/{result.folder}"
+        else:
+            prefix, location = result.folder.split("/results/", 1)[0], result.folder
         submitter_root = Path(report.root) / prefix
         if submitter_root not in descriptions:
             descriptions[submitter_root] = read_system_descriptions(submitter_root)
@@ -243,6 +245,15 @@ def _checker_rows(result: AcceptedResult, version: str) -> list[dict[str, str]]:
     if result.power is not None and result.power > 0:
         rows.append({**row, "Result": repr(float(result.power)), "Units": result.power_unit})
     return rows
+
+
+def _whole(value: Any) -> Any:
+    """The script's int(host_processors_per_node); a description without a whole number there
+    (the script would stop) keeps its value."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return value
 
 
 def _text(value: Any) -> str:

@@ -114,6 +114,9 @@ def test_the_report_scripts_rules_on_small_cases():
     # a column with any text stays text.
     assert (offline["Accelerator"], offline["a#"], offline["Availability"]) == ("", "", "available")
     assert [r["host_processor_core_count"] for r in records] == ["8", "8", 2]
+    # A description without host_processors_per_node keeps its (empty) value rather than stopping.
+    bare = AcceptedResult(**{**results[1].__dict__, "description": {"system_type": "edge"}})
+    assert summary_records([bare], version="v5.0", scenarios=None)[0]["p#"] == ""
     # Without the round's scenario lists (before v2.1) every result is kept.
     assert len(summary_records(results, version="v2.0", scenarios=None)) == 4
     # An entry ID known for an audit key (an imported official one) is kept.

@@ -7,15 +7,17 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
+from mlperf_check.inference.round_tables import ROUND_TABLES
 from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
 from pages.snapshots import take_snapshot
 from pages.suites.inference.tables import summary_results
-from results.models import Round
+from results.models import Result, Round
 
 pytestmark = pytest.mark.django_db
 
@@ -85,3 +87,28 @@ def test_the_corpus_round_exports_the_official_summary():
     records = summary_results(None, import_round(CORPUS / "v4.1"))
     assert len(records) == 49
     assert_official(records)
+
+
+def test_a_network_division_result_is_stored_and_exported(client, sample_data, tmp_path):
+    """The same system in the closed and network divisions (the network copy says so: is_network,
+    the round's network fields, a "Network SUT" SUT name): both stored, one system row each."""
+    closed = sample_data / "inference-v4.1" / "closed" / "NeuralMagic"
+    root = tmp_path / "v4.1"
+    shutil.copytree(closed, root / "closed" / "NeuralMagic")
+    network = root / "network" / "NeuralMagic"
+    shutil.copytree(closed, network)
+    for path in root.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    (description,) = (network / "systems").glob("*.json")
+    fields = {name: "x" for name in ROUND_TABLES["v4.1"]["network_system_fields"]}
+    description.write_text(json.dumps({**json.loads(description.read_text()), **fields,
+                                       "division": "network", "is_network": "true"}))
+    for summary in network.rglob("performance/run_1/mlperf_log_summary.txt"):
+        summary.write_text(summary.read_text().replace("SUT name : PySUT", "SUT name : PySUT Network SUT"))
+    round_ = import_round(root)
+    results = Result.objects.filter(submission__round=round_).select_related("system")
+    assert sorted((r.division, r.system.system_id, r.valid) for r in results) == [
+        ("closed", description.stem, True)] * 2 + [("network", f"{description.stem}.network", True)] * 2
+    records = json.loads(client.get(ROUND + "summary_results.json").content)
+    assert sorted(r["Category"] for r in records) == ["closed", "closed", "network", "network"]
+    assert {r["Location"].split("/")[0] for r in records} == {"closed", "network"}

@@ -404,9 +404,10 @@ def _results_problems(performance: Path, client: dict, server: dict, check: dict
     out = [f"client.json and server.json record different sha1 for {path}"
            for path in sorted(recorded_c) if path in recorded_s and recorded_c[path] != recorded_s[path]]
     recorded = {**recorded_c, **recorded_s}
-    for path in sorted(recorded.keys() - on_disk.keys()):
-        out.append(f"{path} is recorded in the session but not in the result")
-    for path in sorted(on_disk.keys() - recorded.keys()):
+    for path in sorted(set(required) - on_disk.keys()):
+        where = "recorded in the session" if path in recorded else "required"
+        out.append(f"{path} is {where} but not in the result")
+    for path in sorted(set(required) - recorded.keys()):
         out.append(f"{path} is not recorded in client.json or server.json")
     for path in sorted(recorded.keys() & on_disk.keys()):
         if recorded[path] != on_disk[path]:

@@ -1,6 +1,7 @@
 """`mlperf-check`: the offline check of a submitter folder, an archive of one, or a whole round.
 
-    mlperf-check PATH [--ruleset X.Y.Z] [--format text|json|github] [--jobs N] [--waivers FILE]
+    mlperf-check PATH [--ruleset X.Y.Z] [--format text|json|github|summary-json|summary-csv] [--jobs N]
+                      [--waivers FILE]
     mlperf-check submit PATH --round training-v1.0 [--url URL] [--token TOKEN] [--force]
 
 The check needs no settings, database or broker: it is the same code the server's ingestion
@@ -18,6 +19,9 @@ per line.
 
 `--waivers FILE` marks the findings a results server's review waived (the file is the server's
 per-version export, mlperf_check/waivers.py): they count nowhere, as on the server.
+
+`--format summary-json` (or `summary-csv`) prints an inference package's accepted results in the
+shape MLCommons publishes a round (`summary_results.json`, mlperf_check/inference/summary_export.py).
 
 Exit status: 0 no errors, 1 errors found, 2 bad usage (missing path, unknown ruleset, unreadable
 or unsafe archive).
@@ -46,6 +50,7 @@ from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
 from mlperf_check.waivers import WaiversError, apply_waivers, load_waivers
 
 USAGE_ERROR = 2
+SUMMARY_FORMATS = ("summary-json", "summary-csv")  # inference only: MLCommons' summary_results shape
 
 
 DESCRIPTION = (
@@ -64,7 +69,7 @@ def positive_int(text: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", help="submitter folder, archive of one, or round folder of submitter folders")
     parser.add_argument("--ruleset", help="ruleset, e.g. 1.0.0 (training) or hpc-1.0.0 (HPC) (default: from the logs)")
-    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument("--format", choices=(*FORMATS, *SUMMARY_FORMATS), default="text", help="output format (default: text)")
     parser.add_argument(
         "--json", dest="format", action="store_const", const="json", help="the same as --format json"
     )
@@ -131,8 +136,11 @@ def run(
         from mlperf_check.inference import cli as inference_cli
 
         return inference_cli.run(
-            path, round_version=ruleset, as_json=output_format == "json", stdout=stdout, stderr=stderr
+            path, round_version=ruleset, output_format=output_format, stdout=stdout, stderr=stderr
         )
+    if output_format in SUMMARY_FORMATS:
+        stderr.write(f"mlperf-check: --format {output_format} is for inference results; {path} holds none\n")
+        return USAGE_ERROR
     if ruleset:
         try:
             get_ruleset(ruleset)  # refused before any file is read

@@ -4,8 +4,8 @@ with a README naming the licence, stored numbered and checksummed by results/ser
 A snapshot is taken after the round's publication and after each later public change (the change
 log, pages/changelog.py): `take_snapshot(round_)` is a no-op while the newest snapshot covers the
 newest change. The results JSON of a training round is the official summarizer's table (the
-round's summary, `summary_rows`); that of an inference round has the shape of MLCommons'
-summary_results.json, one object per result, with our citable id beside the official entry."""
+round's summary, `summary_rows`); that of an inference round is MLCommons' summary_results.json
+of its accepted results (`summary_results`, the same function as the round page's download)."""
 
 from __future__ import annotations
 
@@ -16,11 +16,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from django.utils import timezone
 
+from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
 from pages import suites
 from pages.changelog import public_changes
+from pages.suites.inference.tables import summary_results
 from pages.tables import rows_to_csv
 from results.constants import Suite
-from results.models import Result, Round, Run, Snapshot, System
+from results.models import Round, Run, Snapshot, System
 from results.services.snapshots import store_snapshot
 
 LICENCE = "MLPerf results are published by MLCommons under the Apache License 2.0 (https://www.apache.org/licenses/LICENSE-2.0)."
@@ -29,9 +31,6 @@ SYSTEM_COLUMNS = ["organization", "system_id", "name", "submitter", "division", 
                   "accelerators_count", "framework", "notes"]
 RUN_COLUMNS = ["result_id", "file", "sha256", "time_to_train_minutes", "run_stop_status", "compliant", "scoring",
                "scoring_reason", "seed", "global_batch_size", "epochs_to_target", "samples_to_target"]
-SUMMARY_RESULTS_COLUMNS = ["ID", "Result ID", "Local ID", "Submitter", "Availability", "Category", "Suite", "System",
-                           "Platform", "Model", "UsedModel", "Scenario", "Accuracy", "Performance_Result",
-                           "Performance_Units", "Nodes", "Accelerator", "a#", "Processor", "Location", "valid"]
 
 
 def take_snapshot(round_: Round) -> Snapshot | None:
@@ -58,25 +57,7 @@ def snapshot_files(round_: Round, covers_event: int) -> dict[str, bytes]:
 def results_table(round_: Round) -> tuple[list[str], list[dict]]:
     if round_.suite != Suite.INFERENCE:
         return suites.of_round(round_).summary_rows(round_, user=None)
-    rows = []
-    public = (Result.objects.visible_to(None).current().for_round(round_).with_related()
-              .order_by("benchmark__name", "scenario", "citable__entry", "result_id"))
-    for result in public:
-        system, details = result.system, result.inference or {}
-        organization = result.submission.organization
-        rows.append({
-            "ID": result.citable.entry, "Result ID": result.result_id, "Local ID": result.citable.local,
-            "Submitter": system.submitter or organization.name, "Availability": system.availability,
-            "Category": result.division, "Suite": str(system.description.get("system_type", "")),
-            "System": system.name, "Platform": system.system_id, "Model": result.benchmark.name,
-            "UsedModel": details.get("model_folder", ""), "Scenario": result.scenario,
-            "Accuracy": (details.get("accuracy") or {}).get("value"),
-            "Performance_Result": result.metric_value, "Performance_Units": result.metric_unit,
-            "Nodes": system.number_of_nodes, "Accelerator": system.accelerator_model_name,
-            "a#": system.accelerators_count, "Processor": system.host_processor_model_name,
-            "Location": f"{result.division}/{organization.slug}/{result.folder}", "valid": result.valid,
-        })
-    return SUMMARY_RESULTS_COLUMNS, rows
+    return SUMMARY_COLUMNS, summary_results(None, round_)
 
 
 def systems_table(round_: Round) -> tuple[list[str], list[dict]]:
@@ -105,8 +86,8 @@ def _parquet(columns: list[str], rows: list[dict]) -> bytes:
 
 
 def _readme(round_: Round, covers_event: int, counts: dict[str, int]) -> str:
-    shape = ("the shape of MLCommons' summary_results.json (ID: the official entry, or one numbered here where "
-             "`Local ID` is true)" if round_.suite == Suite.INFERENCE else "the official result summarizer's table")
+    shape = ("MLCommons' summary_results.json of the accepted results (ID: the system's entry, official where "
+             "MLCommons published one)" if round_.suite == Suite.INFERENCE else "the official result summarizer's table")
     return (
         f"# {round_.get_suite_display()} v{round_.version}: snapshot\n\n"
         f"Taken {timezone.now():%Y-%m-%d %H:%M} UTC, after public change {covers_event} of the round's change log.\n"

@@ -35,6 +35,7 @@ class ResultStatus(models.TextChoices):
 class Division(models.TextChoices):
     CLOSED = "closed", "Closed"
     OPEN = "open", "Open"
+    NETWORK = "network", "Network"  # inference v2.1 on: the closed rules, the SUT reached over a network
 
 
 class Availability(models.TextChoices):

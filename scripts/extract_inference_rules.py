@@ -12,6 +12,7 @@ model needs, the units it prints) are transcribed below, with the commit they co
 from __future__ import annotations
 
 import ast
+import json
 import pprint
 import subprocess
 import sys
@@ -32,6 +33,21 @@ SOURCES = {
     "v6.0": ("175ea7ba", "tools/submission/submission_checker/constants.py"),
     "v6.1": ("b66003e1", "tools/submission/submission_checker/constants.py"),
 }
+
+# The Power WG's power_checker.py (+ sources_checksums.json) beside each round's checker. From v3.1
+# the checker runs it on every power result unless told --skip-power-check; v3.0 only when told
+# --more-power-check, and v2.1 ran the power-dev submodule's check.py only when so told: for them the
+# check is no part of the round's verdict (None: no file in the checker's tree).
+POWER_CHECKERS = {
+    "v2.1": None,
+    **{v: ("tools/submission/power/", v != "v3.0") for v in ("v3.0", "v3.1", "v4.0", "v4.1", "v5.0", "v5.1")},
+    "v6.0": ("tools/submission/submission_checker/checks/power/", True),
+    "v6.1": ("tools/submission/submission_checker/checks/power/", True),
+}
+
+# power_checker.py's WARNING_NEEDS_TO_BE_ERROR_TESTING_RE (compiled, so not a literal table): the
+# ptd_logs.txt warnings that fail a result when logged during its testing run (v3.1 on).
+PTD_WARNINGS_THAT_ARE_ERRORS = [r"Uncertainty \d+.\d+%, which is above 1.00% limit for the last sample!"]
 
 _BERT = ["bert-99", "bert-99.9"]
 _DLRM1 = ["dlrm-99", "dlrm-99.9"]
@@ -337,6 +353,30 @@ def _compliance(version: str, config: dict) -> dict:
     return {m: sorted(t for t, names in tests_of.items() if m in names) for m in models}
 
 
+def power_check(version: str, commit: str, show) -> dict | None:
+    """The Power WG check of the round: what it compares, from its own tables and file."""
+    if POWER_CHECKERS[version] is None:
+        return None
+    folder, by_default = POWER_CHECKERS[version]
+    source = show(commit, folder + "power_checker.py")
+    names = module_tables(source)
+    return {
+        "source": folder + "power_checker.py",
+        "by_default": by_default,
+        "ptd_versions": list(names["SUPPORTED_VERSION"]),
+        "analyzer_models": dict(names["SUPPORTED_MODEL"]),
+        "result_paths": list(names["RESULT_PATHS"]),
+        "time_tolerance_ms": names.get("TIME_DELTA_TOLERANCE", 1000),  # v3.0 wrote 1000 in the code
+        # ptd_logs.txt: the ERROR lines taken as known during the ranging run and at any time, and the
+        # WARNING lines that are errors during the testing run.
+        "ptd_ranging_common_errors": list(names["COMMON_ERROR_RANGING"]),
+        "ptd_common_errors": list(names["COMMON_ERROR_TESTING"]),
+        "ptd_testing_errors": PTD_WARNINGS_THAT_ARE_ERRORS if "WARNING_NEEDS_TO_BE_ERROR_TESTING_RE" in source else [],
+        # Each accepted release of the PTDaemon client/server sources: file -> sha1.
+        "sources_checksums": json.loads(show(commit, folder + "sources_checksums.json")),
+    }
+
+
 def round_table(version: str, source: str, commit: str, path: str) -> dict:
     names = module_tables(source)
     config = names["MODEL_CONFIG"][version]
@@ -411,6 +451,15 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
         "token_limits_by": "loadgen" if version in TOKEN_LIMITS_BY_LOADGEN_SCENARIO else "folder",
         "layout": _layout(version, names),
         "availabilities": list(names["VALID_AVAILABILITIES"]),
+        # The network division: its systems say `is_network: true` (a closed system may not), describe
+        # the network, and their LoadGen SUT name says so; otherwise the closed division's rules.
+        "divisions": list(names["VALID_DIVISIONS"]),
+        "network_flag": names["SYSTEM_DESC_IS_NETWORK_MODE"],
+        "network_system_fields": list(names["SYSTEM_DESC_REQUIRED_FIELDS_NETWORK_MODE"]),
+        "network_sut_name": names["NETWORK_MODE_REQUIRED_SUBSTRING_IN_SUT_NAME"],
+        # Loadgen++ (v6.1): the models whose results may come from the MLCommons endpoints harness
+        # (performance/result_summary.json instead of LoadGen logs); empty before.
+        "endpoints_models": list(names.get("ENDPOINTS_ALLOWED_MODELS", [])),
         "system_fields": list(names["SYSTEM_DESC_REQUIRED_FIELDS"]),
         "system_fields_meaningful": list(names.get("SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS", [])),
         "measurement_files": list(names["REQUIRED_MEASURE_FILES"]),
@@ -423,12 +472,15 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
 
 
 def main(repo: str) -> None:
-    tables = {}
-    for version, (commit, path) in SOURCES.items():
-        source = subprocess.run(
+    def show(commit: str, path: str) -> str:
+        return subprocess.run(
             ["git", "--git-dir", repo, "show", f"{commit}:{path}"], check=True, capture_output=True, text=True
         ).stdout
-        tables[version] = round_table(version, source, commit, path)
+
+    tables = {}
+    for version, (commit, path) in SOURCES.items():
+        tables[version] = round_table(version, show(commit, path), commit, path)
+        tables[version]["power_check"] = power_check(version, commit, show)
     header = (
         '"""The official submission checker\'s tables of every inference round from v2.1, as data.\n\n'
         "Generated by scripts/extract_inference_rules.py from github.com/mlcommons/inference (each\n"

@@ -9,19 +9,26 @@ from typing import TextIO
 
 from mlperf_check.inference.pipeline import InferencePackageError, check_inference_package
 from mlperf_check.inference.report import InferenceReport
+from mlperf_check.inference.summary_export import report_summary, summary_csv, summary_json
 from mlperf_check.report import ERROR, INFO, WARNING
 
 USAGE_ERROR = 2
 
 
-def run(path: str, *, round_version: str | None, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:
+def run(path: str, *, round_version: str | None, output_format: str, stdout: TextIO, stderr: TextIO) -> int:
+    """`output_format`: text, json, or the round's accepted results as MLCommons publishes them
+    (summary-json, summary-csv); the exit status is the check's in every format."""
     try:
         report = check_inference_package(path, round_version=round_version)
     except InferencePackageError as exc:
         stderr.write(f"mlperf-check: {exc}\n")
         return USAGE_ERROR
-    if as_json:
+    if output_format == "json":
         stdout.write(json.dumps(report.to_json(), indent=2, default=str) + "\n")
+    elif output_format == "summary-json":
+        stdout.write(summary_json(report_summary(report)) + "\n")
+    elif output_format == "summary-csv":
+        stdout.write(summary_csv(report_summary(report)))
     else:
         stdout.write(format_report(report) + "\n")
     return 1 if report.has_errors else 0

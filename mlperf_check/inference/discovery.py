@@ -23,7 +23,7 @@ from mlperf_check.report import ERROR, INFO, Finding
 # Findings of discovery name it as their checker (registered with no class: it runs first).
 _finding = partial(Finding, checker="inference_discovery", checker_version=checker_version("inference_discovery"))
 
-DIVISIONS = ("closed", "open")
+DIVISIONS = ("closed", "open", "network")  # network: v2.1+ (a round without it says so)
 SUMMARY = "mlperf_log_summary.txt"
 DETAIL = "mlperf_log_detail.txt"
 ACCURACY_LOG = "mlperf_log_accuracy.json"

@@ -55,6 +55,7 @@ class InferenceResult:
     # v2.1+ (rules from the official tables): every accuracy figure read, the system's category,
     # the LLM token latencies against their limits, and power.
     accuracy_figures: dict[str, float] = field(default_factory=dict)
+    accuracy_printed: str = ""  # the target figures as the official checker prints them ("acc: 75.930")
     system_type: str = ""
     # From systems/<system>.json: availability, nodes, accelerators per node and in all (None
     # where the description gives no whole number), the accelerator's name.
@@ -143,6 +144,8 @@ class InferenceResult:
             out["system"] = self.system_info
         if self.accuracy_figures:
             out["accuracy_figures"] = self.accuracy_figures
+        if self.accuracy_printed:
+            out["accuracy_printed"] = self.accuracy_printed
         if self.token_latency:
             out["token_latency"] = self.token_latency
         if self.power_value is not None:

@@ -154,7 +154,9 @@ def _power(result: InferenceResult, rules: InferenceRound, run) -> None:
     perf_dir = _performance_dir(result, run)
     if perf_dir is None or not (perf_dir / "power").is_dir():
         return
-    measured = measure_power(run.path_on_disk, run.detail, result.scenario, result.inferred_from)
+    measured = measure_power(
+        run.path_on_disk, run.detail, result.scenario, result.inferred_from, rules.table["power_check"]
+    )
     folder = run.folder.rsplit("/", 1)[0]  # performance/
     result.findings.extend(
         _finding(ERROR, code, message, f"{folder}/{file}") for code, message, file in measured.errors

@@ -3,9 +3,13 @@ Anonymous answers are served from the front cache like the public pages (pages.c
 
 from django.http import Http404
 from rest_framework import viewsets
+from rest_framework.decorators import action
 from rest_framework.pagination import CursorPagination
+from rest_framework.response import Response
 
 from pages.caching import PublicApiCacheMixin
+from pages.suites.inference.tables import summary_results
+from results.constants import Suite
 from results.models import Benchmark, Result, Round, Run, System
 from results.querysets import RoundNotFound
 
@@ -35,6 +39,14 @@ class RoundViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
             return self.get_queryset().named(self.kwargs["slug"])
         except RoundNotFound as exc:
             raise Http404(str(exc)) from exc
+
+    @action(detail=True, url_path="summary_results")
+    def summary_results(self, request, slug=None):
+        """An inference round's accepted results as MLCommons publishes them (summary_results.json)."""
+        round_ = self.get_object()
+        if round_.suite != Suite.INFERENCE:
+            raise Http404("summary_results is the inference suite's round summary")
+        return Response(summary_results(request.user, round_))
 
 
 class BenchmarkViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):

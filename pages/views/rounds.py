@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+from django.http import Http404, JsonResponse
+
+from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
 from pages import suites
 from pages.caching import cache_public_page
+from pages.suites.inference.tables import summary_results
 from pages.views.common import csv_response
+from results.constants import Suite
 from results.lookups import round_or_404
 
 
@@ -27,6 +32,18 @@ def round_summary(request, slug: str):
     round_ = round_or_404(request.user, slug)
     columns, rows = suites.of_round(round_).summary_rows(round_, user=request.user, query=request.GET)
     return csv_response(columns, rows, f"{round_.slug}-summary.csv")
+
+
+@cache_public_page
+def round_summary_results(request, slug: str, fmt: str):
+    """An inference round as MLCommons publishes it: summary_results.json, or its CSV."""
+    round_ = round_or_404(request.user, slug)
+    if round_.suite != Suite.INFERENCE:
+        raise Http404("summary_results is the inference suite's round summary")
+    records = summary_results(request.user, round_)
+    if fmt == "csv":
+        return csv_response(SUMMARY_COLUMNS, records, f"{round_.slug}-summary_results.csv")
+    return JsonResponse(records, safe=False, json_dumps_params={"indent": 2})
 
 
 @cache_public_page

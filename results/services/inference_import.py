@@ -127,8 +127,8 @@ def _inference_system(
 
 
 def _write_inference_rows(folder: InferenceFolder, submission, official_entries, outcome: ImportOutcome, shared) -> None:
-    """`shared` counts the divisions each system id has results in: a system in both divisions
-    gets one row per division (`<id>.open` for the open one)."""
+    """`shared` counts the divisions each system id has results in: a system in several divisions
+    gets one row per division (`<id>.open`, `<id>.network` beside the closed one)."""
     report, systems = folder.report, folder.systems
     benchmarks = {b.name: b for b in submission.round.benchmarks.all()}
     system_rows: dict[str, System] = {}
@@ -149,8 +149,8 @@ def _write_inference_rows(folder: InferenceFolder, submission, official_entries,
             )
             benchmarks[benchmark.name] = benchmark
         system_id = result.system
-        if shared[result.system] > 1 and result.division == "open":
-            system_id = f"{result.system}.open"
+        if shared[result.system] > 1 and result.division != "closed":
+            system_id = f"{result.system}.{result.division}"
         if result.system not in system_rows:
             system_rows[result.system] = _inference_system(
                 submission, system_id, systems.get(result.system), result.division, result.system_info
@@ -211,6 +211,7 @@ def _inference_details(result) -> dict:
         # sample, CLIP, FID, ...), the LLM token latencies against their limits, and power.
         "system_type": result.system_type,
         "accuracy_figures": result.accuracy_figures,
+        "accuracy_printed": result.accuracy_printed,  # as the official checker prints it (summary_results.json)
         "token_latency": result.token_latency,
         "power": None
         if result.power_value is None

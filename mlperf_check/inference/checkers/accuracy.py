@@ -40,7 +40,7 @@ class InferenceAccuracyChecker(InferenceChecker):
             ]
         if output.value < rule.target:
             # The open division may trade accuracy for speed: the target binds the closed division only.
-            closed = context.result.division == "closed"
+            closed = context.result.division != "open"
             return [
                 self.finding(
                     ERROR if closed else INFO,

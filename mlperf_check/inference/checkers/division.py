@@ -1,4 +1,5 @@
-"""Division rules. Closed: an official model (aliases noted), and an implementation JSON that
+"""Division rules (a division the round does not have is an error; the network division, v2.1 on,
+has the closed division's). Closed: an official model (aliases noted), and an implementation JSON that
 states the data types and weights and that the model was not retrained. Open: the implementation
 JSON states how the submission deviates from closed (a warning when absent)."""
 
@@ -18,9 +19,21 @@ class InferenceDivisionChecker(InferenceChecker):
     def check(self, context: ResultContext) -> list[Finding]:
         out: list[Finding] = []
         folder, rules = context.folder, context.rules
-        closed = context.result.division == "closed"
+        closed = context.result.division != "open"  # the network division has the closed rules
         canonical = rules.canonical_model(folder.model_folder)
         result_rel = context.rel(folder.rel)
+        divisions = rules.table["divisions"] if rules.from_tables else ["closed", "open"]
+        if context.result.division and context.result.division not in divisions:
+            return [
+                self.finding(
+                    ERROR,
+                    "division_unknown",
+                    f"{rules.version} has no {context.result.division} division",
+                    file=result_rel,
+                    expected=", ".join(divisions),
+                    actual=context.result.division,
+                )
+            ]
         if context.model is None:
             if closed:
                 out.append(

@@ -43,6 +43,18 @@ VERDICT_ONLY_TESTS = {
     "TEST08": "verify_accuracy.txt",
     "TEST09": "verify_output_len.txt",
 }
+# The verdict of a compliance test: "TEST PASS" anywhere in its verify file, but TEST08's must be a
+# line of its own (the v6.x checker compares stripped lines; the script prints it alone).
+VERDICT_ON_ITS_OWN_LINE = ("TEST08",)
+
+
+def _passes(test: str, verdict: Path) -> bool:
+    text = verdict.read_bytes().decode("utf-8", errors="replace")
+    if test in VERDICT_ON_ITS_OWN_LINE:
+        return "TEST PASS" in (line.strip() for line in text.splitlines())
+    return "TEST PASS" in text
+
+
 # Files any folder may hold besides the listed ones (the official files_diff).
 ALWAYS_OPTIONAL = ("mlperf_log_trace.json", "results.json", ".gitkeep")
 
@@ -125,14 +137,33 @@ class InferenceRoundTablesChecker(InferenceChecker):
                     )
                 )
             return out
+        endpoints = context.result_dir / "performance" / "result_summary.json"
+        if not result.runs and endpoints.is_file():
+            out.append(self._endpoints_result(context, context.rel(endpoints)))
         out.extend(self._system(context))
         out.extend(self._category(context, where))
         out.extend(self._measurements(context, where))
         out.extend(self._accuracy(context))
         out.extend(self._performance(context))
+        out.extend(self._network_sut(context))
         if result.division != "open":
             out.extend(self._compliance(context))
         return out
+
+    def _endpoints_result(self, context: ResultContext, file: str) -> Finding:
+        """A Loadgen++ result: measured by the MLCommons endpoints harness, which writes
+        performance/result_summary.json (and accuracy/accuracy_results.json, config.yaml) instead of
+        LoadGen's logs. The v6.1 checker reads it with its own parser for the models it allows; this
+        tool does not, so the result is refused with this reason rather than judged on a guess."""
+        allowed = context.rules.table["endpoints_models"]
+        if context.model.name in allowed:
+            reason = (f"{context.rules.version} takes Loadgen++ (endpoints) results for {context.model.name}, "
+                      "but this checker does not read them yet: check it with the official checker")
+        elif allowed:
+            reason = f"{context.rules.version} takes Loadgen++ (endpoints) results only for {', '.join(allowed)}"
+        else:
+            reason = f"{context.rules.version} takes LoadGen logs only (Loadgen++ endpoints results arrive in v6.1)"
+        return self.finding(ERROR, "endpoints_result", f"a Loadgen++ (endpoints) result: {reason}", file=file)
 
     # -- system description -----------------------------------------------------------------------
 
@@ -168,7 +199,20 @@ class InferenceRoundTablesChecker(InferenceChecker):
                 "datacenter, edge, datacenter,edge",
                 str(system_type),
             )
-        missing = [name for name in table["system_fields"] if name not in system]
+        flag = system.get(table["network_flag"])
+        network = flag is not None and str(flag).lower() == "true"
+        expected_network = {"network": True, "closed": False}.get(folder.division)
+        if expected_network is not None and network is not expected_network:
+            wrong(
+                "network_mode",
+                f"a {folder.division}-division system must {'' if expected_network else 'not '}run over the "
+                f"network ({table['network_flag']}: {'true' if expected_network else 'false or absent'})",
+                table["network_flag"],
+                str(expected_network).lower(),
+                str(flag),
+            )
+        fields = table["system_fields"] + (table["network_system_fields"] if network else [])
+        missing = [name for name in fields if name not in system]
         if missing:
             wrong("system_fields", f"the system description lacks {', '.join(missing)}")
         empty = [name for name in table["system_fields_meaningful"] if name in system and not system[name]]
@@ -190,6 +234,27 @@ class InferenceRoundTablesChecker(InferenceChecker):
                 folder.division,
                 str(system.get("division")),
             )
+        return out
+
+    def _network_sut(self, context: ResultContext) -> list[Finding]:
+        """A system over the network names itself so in LoadGen's SUT name ("Network SUT")."""
+        system, table = context.system_description or {}, context.rules.table
+        flag = system.get(table["network_flag"])
+        if flag is None or str(flag).lower() != "true":
+            return []
+        out = []
+        for run in context.result.runs:
+            if run.summary is not None and table["network_sut_name"] not in run.summary.sut_name:
+                out.append(
+                    self.finding(
+                        ERROR,
+                        "network_sut_name",
+                        f"a network system's SUT name must contain '{table['network_sut_name']}'",
+                        file=f"{run.folder}/mlperf_log_summary.txt",
+                        expected=table["network_sut_name"],
+                        actual=run.summary.sut_name,
+                    )
+                )
         return out
 
     # -- benchmark and category ------------------------------------------------------------------
@@ -332,10 +397,11 @@ class InferenceRoundTablesChecker(InferenceChecker):
         miss = ERROR if closed else INFO  # the open division's accuracy is taken as it is
         out = []
         targets = model.scenario_accuracy.get(result.scenario, model.accuracy_targets)
-        figures, hashed, lines = self._figures(
+        figures, hashed, lines, texts = self._figures(
             accuracy / "accuracy.txt", targets, model.accuracy_upper, table
         )
         result.accuracy_figures = figures
+        result.accuracy_printed = "  ".join(f"{metric}: {texts[metric]}" for metric, _ in targets if metric in texts)
         if targets:
             result.accuracy_kind, result.accuracy_target = targets[0]
             result.accuracy_value = figures.get(targets[0][0])
@@ -428,9 +494,9 @@ class InferenceRoundTablesChecker(InferenceChecker):
         ]
 
     @staticmethod
-    def _figures(path, targets, upper, table) -> tuple[dict[str, float], bool, dict[str, int]]:
-        """Every figure the round's patterns find in accuracy.txt (the first match of each), and
-        whether a hash line is there."""
+    def _figures(path, targets, upper, table) -> tuple[dict[str, float], bool, dict[str, int], dict[str, str]]:
+        """Every figure the round's patterns find in accuracy.txt (the first match of each), whether
+        a hash line is there, each figure's line and its text as printed."""
         patterns = {
             metric: re.compile(table["accuracy_patterns"][metric])
             for metric, _ in (*targets, *upper)
@@ -438,6 +504,7 @@ class InferenceRoundTablesChecker(InferenceChecker):
         }
         figures: dict[str, float] = {}
         lines: dict[str, int] = {}
+        texts: dict[str, str] = {}
         hashed = False
         for number, line in enumerate(decode_lines(path.read_bytes()), start=1):
             for metric, pattern in patterns.items():
@@ -447,10 +514,10 @@ class InferenceRoundTablesChecker(InferenceChecker):
                 if match:
                     value = to_number(match.group(1))
                     if value is not None:
-                        figures[metric], lines[metric] = value, number
+                        figures[metric], lines[metric], texts[metric] = value, number, match.group(1)
             if HASH.match(line):
                 hashed = True
-        return figures, hashed, lines
+        return figures, hashed, lines, texts
 
     def _detail_errors(self, path, rel: str, table) -> list[Finding]:
         with path.open("rb") as stream:
@@ -685,7 +752,7 @@ class InferenceRoundTablesChecker(InferenceChecker):
                             ERROR, "compliance_no_verdict", f"{test} has no {verdict.name}", file=rel
                         )
                     )
-                elif "TEST PASS" not in verdict.read_bytes().decode("utf-8", errors="replace"):
+                elif not _passes(test, verdict):
                     if (
                         test == "TEST01"
                         and verdict.name == "verify_accuracy.txt"
@@ -764,7 +831,7 @@ class InferenceRoundTablesChecker(InferenceChecker):
             path = test_dir / "accuracy" / name
             if not path.is_file():
                 return False
-            found, _, _ = self._figures(path, model.accuracy_targets[:1], (), table)
+            found, *_ = self._figures(path, model.accuracy_targets[:1], (), table)
             figures.append(found.get(model.accuracy_targets[0][0]) if model.accuracy_targets else None)
         baseline, compliance = figures
         if baseline is None or compliance is None or baseline == 0:

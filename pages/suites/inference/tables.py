@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from mlperf_check.inference.summary_export import AcceptedResult, round_scenarios, summary_records
 from pages.tables import system_fields
 from results.models import Result, Round
 
@@ -118,3 +119,29 @@ def inference_export_rows(user, round_: Round, query) -> tuple[list[str], list[d
     """The round's leaderboards (filtered by `query`) as one export: columns and rows."""
     kept, _ = filtered(inference_points(user, round_), query)
     return EXPORT_COLUMNS, [row for board in leaderboards(kept) for row in board["rows"]]
+
+
+def summary_results(user, round_: Round) -> list[dict]:
+    """The round's accepted results visible to `user` as MLCommons publishes a round
+    (summary_results.json's records, mlperf_check.inference.summary_export), each system under its
+    citable entry ID: the round page's and the API's download and the snapshot's results."""
+    version = f"v{round_.version}"
+    results = (Result.objects.visible_to(user).current().for_round(round_).filter(valid=True)
+               .exclude(metric_value=None).with_related().order_by("result_id"))
+    accepted = []
+    for result in results:
+        details, system = result.inference or {}, result.system
+        power = details.get("power") or {}
+        # Checked per submitter folder, a result's folder starts at results/; MLCommons' Location
+        # starts at the division and the submitter's folder (the organization's name).
+        location = result.folder
+        if location.startswith("results/"):
+            location = f"{result.division}/{result.submission.organization.name}/{location}"
+        accepted.append(AcceptedResult(
+            location=location, model_folder=details.get("model_folder") or result.benchmark.name,
+            model=details.get("mlperf_model") or result.benchmark.name, scenario=result.scenario,
+            description=system.description or {}, value=result.metric_value, unit=result.metric_unit,
+            accuracy=details.get("accuracy_printed", ""), inferred=bool(details.get("inferred_from")),
+            power=power.get("value"), power_unit=power.get("unit", ""), entry=result.citable.entry,
+        ))
+    return summary_records(accepted, version=version, scenarios=round_scenarios(version))

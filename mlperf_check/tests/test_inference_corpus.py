@@ -171,5 +171,10 @@ def test_v07_compliance_flag(reports):
         compliant = not any(
             f.checker == "inference_compliance" and f.severity != "info" for f in ours[key].all_findings()
         )
+        if ours[key].inferred_from:
+            # An inferred result needs no compliance runs of its own; the v0.7 checker looked
+            # for them under the inferred scenario's folder and flagged it (never rejecting it).
+            assert compliant, key
+            continue
         expected = row["compliance_flag"] == "1" and key not in TEST01_TRACEBACKS
         assert compliant == expected, key

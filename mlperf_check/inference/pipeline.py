@@ -199,11 +199,15 @@ def _check_result(
 def official_verdict(result: InferenceResult, rules: InferenceRound) -> tuple[bool, list[str]]:
     """What the round's official checker decides, and the codes of our errors it does not count.
 
-    Its leniencies are the round's data (rules.official_leniencies). With several Server runs
+    Its leniencies are the round's data (rules.official_leniencies, and for the open division
+    official_open_leniencies). With several Server runs
     (v0.7) it keeps the result when any one run passes; the other runs' errors are ours only.
     """
+    lenient = rules.official_leniencies
+    if result.division == "open":
+        lenient = lenient | rules.official_open_leniencies
     errors = [f for f in result.all_findings() if f.severity == ERROR]
-    counted = [f for f in errors if f.code not in rules.official_leniencies]
+    counted = [f for f in errors if f.code not in lenient]
     if rules.server_any_run and result.scenario == SERVER and len(result.runs) > 1:
         prefixes = [run.folder + "/" for run in result.runs]
         outside = [f for f in counted if not any(f.file.startswith(p) for p in prefixes)]

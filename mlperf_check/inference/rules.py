@@ -123,6 +123,8 @@ class InferenceRound:
     # Finding codes the round's official checker does not reject a result on (it only logs them,
     # or does not look): our verdict counts them, the round's official verdict does not.
     official_leniencies: frozenset[str] = frozenset()
+    # The same for the open division only.
+    official_open_leniencies: frozenset[str] = frozenset()
     # v2.1+: the official checker's tables (round_tables.ROUND_TABLES[version]); None for v0.5-v2.0.
     table: dict | None = None
 
@@ -230,6 +232,8 @@ LOGGED_ONLY = frozenset(
 # Their compliance check sets the result's compliance flag and never rejects it: a missing test,
 # a verify file missing, failed or truncated.
 COMPLIANCE_FLAG_ONLY = frozenset({"compliance_missing", "compliance_no_verdict", "compliance_failed"})
+# They take any open-division accuracy output, a figure they cannot read included.
+OPEN_ACCURACY = frozenset({"accuracy_not_found"})
 # v0.5 and v0.7 list "CAS failed" among the detail-log ERROR lines they ignore.
 CAS_FAILED = frozenset({"detail_cas_failed"})
 
@@ -301,6 +305,7 @@ V07 = InferenceRound(
     offline_from_singlestream=True,
     server_any_run=True,
     official_leniencies=LOGGED_ONLY | COMPLIANCE_FLAG_ONLY | CAS_FAILED,
+    official_open_leniencies=OPEN_ACCURACY,
 )
 
 # v1.0: runs last at least 10 minutes, the detail log is `:::MLLOG` JSON, compliance is required.

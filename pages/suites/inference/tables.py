@@ -17,7 +17,7 @@ FILTERS = ("division", "system_type", "category", "model", "scenario")
 # Every figure's unit is in its column (the metric's in `unit`, the power's in `power_unit`).
 EXPORT_COLUMNS = [
     "result_id", "division", "system_type", "category", "submitter", "system", "accelerator", "accelerators",
-    "model", "scenario", "metric", "value", "unit", "direction", "valid",
+    "model", "scenario", "metric", "value", "unit", "direction", "valid", "official_valid", "stricter_rules",
     "ttft_p99_ms", "ttft_limit_ms", "tpot_p99_ms", "tpot_limit_ms", "power", "power_unit", "samples_per_joule",
 ]
 # v2.1+ systems say where they run (`system_type`); "datacenter,edge" systems are in both.
@@ -42,6 +42,10 @@ def inference_points(user, round_: Round) -> list[dict]:
             "unit": result.metric_unit,
             "direction": result.metric_direction,
             "valid": result.valid,
+            # The round's official verdict beside ours, and what makes ours stricter.
+            "official_valid": result.official_valid,
+            "stricter_rules": " ".join(result.stricter_rules),
+            "verdict": result.verdict,
             "ttft_p99_ms": tokens.get("ttft_p99_ms"),
             "ttft_limit_ms": tokens.get("ttft_limit_ms"),
             "tpot_p99_ms": tokens.get("tpot_p99_ms"),

@@ -8,6 +8,7 @@ the inference checkers of the registry, in order. Pure Python, nothing written.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -44,8 +45,9 @@ from mlperf_check.report import ERROR, INFO, Finding
 # Findings about the round's rules and the scenario metric name scoring as their checker.
 _finding = partial(Finding, checker="inference_scoring", checker_version=checker_version("inference_scoring"))
 
-# The Offline figure of a result inferred from a SingleStream run (v0.7 edge rule).
-INFERRED_OFFLINE = Metric("QPS w/o loadgen overhead", "samples/s", "higher")
+# The Offline figure of a result inferred from a SingleStream run (v0.7 edge rule); from v1.0 the
+# checkers read it from the detail log (`:::MLLOG`), as every other figure.
+INFERRED_OFFLINE = Metric("QPS w/o loadgen overhead", "samples/s", "higher", 1.0, "result_qps_without_loadgen_overhead")
 
 
 class InferencePackageError(Exception):
@@ -257,7 +259,7 @@ def _score(result: InferenceResult, rules: InferenceRound, model: ModelRule | No
     else:
         if result.scenario == OFFLINE and ran == SINGLE_STREAM and rules.offline_from_singlestream:
             result.inferred_from = SINGLE_STREAM
-            metric = INFERRED_OFFLINE
+            metric = replace(INFERRED_OFFLINE, detail_first=rules.detail_format == "mllog")
             result.findings.append(
                 _finding(
                     INFO, "offline_inferred", "Offline figure inferred from a SingleStream run", result.folder

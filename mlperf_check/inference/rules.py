@@ -262,7 +262,8 @@ V05 = InferenceRound(
     accuracy_log_in_performance_runs=True,
     compliance_folder="audit",
     compliance_blocks=False,
-    official_leniencies=frozenset({"detail_cas_failed"}),
+    # Its checker (v0.5/tools/submission at 0d1cdbff) only warns on detail-log ERROR lines.
+    official_leniencies=CAS_FAILED | {"detail_error", "ran_out_of_queries"},
 )
 
 _VISION_TESTS = ("TEST01", "TEST04-A", "TEST04-B", "TEST05")

@@ -18,6 +18,7 @@ from django.db.models import F, Func, Value
 from django.db.models.functions import Cast
 
 from mlperf_check.checkers.shipped_factors import FACTOR_TOLERANCE
+from mlperf_check.inference.report import verdict_text
 
 from .constants import (
     Availability,
@@ -269,7 +270,13 @@ class Result(models.Model):
     metric_direction = models.CharField(
         max_length=8, choices=MetricDirection.choices, default=MetricDirection.LOWER
     )
-    valid = models.BooleanField(default=True, help_text="No error finding (inference)")
+    valid = models.BooleanField(default=True, help_text="Our verdict: no error finding (inference)")
+    official_valid = models.BooleanField(
+        default=True, help_text="The round's official checker's verdict, its leniencies included (inference)"
+    )
+    stricter_rules = models.JSONField(
+        default=list, blank=True, help_text="Codes of our rules beyond the official checker that fired (inference)"
+    )
     inference = models.JSONField(
         default=dict,
         blank=True,
@@ -319,6 +326,16 @@ class Result(models.Model):
     @property
     def id_is_local(self) -> bool:
         return self.citable.local
+
+    @property
+    def verdict(self) -> str:
+        """"VALID"/"INVALID" where the round's official verdict and ours agree; both where they do
+        not: "official: VALID, ours: INVALID (run_too_short, wrong_seed)"."""
+        return verdict_text(self.official_valid, self.valid, self.stricter_rules)
+
+    @property
+    def verdicts_differ(self) -> bool:
+        return self.official_valid != self.valid
 
 
 class Run(models.Model):

@@ -15,7 +15,8 @@ PATTERNS = {
     "acc": re.compile(r"^accuracy=([\d.]+)%?"),
     "mAP": re.compile(r"^mAP=([\d.]+)%?"),
     "bleu": re.compile(r"^BLEU:\s*([\d.]+)"),
-    "F1": re.compile(r'^\{"exact_match":\s*[\d.]+,\s*"f1":\s*([\d.]+)\}'),
+    # Python's dict repr (single quotes) is as good as JSON, as the official pattern has it.
+    "F1": re.compile(r"""^\{["']exact_match["']:\s*[\d.]+,\s*["']f1["']:\s*([\d.]+)\}"""),
     # RNN-T prints the WER and accuracy = 100 - WER; the rule compares the accuracy.
     "WER": re.compile(r"Word Error Rate:\s*[\d.]+%?,\s*accuracy=([\d.]+)%?"),
     "AUC": re.compile(r"^AUC=([\d.]+)%?"),

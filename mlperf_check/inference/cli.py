@@ -8,7 +8,7 @@ import json
 from typing import TextIO
 
 from mlperf_check.inference.pipeline import InferencePackageError, check_inference_package
-from mlperf_check.inference.report import InferenceReport
+from mlperf_check.inference.report import InferenceReport, verdict_text
 from mlperf_check.inference.summary_export import report_summary, summary_csv, summary_json
 from mlperf_check.report import ERROR, INFO, WARNING
 
@@ -49,7 +49,7 @@ def format_report(report: InferenceReport) -> str:
     lines.append("RESULTS (scenario metric; higher or lower is better)")
     for result in report.results:
         value = f"{result.metric_value:.6g}" if result.metric_value is not None else "-"
-        verdict = "VALID" if result.valid else "INVALID"
+        verdict = verdict_text(result.official, result.valid, result.stricter)
         metric = f"{value} {result.metric_unit} ({result.metric_direction})" if result.metric_unit else value
         lines.append(f"  {verdict:8} {result.folder:80} {metric}{_extras(result)}")
     counts = {

@@ -8,6 +8,7 @@ the inference checkers of the registry, in order. Pure Python, nothing written.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -27,6 +28,8 @@ from mlperf_check.inference.logs import parse_detail, parse_summary, to_number
 from mlperf_check.inference.report import InferenceReport, InferenceResult, InferenceRun
 from mlperf_check.inference.rules import (
     OFFLINE,
+    SCENARIOS,
+    SERVER,
     SINGLE_STREAM,
     InferenceRound,
     Metric,
@@ -35,14 +38,16 @@ from mlperf_check.inference.rules import (
     round_from_seed,
     rules_for,
 )
+from mlperf_check.inference.scoring import inferred_figure as _inferred
 from mlperf_check.inference.scoring import score_from_tables, submitter_findings, system_info
 from mlperf_check.report import ERROR, INFO, Finding
 
 # Findings about the round's rules and the scenario metric name scoring as their checker.
 _finding = partial(Finding, checker="inference_scoring", checker_version=checker_version("inference_scoring"))
 
-# The Offline figure of a result inferred from a SingleStream run (v0.7 edge rule).
-INFERRED_OFFLINE = Metric("QPS w/o loadgen overhead", "samples/s", "higher")
+# The Offline figure of a result inferred from a SingleStream run (v0.7 edge rule); from v1.0 the
+# checkers read it from the detail log (`:::MLLOG`), as every other figure.
+INFERRED_OFFLINE = Metric("QPS w/o loadgen overhead", "samples/s", "higher", 1.0, "result_qps_without_loadgen_overhead")
 
 
 class InferencePackageError(Exception):
@@ -189,7 +194,30 @@ def _check_result(
     context = ResultContext(rules, model, result, folder, prefix, system)
     for checker in checkers:
         result.findings.extend(checker.check(context))
+    result.official_valid, result.stricter = official_verdict(result, rules)
     return result
+
+
+def official_verdict(result: InferenceResult, rules: InferenceRound) -> tuple[bool, list[str]]:
+    """What the round's official checker decides, and the codes of our errors it does not count.
+
+    Its leniencies are the round's data (rules.official_leniencies, and for the open division
+    official_open_leniencies). With several Server runs
+    (v0.7) it keeps the result when any one run passes; the other runs' errors are ours only.
+    """
+    lenient = rules.official_leniencies
+    if result.division == "open":
+        lenient = lenient | rules.official_open_leniencies
+    errors = [f for f in result.all_findings() if f.severity == ERROR]
+    counted = [f for f in errors if f.code not in lenient]
+    if rules.server_any_run and result.scenario == SERVER and len(result.runs) > 1:
+        prefixes = [run.folder + "/" for run in result.runs]
+        outside = [f for f in counted if not any(f.file.startswith(p) for p in prefixes)]
+        passing = [p for p in prefixes if not any(f.file.startswith(p) for f in counted)]
+        if passing:
+            counted = outside
+    stricter = sorted({f.code for f in errors} - {f.code for f in counted})
+    return not counted, stricter
 
 
 def _parse_run(path: Path, rel: str, number: int) -> InferenceRun:
@@ -207,35 +235,45 @@ def _parse_run(path: Path, rel: str, number: int) -> InferenceRun:
 
 
 def _score(result: InferenceResult, rules: InferenceRound, model: ModelRule | None) -> None:
-    """The scenario metric of the reported run (the first), with its unit and direction."""
+    """The scenario metric of the reported run (the first; v0.7 Server: the last of its runs, as
+    that round's checker reports), with its unit and direction."""
     run = result.first_run
+    if rules.server_any_run and result.scenario == SERVER and result.runs:
+        run = result.runs[-1]
     if run is None or run.summary is None:
         return
     summary = run.summary
     metric = rules.metrics[result.scenario]
-    if result.scenario == OFFLINE and summary.scenario == SINGLE_STREAM and rules.offline_from_singlestream:
-        result.inferred_from = SINGLE_STREAM
-        metric = INFERRED_OFFLINE
-        result.findings.append(
-            _finding(
-                INFO, "offline_inferred", "Offline figure inferred from a SingleStream run", result.folder
-            )
+    ran = summary.scenario
+    inferred = ran in SCENARIOS and ran != result.scenario
+    if inferred and rules.inferred_from_any and run.detail is not None:
+        # v2.0: MultiStream from SingleStream, Offline from either, as its checker computes them.
+        result.metric_name, result.metric_unit, result.metric_direction = (
+            metric.summary_key,
+            metric.unit,
+            metric.direction,
         )
-    result.metric_name, result.metric_unit, result.metric_direction = (
-        metric.summary_key,
-        metric.unit,
-        metric.direction,
-    )
-    value = summary.number(metric.summary_key)
-    if value is None and run.detail is not None and metric.detail_key:
-        value = to_number(
-            run.detail.results.get(
-                metric.detail_key, run.detail.effective.get(metric.detail_key.removeprefix("effective_"))
+        value = _detail_figure(run, rules.metrics[ran])
+        if value is not None:
+            result.metric_value = _inferred(result, ran, value, run.detail)
+    else:
+        if result.scenario == OFFLINE and ran == SINGLE_STREAM and rules.offline_from_singlestream:
+            result.inferred_from = SINGLE_STREAM
+            metric = replace(INFERRED_OFFLINE, detail_first=rules.detail_format == "mllog")
+            result.findings.append(
+                _finding(
+                    INFO, "offline_inferred", "Offline figure inferred from a SingleStream run", result.folder
+                )
             )
+        result.metric_name, result.metric_unit, result.metric_direction = (
+            metric.summary_key,
+            metric.unit,
+            metric.direction,
         )
-    if value is not None:
-        result.metric_value = value * metric.scale
-    elif summary.valid is not None:  # an unreadable summary is reported once, by its parser
+        value = _figure(run, metric)
+        if value is not None:
+            result.metric_value = value * metric.scale
+    if result.metric_value is None and summary.valid is not None:  # an unreadable summary is reported once, by its parser
         run.findings.append(
             _finding(
                 ERROR,
@@ -256,7 +294,8 @@ def _score(result: InferenceResult, rules: InferenceRound, model: ModelRule | No
         result.query_count = int(detail.results["result_query_count"])  # text logs do not say
     if model is not None:
         scenario = result.inferred_from or result.scenario
-        result.min_query_count = rules.min_query_count(model, scenario)
+        if scenario not in rules.early_stopping:
+            result.min_query_count = rules.min_query_count(model, scenario)
         if scenario == "Server":
             result.latency_bound_ms, result.latency_percentile = (
                 model.server_latency_ms,
@@ -265,3 +304,18 @@ def _score(result: InferenceResult, rules: InferenceRound, model: ModelRule | No
         elif scenario == "MultiStream" and rules.metrics["MultiStream"].direction == "higher":
             result.latency_bound_ms = model.multistream_interval_ms
             result.latency_percentile = 1 - rules.multistream_skip_fraction
+
+
+def _figure(run: InferenceRun, metric: Metric) -> float | None:
+    """The metric as the summary prints it, else from the detail log (detail_first: the other way)."""
+    summary_value = run.summary.number(metric.summary_key)
+    if metric.detail_first:
+        return _detail_figure(run, metric) if run.detail is not None else summary_value
+    if summary_value is None and run.detail is not None and metric.detail_key:
+        return _detail_figure(run, metric)
+    return summary_value
+
+
+def _detail_figure(run: InferenceRun, metric: Metric) -> float | None:
+    results, effective = run.detail.results, run.detail.effective
+    return to_number(results.get(metric.detail_key, effective.get(metric.detail_key.removeprefix("effective_"))))

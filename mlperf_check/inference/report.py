@@ -16,6 +16,15 @@ from mlperf_check.report import ERROR, Finding
 PERCENTILES = ("50.00", "90.00", "95.00", "97.00", "99.00", "99.90")
 
 
+def verdict_text(official: bool, ours: bool, stricter: list[str]) -> str:
+    """One verdict where the two agree ("VALID"); both, with our stricter rules, where they do not:
+    "official: VALID, ours: INVALID (run_too_short, wrong_seed)"."""
+    if official == ours:
+        return "VALID" if ours else "INVALID"
+    rules = f" ({', '.join(stricter)})" if stricter else ""
+    return f"official: {'VALID' if official else 'INVALID'}, ours: {'VALID' if ours else 'INVALID'}{rules}"
+
+
 @dataclass
 class InferenceRun:
     folder: str  # relative to the checked path
@@ -80,6 +89,20 @@ class InferenceResult:
         return not any(f.severity == ERROR for f in self.all_findings())
 
     @property
+    def official(self) -> bool:
+        return self.valid if self.official_valid is None else self.official_valid
+
+    def verdict_json(self) -> dict[str, Any]:
+        """Both verdicts: `official` is what the round's checker decides, `ours` counts every error;
+        `stricter` names the rules (finding codes) that make ours INVALID beyond it."""
+        official = self.official
+        return {
+            "official": "VALID" if official else "INVALID",
+            "ours": "VALID" if self.valid else "INVALID",
+            "stricter": self.stricter,
+        }
+
+    @property
     def latencies_ms(self) -> dict[str, float]:
         """The reported run's latency percentiles in ms ("99.00" -> 12.3)."""
         run = self.first_run
@@ -111,6 +134,7 @@ class InferenceResult:
             "scenario": self.scenario,
             "folder": self.folder,
             "valid": self.valid,
+            "verdict": self.verdict_json(),
             "metric": {
                 "name": self.metric_name,
                 "unit": self.metric_unit,

@@ -39,6 +39,8 @@ class Metric:
     scale: float = 1.0  # multiply the summary figure by this to get `unit` (ns -> ms: 1e-6)
     # The `:::MLLOG` detail-log key holding the same figure (v1.0+), to read when the summary lacks it.
     detail_key: str = ""
+    # Read the detail-log key first (v2.0's early-stopping estimates are in the summary only as prose).
+    detail_first: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,20 @@ class InferenceRound:
         "weight_transformations",
     )
     detail_format: str = "text"  # "text" (`"pid": .. "ts": ..ns : key : value`) or "mllog"
+    # Scenarios judged by LoadGen's early stopping (v2.0 on): the figure is its estimate and the
+    # minimum query count does not apply (LoadGen's "Early stopping satisfied" replaces it).
+    early_stopping: tuple[str, ...] = ()
+    # v2.0: a MultiStream result may be inferred from a SingleStream run, an Offline one from a
+    # MultiStream run (v0.7 on: Offline from SingleStream, offline_from_singlestream).
+    inferred_from_any: bool = False
+    # v0.7's checker reads the five runs of a Server result: the result stands when any run is
+    # VALID, and the figure it reports is the last run's.
+    server_any_run: bool = False
+    # Finding codes the round's official checker does not reject a result on (it only logs them,
+    # or does not look): our verdict counts them, the round's official verdict does not.
+    official_leniencies: frozenset[str] = frozenset()
+    # The same for the open division only.
+    official_open_leniencies: frozenset[str] = frozenset()
     # v2.1+: the official checker's tables (round_tables.ROUND_TABLES[version]); None for v0.5-v2.0.
     table: dict | None = None
 
@@ -193,6 +209,34 @@ VISION_MIN_QUERIES = {SINGLE_STREAM: 1024, MULTI_STREAM: 270336, SERVER: 270336,
 # 97th-percentile tasks need fewer queries for the same confidence (11 x 2^13).
 GNMT_MIN_QUERIES = {MULTI_STREAM: 90112, SERVER: 90112}
 
+# What the official checkers of v0.7-v2.0 only log (`log.error` without rejecting the result) or
+# do not look at, and we reject on (tools/submission/submission-checker.py, check_performance_dir
+# and check_results_dir at tags v0.7, v1.0.1, branch r1.1 and tag v2.0): the LoadGen seeds, the
+# latency bound and the target LoadGen ran with, the minimum query count, Offline samples and
+# duration settings, and what we recompute from the logs beyond LoadGen's verdict.
+LOGGED_ONLY = frozenset(
+    {
+        "wrong_seed",
+        "latency_bound_missed",
+        "latency_target_too_loose",
+        "min_query_count_setting",
+        "max_query_count_setting",
+        "min_duration_setting",
+        "max_duration_setting",
+        "compliance_mode_setting",
+        "too_few_queries",
+        "too_few_samples",
+        "run_too_short",
+    }
+)
+# Their compliance check sets the result's compliance flag and never rejects it: a missing test,
+# a verify file missing, failed or truncated.
+COMPLIANCE_FLAG_ONLY = frozenset({"compliance_missing", "compliance_no_verdict", "compliance_failed"})
+# They take any open-division accuracy output, a figure they cannot read included.
+OPEN_ACCURACY = frozenset({"accuracy_not_found"})
+# v0.5 and v0.7 list "CAS failed" among the detail-log ERROR lines they ignore.
+CAS_FAILED = frozenset({"detail_cas_failed"})
+
 V05 = InferenceRound(
     version="v0.5",
     models={
@@ -218,6 +262,8 @@ V05 = InferenceRound(
     accuracy_log_in_performance_runs=True,
     compliance_folder="audit",
     compliance_blocks=False,
+    # Its checker (v0.5/tools/submission at 0d1cdbff) only warns on detail-log ERROR lines.
+    official_leniencies=CAS_FAILED | {"detail_error", "ran_out_of_queries"},
 )
 
 _VISION_TESTS = ("TEST01", "TEST04-A", "TEST04-B", "TEST05")
@@ -258,12 +304,18 @@ V07 = InferenceRound(
     },
     compliance_blocks=False,
     offline_from_singlestream=True,
+    server_any_run=True,
+    official_leniencies=LOGGED_ONLY | COMPLIANCE_FLAG_ONLY | CAS_FAILED,
+    official_open_leniencies=OPEN_ACCURACY,
 )
 
 # v1.0: runs last at least 10 minutes, the detail log is `:::MLLOG` JSON, compliance is required.
+# Its checker reads every figure from the detail log, which prints fewer digits than the summary
+# (Server 11491.3 against 11491.25): that figure is the official one.
 V10 = replace(
     V07,
     version="v1.0",
+    metrics={scenario: replace(metric, detail_first=True) for scenario, metric in METRICS_V05.items()},
     min_duration_ms=600_000,
     seeds={
         "qsl_rng_seed": 7322528924094909334,
@@ -272,6 +324,8 @@ V10 = replace(
     },
     compliance_blocks=True,
     detail_format="mllog",
+    server_any_run=False,  # from v1.0 the Server result is its one run
+    official_leniencies=LOGGED_ONLY | COMPLIANCE_FLAG_ONLY,
 )
 
 V11 = replace(
@@ -284,28 +338,70 @@ V11 = replace(
     },
 )
 
-# v2.0: early stopping, MultiStream reports latency of 8-sample queries, RetinaNet replaces the SSDs.
+# v2.0 (the checker at tag v2.0): early stopping for SingleStream, MultiStream and Server,
+# MultiStream reports the latency of 8-sample queries; the models are still v1.1's (RetinaNet
+# replaced the SSDs in v2.1); 3D-UNet moved from BraTS to KiTS19 (mean DICE 0.86331 in FP32).
 _V20_MODELS = {
+    **{name: rule for name, rule in _V07_MODELS.items() if "3d-unet" not in name},
+    "3d-unet-99": ModelRule("3d-unet-99", AccuracyRule("mean", 0.86331, 0.99), None, 0.99, None, 42),
+    "3d-unet-99.9": ModelRule("3d-unet-99.9", AccuracyRule("mean", 0.86331, 0.999), None, 0.99, None, 42),
+}
+# The v2.0 checker's model_mapping: the open division's detection models map to the SSD tasks.
+_V20_ALIASES = {
+    **_V07_ALIASES,
+    "mobilenet": "resnet",
     **{
-        name: rule
-        for name, rule in _V07_MODELS.items()
-        if not name.startswith("ssd") and "3d-unet" not in name
+        name: "ssd-small"
+        for name in (
+            "ssd_resnet101_v1_fpn_640x640",
+            "ssd_resnet152_v1_fpn_640x640",
+            "ssd_mobilenet_v1_coco",
+            "ssd_mobilenet_v1_fpn_640x640",
+            "ssd_mobilenet_v1_quantized_coco",
+            "ssd_mobilenet_v2_320x320",
+            "ssd_mobilenet_v2_fpnlite_320x320",
+            "ssd_mobilenet_v2_fpnlite_640x640",
+            "ssd_resnet50_v1_fpn_640x640",
+        )
     },
-    # 3D-UNet moved from BraTS to KiTS19: mean DICE 0.86170 in FP32.
-    "3d-unet-99": ModelRule("3d-unet-99", AccuracyRule("mean", 0.86170, 0.99), None, 0.99, None, 42),
-    "3d-unet-99.9": ModelRule("3d-unet-99.9", AccuracyRule("mean", 0.86170, 0.999), None, 0.99, None, 42),
-    "retinanet": ModelRule(
-        "retinanet", AccuracyRule("mAP", 37.55, 0.99), 100, 0.99, None, 64, {}, _VISION_TESTS
+    **{
+        name: "ssd-large"
+        for name in (
+            "ssd_resnet101_v1_fpn_1024x1024",
+            "ssd_resnet152_v1_fpn_1024x1024",
+            "rcnn-resnet50-lowproposals-coco",
+            "rcnn-inception-resnet-v2-lowproposals-coco",
+            "rcnn-inception-v2-coco",
+            "rcnn-nas-lowproposals-coco",
+            "rcnn-resnet101-lowproposals-coco",
+            "ssd_resnet50_v1_fpn_1024x1024",
+        )
+    },
+}
+# The figures of the early-stopping scenarios are LoadGen's estimates (detail log, ns).
+METRICS_V20_EARLY_STOPPING = {
+    **{scenario: replace(metric, detail_first=True) for scenario, metric in METRICS_V20.items()},
+    SINGLE_STREAM: Metric(
+        "Early stopping 90th percentile estimate", "ms", LOWER, 1e-6, "early_stopping_latency_ss", True
+    ),
+    MULTI_STREAM: Metric(
+        "Early stopping 99th percentile estimate", "ms", LOWER, 1e-6, "early_stopping_latency_ms", True
     ),
 }
 V20 = replace(
     V11,
     version="v2.0",
     models=_V20_MODELS,
-    aliases={"resnet50": "resnet"},
-    min_queries={SINGLE_STREAM: 1024, MULTI_STREAM: 662, SERVER: 270336, OFFLINE: 24576},
-    metrics=METRICS_V20,
-    seeds={},  # each later round has its own; not carried here, so not compared
+    aliases=_V20_ALIASES,
+    min_queries={SINGLE_STREAM: 1024, MULTI_STREAM: 270336, SERVER: 270336, OFFLINE: 24576},
+    metrics=METRICS_V20_EARLY_STOPPING,
+    seeds={
+        "qsl_rng_seed": 6655344265603136530,
+        "sample_index_rng_seed": 15863379492028895792,
+        "schedule_rng_seed": 12662793979680847247,
+    },
+    early_stopping=(SINGLE_STREAM, MULTI_STREAM, SERVER),
+    inferred_from_any=True,
 )
 
 

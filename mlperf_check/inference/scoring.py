@@ -66,7 +66,7 @@ def score_from_tables(result: InferenceResult, rules: InferenceRound, model: Mod
     if ran in LATENCY_SCENARIOS:
         value /= NS_PER_MS
     if ran != result.scenario and not (result.scenario == INTERACTIVE and ran == SERVER):
-        value = _inferred(result, ran, value, detail)
+        value = inferred_figure(result, ran, value, detail)
     result.metric_value = value
     if ran == OFFLINE:
         samples = to_number(detail.effective.get("samples_per_query"))
@@ -119,7 +119,7 @@ def _ran_scenario(detail, folder_scenario: str) -> str:
     return normalize_scenario(str(detail.effective.get("scenario", ""))) or folder_scenario
 
 
-def _inferred(result: InferenceResult, ran: str, value: float, detail) -> float:
+def inferred_figure(result: InferenceResult, ran: str, value: float, detail) -> float:
     result.inferred_from = ran
     result.findings.append(
         _finding(INFO, "inferred", f"{result.scenario} figure inferred from a {ran} run", result.folder)

@@ -156,11 +156,13 @@ def round_scenarios(version: str) -> dict[str, dict[str, list[str]]] | None:
 
 
 def accepted_results(report: InferenceReport) -> list[AcceptedResult]:
-    """The results of a checked package that its round's verdict accepts, with their systems."""
+    """The results of a checked package that its round's official verdict accepts (what MLCommons
+    publishes; where our stricter rules differ, the pages and the checker's report say so), with
+    their systems."""
     descriptions: dict[Path, dict[str, dict]] = {}
     out = []
     for result in report.results:
-        if not result.valid or result.metric_value is None:
+        if not result.official or result.metric_value is None:
             continue
         if result.folder.startswith("results/"):  # a submitter folder was checked
             prefix, location = "", f"{result.division}/{result.submitter}/{result.folder}"

@@ -67,7 +67,10 @@ def test_every_official_verdict_is_reproduced(reports, round_name):
     for row in rows:
         key = (row["division"], row["submitter"], row["system"], row["model"], row["scenario"])
         result = ours[key]
-        verdict = "VALID" if result.valid else "INVALID"
+        # Agreement is measured on the round's official verdict; in the corpus no stricter rule
+        # of ours fires, so ours is the same (docs/differences.md, "Two verdicts").
+        verdict = "VALID" if result.official else "INVALID"
+        assert result.valid == result.official and not result.stricter, key
         expected = EXPECTED_DIFFERENCES.get((round_name, *key))
         if expected is not None:
             assert verdict == expected[0], key
@@ -171,5 +174,10 @@ def test_v07_compliance_flag(reports):
         compliant = not any(
             f.checker == "inference_compliance" and f.severity != "info" for f in ours[key].all_findings()
         )
+        if ours[key].inferred_from:
+            # An inferred result needs no compliance runs of its own; the v0.7 checker looked
+            # for them under the inferred scenario's folder and flagged it (never rejecting it).
+            assert compliant, key
+            continue
         expected = row["compliance_flag"] == "1" and key not in TEST01_TRACEBACKS
         assert compliant == expected, key

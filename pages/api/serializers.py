@@ -59,7 +59,7 @@ class ResultSerializer(serializers.ModelSerializer):
                   "score_minutes", "mean_minutes", "scaling_factor", "factor_source", "computed_score_minutes",
                   "computed_scaling_factor", "shipped_scaling_factor", "score_note", "dropped_runs", "rcp_status",
                   "rcp", "global_batch_size", "converge_mean", "folder", "url",
-                  "scenario", "metric_value", "metric_unit", "metric_direction", "valid", "inference",
+                  "scenario", "metric_value", "metric_unit", "metric_direction", "valid", "official_valid", "stricter_rules", "inference",
                   "scaling", "number_of_models", "instance_scale", "time_to_train_all_minutes", "models_per_minute",
                   "energy_joules", "energy_mean_joules", "energy_note"]
 

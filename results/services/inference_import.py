@@ -172,6 +172,8 @@ def _write_inference_rows(folder: InferenceFolder, submission, official_entries,
             metric_unit=result.metric_unit,
             metric_direction=result.metric_direction or MetricDirection.HIGHER,
             valid=result.valid,
+            official_valid=result.official,
+            stricter_rules=result.stricter,
             score_note="" if result.valid else "invalid: see the findings",
             inference=jsonable(_inference_details(result)),
         )

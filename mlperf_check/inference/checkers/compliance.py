@@ -34,11 +34,13 @@ class InferenceComplianceChecker(InferenceChecker):
             return []  # v2.1+: inference_round_rules
         severity = ERROR if rules.compliance_blocks else WARNING
         if context.result.inferred_from:
+            # Its compliance runs are those of the run it is inferred from (every round's checker).
             return [
                 self.finding(
-                    severity,
+                    INFO,
                     "compliance_inferred",
-                    "an Offline result inferred from a SingleStream run has no compliance tests of its own",
+                    f"a {context.result.scenario} result inferred from a {context.result.inferred_from} run "
+                    "needs no compliance runs of its own",
                     file=context.rel(folder.rel),
                 )
             ]

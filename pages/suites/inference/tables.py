@@ -18,7 +18,7 @@ FILTERS = ("division", "system_type", "category", "model", "scenario")
 # Every figure's unit is in its column (the metric's in `unit`, the power's in `power_unit`).
 EXPORT_COLUMNS = [
     "result_id", "division", "system_type", "category", "submitter", "system", "accelerator", "accelerators",
-    "model", "scenario", "metric", "value", "unit", "direction", "valid",
+    "model", "scenario", "metric", "value", "unit", "direction", "valid", "official_valid", "stricter_rules",
     "ttft_p99_ms", "ttft_limit_ms", "tpot_p99_ms", "tpot_limit_ms", "power", "power_unit", "samples_per_joule",
 ]
 # v2.1+ systems say where they run (`system_type`); "datacenter,edge" systems are in both.
@@ -43,6 +43,10 @@ def inference_points(user, round_: Round) -> list[dict]:
             "unit": result.metric_unit,
             "direction": result.metric_direction,
             "valid": result.valid,
+            # The round's official verdict beside ours, and what makes ours stricter.
+            "official_valid": result.official_valid,
+            "stricter_rules": " ".join(result.stricter_rules),
+            "verdict": result.verdict,
             "ttft_p99_ms": tokens.get("ttft_p99_ms"),
             "ttft_limit_ms": tokens.get("ttft_limit_ms"),
             "tpot_p99_ms": tokens.get("tpot_p99_ms"),
@@ -124,9 +128,10 @@ def inference_export_rows(user, round_: Round, query) -> tuple[list[str], list[d
 def summary_results(user, round_: Round) -> list[dict]:
     """The round's accepted results visible to `user` as MLCommons publishes a round
     (summary_results.json's records, mlperf_check.inference.summary_export), each system under its
-    citable entry ID: the round page's and the API's download and the snapshot's results."""
+    citable entry ID: the round page's and the API's download and the snapshot's results. Accepted
+    is the round's official verdict, as MLCommons publishes it."""
     version = f"v{round_.version}"
-    results = (Result.objects.visible_to(user).current().for_round(round_).filter(valid=True)
+    results = (Result.objects.visible_to(user).current().for_round(round_).filter(official_valid=True)
                .exclude(metric_value=None).with_related().order_by("result_id"))
     accepted = []
     for result in results:

@@ -4,8 +4,8 @@ HPC rulesets hpc_1.0.0 ... 3.0.0).
 The rules are the YAML files shipped in the installed `mlperf-logging` package
 (`compliance_checker/training_<version>/*.yaml`); how the official engine reads them is in
 docs/official-tools.md section c.1. Each config is read once (PyYAML's BaseLoader, like the
-official engine; from its stored copy in STORED_DIR when that was read from the same bytes, see
-config_records), our historical overrides (mlperf_check.rules.overrides) are applied, and every
+official engine; from its stored copy when that was read from the same bytes, see
+mlperf_check.rules.stored), our historical overrides (mlperf_check.rules.overrides) are applied, and every
 piece of rule code is compiled once: a code object for eval()/exec(), and where it behaves the
 same, a plain function (as_function). mlperf_check.rules.engine runs them over a log.
 
@@ -16,7 +16,6 @@ that rule code builds from log values are checked against shipped_configs() by t
 from __future__ import annotations
 
 import ast
-import hashlib
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -27,17 +26,13 @@ from types import CodeType, FunctionType, MappingProxyType
 from typing import Any
 
 import mlperf_logging
-import orjson
 
 from mlperf_check.rules import overrides
 from mlperf_check.rules.facts import config_folder, ruleset_facts, ruleset_label, ruleset_of_config_folder
+from mlperf_check.rules.stored import stored_entry
 
 PACKAGE_DIR = Path(mlperf_logging.__file__).resolve().parent
 COMPLIANCE_DIR = PACKAGE_DIR / "compliance_checker"
-# The records of every shipped config as PyYAML reads them, one JSON file per config folder, each
-# record list with the SHA-256 of the YAML it was read from (written by
-# scripts/store_rule_configs.py; mlperf_check/tests/test_stored_configs.py proves them equal).
-STORED_DIR = Path(__file__).resolve().parent / "stored_configs"
 
 CONFIG_NAME = re.compile(r"((?:training|hpc)_\d+\.\d+\.\d+)/([A-Za-z0-9_]+)\.yaml")
 STATE_NAME = re.compile(r"""\bs\[['"](\w+)['"]\]""")
@@ -338,13 +333,8 @@ def config_records(name: str) -> list[dict]:
     CPU, most of it the import)."""
     data = (COMPLIANCE_DIR / name).read_bytes()
     folder, _, file_name = name.partition("/")
-    try:
-        stored = orjson.loads((STORED_DIR / f"{folder}.json").read_bytes()).get(file_name)
-    except FileNotFoundError:
-        stored = None
-    if stored is not None and stored["sha256"] == hashlib.sha256(data).hexdigest():
-        return stored["records"]
-    return parse_yaml_records(data)
+    stored = stored_entry("configs", folder, file_name, data)
+    return parse_yaml_records(data) if stored is None else stored["records"]
 
 
 def parse_yaml_records(data: bytes) -> list[dict]:

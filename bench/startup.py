@@ -12,7 +12,8 @@ it, untimed; its CPU time (time.process_time) is taken in that process, the best
 * get_ruleset: the ruleset's benchmarks and quality targets (it compiles the closed configs);
 * configs every log starts with (common.yaml, closed_common, open_common) and the run checkers:
   what pipeline._load_before_fork loads before the pool forks;
-* RCP tables: every benchmark's table of the ruleset (a bisection per RCP record);
+* RCP tables: every benchmark's table of the ruleset (read from rules/stored_data; a bisection per
+  RCP record only for an RCP file whose bytes differ from the stored ones);
 * process pool: importing concurrent.futures, two forked workers started and given a task each
   (the parent's CPU only);
 * one log: analyze_run on --log, repeated in one process (the configs already compiled), per log

@@ -30,10 +30,11 @@ or unsafe archive).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from mlperf_check.inference.discovery import looks_like_inference
 from mlperf_check.output import (
@@ -109,6 +110,19 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         stdout=stdout,
         stderr=stderr,
     )
+
+
+def console() -> NoReturn:
+    """The process entry (`mlperf-check`, `python -m mlperf_check`): main(), then, once the
+    output is flushed, exit without the interpreter's teardown, which frees every module and
+    object one by one (~10 ms of a small check, more after a round). Nothing is left to close:
+    the pool and any extracted archive are closed by main() itself."""
+    gc.enable()
+    gc.freeze()  # what the imports built stays: later collections need not walk it
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def run(

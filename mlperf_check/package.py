@@ -113,23 +113,27 @@ class Package:
         return os.lstat(self.root / rel).st_size
 
     def open(self, rel: str) -> BinaryIO:
-        """A binary stream of a file of the package. Refuses paths that leave the root or pass
-        through a symlink, so nothing outside the package can be read through it."""
-        path = PurePosixPath(rel)
-        if not rel or path.is_absolute() or any(part in ("", ".", "..") for part in rel.split("/")):
-            raise ValueError(f"not a relative path inside the package: {rel!r}")
-        current = self.root
-        for part in path.parts[:-1]:
-            current = current / part
-            mode = os.lstat(current).st_mode
-            if not stat.S_ISDIR(mode):
-                raise NotADirectoryError(f"{rel}: {part} is not a folder (symlinks are not followed)")
-        # O_NONBLOCK: opening a named pipe must not wait for a writer; it is refused just below.
-        descriptor = os.open(current / path.parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            os.close(descriptor)
-            raise OSError(f"{rel}: not a regular file")
-        return os.fdopen(descriptor, "rb")
+        return open_package_file(self.root, rel)
+
+
+def open_package_file(root: Path, rel: str) -> BinaryIO:
+    """A binary stream of a file of the package at `root`. Refuses paths that leave the root or
+    pass through a symlink, so nothing outside the package can be read through it."""
+    path = PurePosixPath(rel)
+    if not rel or path.is_absolute() or any(part in ("", ".", "..") for part in rel.split("/")):
+        raise ValueError(f"not a relative path inside the package: {rel!r}")
+    current = root
+    for part in path.parts[:-1]:
+        current = current / part
+        mode = os.lstat(current).st_mode
+        if not stat.S_ISDIR(mode):
+            raise NotADirectoryError(f"{rel}: {part} is not a folder (symlinks are not followed)")
+    # O_NONBLOCK: opening a named pipe must not wait for a writer; it is refused just below.
+    descriptor = os.open(current / path.parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise OSError(f"{rel}: not a regular file")
+    return os.fdopen(descriptor, "rb")
 
 
 @dataclass

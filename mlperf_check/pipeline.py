@@ -14,12 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mlperf_check.checkers import checkers_of_scope
 from mlperf_check.checkers.base import PackageContext, RunContext
-from mlperf_check.package import HPC, Package, discover_package, looks_like_submitter_folder
+from mlperf_check.package import (
+    HPC,
+    Package,
+    discover_package,
+    looks_like_submitter_folder,
+    open_package_file,
+)
 from mlperf_check.parsing import ParseStats, iter_records
 from mlperf_check.power import score_energy
 from mlperf_check.report import ERROR, BenchmarkResult, Finding, PackageReport, RcpOutcome, RunLog
@@ -274,12 +281,10 @@ def detect_ruleset(package: Package) -> str | None:
     return None
 
 
-def _opener(package: Package, rel: str):
-    return lambda: package.open(rel)
-
-
-def _analyze_one(package: Package, context: RunContext):
-    return analyze_run(_opener(package, context.file), context, checkers_of_scope("run"))
+def _analyze_one(root: Path, context: RunContext):
+    """One result file of the package at `root`. A pool task carries the root, not the Package
+    (its lists of every file would be pickled with every task)."""
+    return analyze_run(partial(open_package_file, root, context.file), context, checkers_of_scope("run"))
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:
@@ -302,11 +307,11 @@ def _analyze_runs(
     while the caller goes on); else, with jobs > 1 and enough bytes to pay for starting
     processes, in a pool of forked workers of its own (the offline command uses every core; the
     Celery worker and import_results, which run packages in parallel already, keep jobs=1)."""
-    # Enough chunks to keep every worker busy, few enough that pickling `package` stays cheap.
+    # Enough chunks to keep every worker busy, few enough that the round trips per chunk stay cheap.
     chunksize = max(1, min(8, len(contexts) // (4 * max(1, jobs))))
     if pool is not None and len(contexts) > 1:
         _load_before_fork(contexts[0].ruleset)
-        return pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=chunksize)
+        return pool.map(_analyze_one, [package.root] * len(contexts), contexts, chunksize=chunksize)
     return _analyze_here(package, contexts, jobs, chunksize)
 
 
@@ -314,11 +319,11 @@ def _analyze_here(package: Package, contexts: list[RunContext], jobs: int, chunk
     size = sum(package.size_of(context.file) for context in contexts) if jobs > 1 else 0
     if jobs <= 1 or len(contexts) < 2 or size < PARALLEL_MIN_BYTES:
         for context in contexts:
-            yield _analyze_one(package, context)
+            yield _analyze_one(package.root, context)
         return
     _load_before_fork(contexts[0].ruleset)
     with _process_pool(jobs) as own_pool:
-        yield from own_pool.map(_analyze_one, [package] * len(contexts), contexts, chunksize=chunksize)
+        yield from own_pool.map(_analyze_one, [package.root] * len(contexts), contexts, chunksize=chunksize)
 
 
 def _load_before_fork(spec: RulesetSpec) -> None:

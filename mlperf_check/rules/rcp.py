@@ -31,6 +31,7 @@ from pathlib import Path
 
 from mlperf_check.report import RcpOutcome, RunLog
 from mlperf_check.rules.catalog import BenchmarkSpec, RulesetSpec
+from mlperf_check.rules.stored import stored_entry
 
 PASS = "pass"
 PASS_INTERPOLATED = "pass_interpolated"
@@ -264,19 +265,36 @@ def _prune(records: list[RcpRecord]) -> list[RcpRecord]:
 @cache
 def load_rcp_table(rcp_dir: Path, benchmark: str, required_runs: int, olympic_drop: int) -> RcpTable:
     """The pruned RCP records of `rcps_<benchmark>.json` in the package's ruleset folder (cached
-    per ruleset and benchmark: computing every record's minimum takes a bisection)."""
+    per ruleset and benchmark). Computing every record's minimum takes a bisection (10-25 ms for a
+    ruleset's tables), so the tables of every known ruleset are stored (mlperf_check.rules.stored)
+    and computed here only for a file whose bytes differ from the stored ones."""
     path = rcp_dir / f"rcps_{benchmark}.json"
     if not path.is_file():
         return RcpTable((), f"the RCP tables of {rcp_dir.name} have no file for {benchmark}")
+    data = path.read_bytes()
+    stored = stored_entry("rcps", rcp_dir.name, path.name, data)
+    rows = stored and stored["tables"].get(table_key(required_runs, olympic_drop))
+    if rows is not None:
+        return RcpTable(tuple(RcpRecord(*row) for row in rows))
+    return compute_rcp_table(path, data, required_runs, olympic_drop)
+
+
+def table_key(required_runs: int, olympic_drop: int) -> str:
+    """The key of a stored table: the run count and olympic drop it was computed for."""
+    return f"{required_runs}/{olympic_drop}"
+
+
+def compute_rcp_table(path: Path, data: bytes, required_runs: int, olympic_drop: int) -> RcpTable:
+    """The pruned records of an RCP file (`data`, its bytes), every minimum bisected."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(data.decode("utf-8"))
         records = [
-            _record_from_json(name, data, olympic_drop, required_runs - 2) for name, data in raw.items()
+            _record_from_json(name, record, olympic_drop, required_runs - 2) for name, record in raw.items()
         ]
     except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
-        return RcpTable((), f"{path.name} of {rcp_dir.name} cannot be read: {exc!r}")
+        return RcpTable((), f"{path.name} of {path.parent.name} cannot be read: {exc!r}")
     if not records:
-        return RcpTable((), f"{path.name} of {rcp_dir.name} holds no records")
+        return RcpTable((), f"{path.name} of {path.parent.name} holds no records")
     records.sort(key=lambda r: r.batch_size)
     return RcpTable(tuple(_prune(records)))
 

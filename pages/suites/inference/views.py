@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from pages.tables import CATEGORIES, CATEGORY_LABELS, category_of
-from pages.views.common import chart_response, csv_response
+from pages.views.common import chart_response, csv_response, result_versions
 from results.constants import Division, Scenario, Severity
 from results.models import Benchmark, Finding, Result, Round
 from results.states import publication_state
@@ -132,6 +132,7 @@ def result_page(request, result: Result):
     context = {
         "result": result,
         "state": publication_state(result),
+        "versions": result_versions(request.user, result),
         "system": result.system,
         "round": result.submission.round,
         "benchmark": result.benchmark,

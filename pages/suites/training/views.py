@@ -29,6 +29,7 @@ from pages.views.common import (
     csv_response,
     draws,
     official_links,
+    result_versions,
 )
 from results.constants import FactorSource, Severity, WaiverKind
 from results.models import Benchmark, Result, Round, Run
@@ -265,10 +266,6 @@ def result_page(request, result: Result):
         {"severity": label, "key": value, "findings": [f for f in findings if f.severity == value]}
         for value, label in Severity.choices
     ]
-    versions = list(
-        Result.objects.visible_to(request.user).filter(result_id=result.result_id)
-        .values_list("submission__version", flat=True).order_by("submission__version")
-    )
     review = review_summary(result, request.user)
     context = {
         "result": result,
@@ -284,7 +281,7 @@ def result_page(request, result: Result):
         "run_labels": [_run_label(r) for r in runs],
         "charts": result_charts,
         "draws_charts": draws(result_charts),
-        "versions": versions,
+        "versions": result_versions(request.user, result),
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
         # The published_factor decision on the result's system and benchmark (accepted or rejected).
         "factor_decision": next((w for w in review["waivers"] if w.kind == WaiverKind.PUBLISHED_FACTOR), None),

@@ -77,9 +77,8 @@ def layout(title: str, **extra) -> dict:
 def axis(title: str, log: bool = False, **extra) -> dict:
     axis = {"title": {"text": title}, "gridcolor": "#e5e8ee", "zeroline": False, "automargin": True}
     if log:
-        # Label 1, 2 and 5 of each decade only: full minor labels crowd small charts. Over less
-        # than a decade Chart drops this again (_fit_log_ticks).
-        axis.update({"type": "log", "dtick": "D2"})
+        # Its ticks are set from the data the chart holds (Chart, _fit_log_ticks).
+        axis["type"] = "log"
     axis.update(extra)
     return axis
 
@@ -110,9 +109,14 @@ def _reserve_legend_room(figure: dict) -> None:
     margin["r"] = max(margin.get("r", 0), needed)
 
 
+# Up to this many decades a log axis is labelled at 1, 2 and 5 of each; beyond, at each decade.
+LOG_TICKS_125_DECADES = 3
+
+
 def _fit_log_ticks(figure: dict) -> None:
-    """On a log axis whose data spans less than a decade, Plotly's 1-2-5 ticks would read "2" and
-    "5" with no power of ten beside them: let Plotly label such an axis in full numbers."""
+    """Label each log axis in plain numbers ("1", "2", "5", "10", "20", ...): Plotly's own log
+    ticks label 2 and 5 as bare small digits ("5 2 10 5 2 1 5"), which read as nonsense. Over less
+    than a decade Plotly's automatic ticks are already full numbers: they are kept."""
     layout = figure.get("layout", {})
     for name, axis in layout.items():
         if not (name[:5] in ("xaxis", "yaxis") and isinstance(axis, dict) and axis.get("type") == "log"):
@@ -121,10 +125,21 @@ def _fit_log_ticks(figure: dict) -> None:
             value
             for trace in figure.get("data", [])
             for value in trace.get(name[0], [])
-            if isinstance(value, (int, float)) and value > 0
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
         ]
-        if values and max(values) < 10 * min(values):
-            axis.pop("dtick", None)
+        if not values or max(values) < 10 * min(values):
+            continue
+        low, high = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
+        steps = (1, 2, 5) if math.log10(max(values) / min(values)) <= LOG_TICKS_125_DECADES else (1,)
+        ticks = [step * 10.0**power for power in range(low, high + 1) for step in steps]
+        axis.update({"tickmode": "array", "tickvals": ticks, "ticktext": [_tick_label(tick) for tick in ticks]})
+
+
+def _tick_label(value: float) -> str:
+    """A tick of a log axis as a plain number: 0.05, 2, 500, 20,000."""
+    if value >= 1:
+        return f"{value:,.0f}"
+    return f"{value:.{max(0, -math.floor(math.log10(value)))}f}"
 
 
 def colour(index: int) -> str:

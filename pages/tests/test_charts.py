@@ -197,13 +197,21 @@ def test_the_pareto_frontier_holds_the_results_nothing_beats_with_as_few_acceler
     assert chart.figure["data"][1]["x"] == [8, 32]
 
 
-def test_a_log_axis_over_less_than_a_decade_is_labelled_in_full_numbers():
-    """1-2-5 ticks label the minor ones "2" and "5": over less than a decade no power of ten is
-    there to say what they mean, so Plotly's own full-number ticks are used instead."""
+def test_a_log_axis_is_labelled_in_plain_numbers():
+    """Plotly's own log ticks label 2 and 5 as bare small digits ("5 2 10 5 2 1 5"): a log axis
+    over a decade or more gets 1-2-5 ticks as plain numbers (decades only over many decades);
+    over less than a decade Plotly's own full-number ticks are kept."""
     short = charts.pareto([point("1", 20.0, accelerators=8), point("2", 45.0, accelerators=16)], "bert")
-    assert "dtick" not in short.figure["layout"]["yaxis"] and "dtick" not in short.figure["layout"]["xaxis"]
+    assert "tickvals" not in short.figure["layout"]["yaxis"] and "tickvals" not in short.figure["layout"]["xaxis"]
     wide = charts.pareto([point("1", 5.0, accelerators=8), point("2", 300.0, accelerators=1024)], "bert")
-    assert wide.figure["layout"]["yaxis"]["dtick"] == "D2" and wide.figure["layout"]["xaxis"]["dtick"] == "D2"
+    yaxis, xaxis = wide.figure["layout"]["yaxis"], wide.figure["layout"]["xaxis"]
+    assert yaxis["ticktext"] == ["1", "2", "5", "10", "20", "50", "100", "200", "500", "1,000", "2,000", "5,000"]
+    assert yaxis["tickvals"][:4] == [1.0, 2.0, 5.0, 10.0]
+    assert "20" in xaxis["ticktext"] and "2,000" in xaxis["ticktext"]  # 8 to 1024: 1-2-5 too
+    huge = charts.pareto([point("1", 1.0, accelerators=1), point("2", 9000.0, accelerators=4096)], "bert")
+    assert huge.figure["layout"]["yaxis"]["ticktext"] == ["1", "10", "100", "1,000", "10,000"]  # over 3 decades
+    tiny = charts.pareto([point("1", 0.05, accelerators=8), point("2", 3.0, accelerators=16)], "bert")
+    assert tiny.figure["layout"]["yaxis"]["ticktext"][:3] == ["0.01", "0.02", "0.05"]
 
 
 def test_a_chart_starts_with_room_for_its_legend_and_short_category_lines():

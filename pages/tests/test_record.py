@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from django.core.management import call_command
 
 from results.services.rounds import publish_round
 from results.services.versions import publish_version
@@ -79,3 +82,95 @@ def test_an_embed_shows_what_an_anonymous_visitor_sees_whoever_asks(client, pers
     client.force_login(personas["chair"])
     assert client.get("/rounds/training-v5.0/resnet/").status_code == 200
     assert client.get("/rounds/training-v5.0/resnet/charts/time-to-train/embed/").status_code == 404
+
+
+@pytest.fixture
+def scales():
+    """resnet on 8 accelerators (1 node) in 30 minutes and on 64 (8 nodes) in 5: the big system is
+    faster, the small one uses fewer accelerator-minutes (240 against 320)."""
+    round_ = make_round("4.0")
+    submission = make_submission(round_, make_org("Alpha"))
+    small = make_system(submission, "n1", name="One node", accelerators_count=8, number_of_nodes=1)
+    big = make_system(submission, "n8", name="Eight nodes", accelerators_count=64, number_of_nodes=8)
+    make_result(small, "resnet", minutes=30.0, result_id="4.0-0001")
+    make_result(big, "resnet", minutes=5.0, result_id="4.0-0002")
+    return round_
+
+
+def _ranked_ids(html: str) -> list[str]:
+    table = html[html.index('id="ranked"'):]
+    return [part.split('"')[0] for part in table.split('href="/results/')[1:]]
+
+
+def test_a_training_leaderboard_offers_normalised_views_labelled_as_such(client, scales):
+    html = client.get("/rounds/training-v4.0/resnet/").content.decode()
+    assert _ranked_ids(html) == ["4.0-0002/", "4.0-0001/"]
+    assert 'id="normalised-label"' not in html and '<a href="?per=accelerator">Per accelerator</a>' in html
+    assert "Per watt" not in html  # no result has its energy
+    html = client.get("/rounds/training-v4.0/resnet/?per=accelerator").content.decode()
+    assert _ranked_ids(html) == ["4.0-0001/", "4.0-0002/"]  # 240 accelerator-minutes before 320
+    assert "Normalised: Accelerator-minutes (minutes × accelerators" in html
+    assert ">240.00<" in html and ">320.00<" in html and ">30.00<" in html  # beside the totals
+    assert 'href="/rounds/training-v4.0/resnet/charts/time-to-train/embed/?per=accelerator"' in html
+    chart = client.get("/rounds/training-v4.0/resnet/charts/time-to-train.json?per=node").json()
+    assert chart["figure"]["layout"]["yaxis"]["title"]["text"] == "Node-minutes (log)"
+    assert [row["node_minutes"] for row in chart["rows"]] == [30.0, 40.0]
+    assert "normalised" in chart["figure"]["layout"]["title"]["text"]
+
+
+def test_a_comparison_across_divisions_availability_or_rounds_says_so(client, world_two_rounds):
+    html = client.get("/compare/?result=4.0-0001&result=4.1-0001").content.decode()
+    assert 'id="mixing-warning"' in html and "divisions (closed" in html and "rounds (rules" in html
+    html = client.get("/compare/?result=4.0-0001&result=4.0-0002").content.decode()
+    assert 'id="mixing-warning"' not in html
+    assert 'id="mixing-warning"' in client.get("/progress/training/").content.decode()
+
+
+@pytest.fixture
+def world_two_rounds(scales):
+    submission = make_submission(make_round("4.1"), make_org("Beta"))
+    make_result(make_system(submission, "box", division="open"), "resnet", minutes=9.0, result_id="4.1-0001")
+
+
+def _import(sample_data, name: str) -> None:
+    call_command("import_results", str(sample_data / name), "--round", name, "--publish", stdout=io.StringIO())
+
+
+def test_inference_leaderboards_per_accelerator_and_per_watt(client, sample_data):
+    _import(sample_data, "inference-v4.1")
+    html = client.get("/rounds/inference-v4.1/").content.decode()
+    assert 'href="?per=watt">Per watt</a>' in html  # the sample measured power
+    html = client.get("/rounds/inference-v4.1/?per=accelerator&division=closed").content.decode()
+    assert "Normalised: per accelerator (throughput ÷ accelerators" in html
+    assert '<input type="hidden" name="per" value="accelerator">' in html  # the filters keep the view
+    assert "(normalised)</span></th>" in html
+    chart = client.get("/rounds/inference-v4.1/charts/relative-performance.json?per=watt").json()
+    assert "per joule (normalised)" in chart["figure"]["layout"]["title"]["text"]
+    assert chart["rows"] and all(row["unit"] == "per joule" for row in chart["rows"])
+
+
+def test_an_inference_leaderboard_mixing_divisions_warns(client, sample_data):
+    _import(sample_data, "inference-v0.7")
+    html = client.get("/rounds/inference-v0.7/?model=resnet&scenario=Offline").content.decode()
+    assert 'class="notice mixing-warning"' in html and "divisions (closed" in html
+    html = client.get("/rounds/inference-v0.7/?model=resnet&scenario=Offline&division=closed").content.decode()
+    assert "divisions (closed" not in html  # closed alone (its systems still differ in availability)
+
+
+def test_the_inference_progress_page_speaks_of_inference_and_plots(client, sample_data):
+    _import(sample_data, "inference-v0.7")
+    _import(sample_data, "inference-v4.1")
+    html = client.get("/progress/inference/").content.decode()
+    assert "Best throughput" in html and "minutes" not in html.lower().split("<footer")[0]
+    assert "nothing to plot yet" not in html
+    rows = client.get("/progress/inference/charts/best-throughput.json").json()["rows"]
+    assert {row["round"] for row in rows} == {"0.7", "4.1"} and all(row["scenario"] != "SingleStream" for row in rows)
+    assert client.get("/progress/inference/charts/best-per-accelerator.csv").status_code == 200
+
+
+def test_hpc_time_to_solution_per_node(client, sample_data):
+    _import(sample_data, "hpc-v1.0")
+    html = client.get("/rounds/hpc-v1.0/?per=node").content.decode()
+    assert "Normalised: Node-minutes" in html and "ranked by node-minutes (normalised)" in html
+    html = client.get("/rounds/hpc-v1.0/oc20/?per=accelerator").content.decode()
+    assert "Accelerator-minutes <span class=\"muted\">(normalised)</span>" in html

@@ -10,6 +10,7 @@ from django.http import Http404, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from pages.normalised import View, throughput_view, view_links
 from pages.tables import CATEGORIES, CATEGORY_LABELS, category_of
 from pages.views.common import chart_response, csv_response, result_versions
 from results.constants import Division, Scenario, Severity
@@ -28,10 +29,10 @@ from .tables import (
 )
 
 
-def _charts(points: list[dict]) -> list:
+def _charts(points: list[dict], view: View) -> list:
     charts = [
         inference_charts.server_offline_ratio(points),
-        inference_charts.relative_performance(points),
+        inference_charts.relative_performance(points, view),
         inference_charts.coverage(points),
     ]
     if any(p["power"] is not None for p in points):
@@ -42,11 +43,14 @@ def _charts(points: list[dict]) -> list:
 def round_page(request, round_: Round):
     points = inference_points(request.user, round_)
     kept, chosen = filtered(points, request.GET)
+    view = throughput_view(request.GET, kept)
     context = {
         "round": round_,
-        "leaderboards": leaderboards(kept),
+        "leaderboards": leaderboards(kept, view),
         "power_boards": power_boards(kept),
-        "charts": _charts(kept),
+        "charts": _charts(kept, view),
+        "view": view,
+        "view_links": view_links(request.GET, view),
         "chosen": chosen,
         # (query name, label, options); the system type only where the round's systems give one.
         "choices": [
@@ -66,7 +70,8 @@ def round_page(request, round_: Round):
 def round_chart(request, round_: Round, chart: str, fmt: str):
     """The round's charts (server/offline ratio, relative performance, coverage) as CSV or JSON."""
     kept, _ = filtered(inference_points(request.user, round_), request.GET)
-    built = next((candidate for candidate in _charts(kept) if candidate.name == chart), None)
+    built = next((candidate for candidate in _charts(kept, throughput_view(request.GET, kept))
+                  if candidate.name == chart), None)
     if built is None:
         raise Http404("no such chart")
     return chart_response(built, fmt, round_.slug)

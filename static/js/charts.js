@@ -31,7 +31,14 @@
     var point = event.points && event.points[0];
     var id = point && point.customdata;
     if (typeof id === "string" && /^\d+\.\d+-\d+$/.test(id)) {
-      window.location.href = "/results/" + encodeURIComponent(id) + "/";
+      var url = "/results/" + encodeURIComponent(id) + "/";
+      // An embedded chart (templates/results/embed.html) sits in another site's frame, where the
+      // result page refuses to be shown: it opens in a new tab instead.
+      if (document.body.classList.contains("embed")) {
+        window.open(url, "_blank", "noopener");
+      } else {
+        window.location.href = url;
+      }
     }
   }
 

@@ -97,7 +97,13 @@ def _log_axis_labels(page) -> list[list[str]]:
     return page.evaluate("""() => Array.from(document.querySelectorAll('.plot[data-drawn]')).flatMap(plot =>
         Object.keys(plot._fullLayout).filter(k => /^[xy]axis\\d*$/.test(k) && plot._fullLayout[k].type === 'log')
           .map(k => Array.from(plot.querySelectorAll('.' + k[0] + (k.slice(5) || '') + 'tick text'))
-            .map(t => t.textContent))))""")
+            .map(t => t.textContent)))""")
+
+
+def _plain_number(label: str) -> float:
+    """A tick label as a number: plain ("2", "1,000", "0.05") or with Plotly's SI suffix ("10k")."""
+    scale = {"k": 1e3, "M": 1e6, "G": 1e9}.get(label[-1], 1)
+    return float(label.rstrip("kMG").replace(",", "")) * scale
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -119,12 +125,12 @@ def test_every_page_kind_of_every_suite(live_server, browser, site, width):
             if empty:
                 empty_charts[name] = empty
             for labels in _log_axis_labels(page):
-                numbers = [float(label.replace(",", "")) for label in labels if label]
+                numbers = [_plain_number(label) for label in labels if label]
                 if numbers != sorted(set(numbers)):
                     odd_ticks[name] = labels
             page.screenshot(path=str(SCREENSHOTS / f"kinds-{name}-{width}.png"), full_page=True)
         assert overflowing == {}, f"pages wider than {width} px"
-        assert odd_ticks == {}, "log axes whose labels do not read as increasing plain numbers"
+        assert odd_ticks == {}, f"log axes whose labels do not read as increasing plain numbers: {odd_ticks}"
         # Charts with nothing to plot: only where the page has nothing of that kind.
         assert "progress-inference" not in empty_charts, empty_charts
 

@@ -48,19 +48,32 @@ def chosen_per(query, offered) -> str:
     return per if per in offered else ""
 
 
-def time_view(query, points: list[dict]) -> View:
-    """The view of a leaderboard of times (training, HPC time to solution); per watt only where a
-    result has its energy."""
-    offered = ("accelerator", "node", *(("watt",) if any(p.get("energy") is not None for p in points) else ()))
+# (figure, how it is made, CSV column) of each normalised view of a time and of a throughput.
+TIME_FIGURES = {
+    "accelerator": ("Accelerator-minutes", "minutes × accelerators, lower is better", "accelerator_minutes"),
+    "node": ("Node-minutes", "minutes × nodes, lower is better", "node_minutes"),
+    "watt": ("Energy to train (MJ)", "minutes × average power: the joules of the official summarizer, lower is better",
+             "energy_megajoules"),
+}
+THROUGHPUT_FIGURES = {
+    "accelerator": ("per accelerator", "throughput ÷ accelerators (latencies are not divided)", "per_accelerator"),
+    "node": ("per node", "throughput ÷ nodes (latencies are not divided)", "per_node"),
+    "watt": ("per joule", "samples (tokens, queries) per joule, i.e. per second per watt, as the official power "
+                          "checker computes it", "per_joule"),
+}
+
+
+def _view(query, points: list[dict], power: str, figures: dict) -> View:
+    """The view of the URL among those offered: per watt only where a point has its `power`."""
+    offered = ("accelerator", "node", *(("watt",) if any(p.get(power) is not None for p in points) else ()))
     per = chosen_per(query, offered)
-    figure, how, column = {
-        "": ("", "", ""),
-        "accelerator": ("Accelerator-minutes", "minutes × accelerators, lower is better", "accelerator_minutes"),
-        "node": ("Node-minutes", "minutes × nodes, lower is better", "node_minutes"),
-        "watt": ("Energy to train (MJ)", "minutes × average power: the joules of the official summarizer, "
-                                         "lower is better", "energy_megajoules"),
-    }[per]
-    return View(per, offered, figure, how, column)
+    return View(per, offered, *figures.get(per, ("", "", "")))
+
+
+def time_view(query, points: list[dict]) -> View:
+    """The view of a leaderboard of times (training, HPC time to solution); per watt where a
+    result has its energy."""
+    return _view(query, points, "energy", TIME_FIGURES)
 
 
 def time_normalised(point: dict, per: str) -> float | None:
@@ -79,17 +92,8 @@ def time_normalised(point: dict, per: str) -> float | None:
 
 
 def throughput_view(query, points: list[dict]) -> View:
-    """The view of inference leaderboards; per watt only where a result has power."""
-    offered = ("accelerator", "node", *(("watt",) if any(p.get("power") is not None for p in points) else ()))
-    per = chosen_per(query, offered)
-    figure, how, column = {
-        "": ("", "", ""),
-        "accelerator": ("per accelerator", "throughput ÷ accelerators (latencies are not divided)", "per_accelerator"),
-        "node": ("per node", "throughput ÷ nodes (latencies are not divided)", "per_node"),
-        "watt": ("per joule", "samples (tokens, queries) per joule, i.e. per second per watt, as the official "
-                              "power checker computes it", "per_joule"),
-    }[per]
-    return View(per, offered, figure, how, column)
+    """The view of inference leaderboards; per watt where a result has power."""
+    return _view(query, points, "power", THROUGHPUT_FIGURES)
 
 
 def throughput_normalised(point: dict, per: str) -> float | None:

@@ -75,6 +75,7 @@ def site(sample_data, personas, tmp_path):
         "hpc-round-per-node": "/rounds/hpc-v1.0/?per=node",
         "hpc-benchmark": "/rounds/hpc-v1.0/deepcam/",
         "hpc-result": f"/results/{hpc}/",
+        "hpc-system": "/systems/{org}/{system}/".format(**_system_of(hpc)),
         "organization": "/organizations/{org}/".format(**_system_of(training)),
         "changes": "/changes/",
         "round-changes": "/rounds/training-v9.0/changes/",

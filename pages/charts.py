@@ -77,9 +77,8 @@ def layout(title: str, **extra) -> dict:
 def axis(title: str, log: bool = False, **extra) -> dict:
     axis = {"title": {"text": title}, "gridcolor": "#e5e8ee", "zeroline": False, "automargin": True}
     if log:
-        # Label 1, 2 and 5 of each decade only: full minor labels crowd small charts. Over less
-        # than a decade Chart drops this again (_fit_log_ticks).
-        axis.update({"type": "log", "dtick": "D2"})
+        # Its ticks are set from the data the chart holds (Chart, _fit_log_ticks).
+        axis["type"] = "log"
     axis.update(extra)
     return axis
 
@@ -110,21 +109,47 @@ def _reserve_legend_room(figure: dict) -> None:
     margin["r"] = max(margin.get("r", 0), needed)
 
 
+# Plotly pads a log axis beyond its data (markers, text) by about this factor each side; around
+# a lone value, or bars (drawn up from far below), by about a decade.
+LOG_AXIS_PADDING = 1.25
+LOG_AXIS_WIDE_PADDING = 10.0
+
+
 def _fit_log_ticks(figure: dict) -> None:
-    """On a log axis whose data spans less than a decade, Plotly's 1-2-5 ticks would read "2" and
-    "5" with no power of ten beside them: let Plotly label such an axis in full numbers."""
+    """Label each log axis in plain numbers ("1", "2", "5", "10", "20", ...): where its range
+    crosses a power of ten, Plotly's own log ticks label the others as bare small digits
+    ("5 2 10 5 2 1 5", "8 9 10 2 3 4"), which read as nonsense. The ticks are set from the range
+    Plotly will show: the data and its padding; ticks outside it are not drawn."""
     layout = figure.get("layout", {})
+    traces = figure.get("data", [])
     for name, axis in layout.items():
         if not (name[:5] in ("xaxis", "yaxis") and isinstance(axis, dict) and axis.get("type") == "log"):
             continue
         values = [
             value
-            for trace in figure.get("data", [])
+            for trace in traces
             for value in trace.get(name[0], [])
-            if isinstance(value, (int, float)) and value > 0
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
         ]
-        if values and max(values) < 10 * min(values):
-            axis.pop("dtick", None)
+        if not values:
+            continue
+        wide = len(set(values)) == 1 or any(trace.get("type") == "bar" for trace in traces)
+        padding = LOG_AXIS_WIDE_PADDING if wide else LOG_AXIS_PADDING
+        low, high = min(values) / padding, max(values) * padding
+        decades = math.log10(high / low)
+        # Denser ticks over a short range, so that at least two are labelled; decades over a long one.
+        steps = (range(1, 10) if decades < 0.8 else (1, 2, 3, 5) if decades < 1.5
+                 else (1, 2, 5) if decades <= 3.5 else (1,))
+        ticks = [step * 10.0**power for power in range(math.floor(math.log10(low)), math.floor(math.log10(high)) + 1)
+                 for step in steps]
+        axis.update({"tickmode": "array", "tickvals": ticks, "ticktext": [_tick_label(tick) for tick in ticks]})
+
+
+def _tick_label(value: float) -> str:
+    """A tick of a log axis as a plain number: 0.05, 2, 500, 20,000."""
+    if value >= 1:
+        return f"{value:,.0f}"
+    return f"{value:.{max(0, -math.floor(math.log10(value)))}f}"
 
 
 def colour(index: int) -> str:

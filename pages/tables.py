@@ -86,6 +86,7 @@ def system_fields(result) -> dict:
         "system_id": system.system_id,
         "accelerator": system.accelerator_model_name,
         "accelerators": system.accelerators_count,
+        "nodes": system.number_of_nodes,
     }
 
 

@@ -6,6 +6,7 @@ from .views import (
     benchmarks,
     changes,
     compare,
+    embed,
     home,
     logs,
     organizations,
@@ -20,6 +21,8 @@ from .views import (
 app_name = "pages"
 
 CHART = r"charts/(?P<chart>[a-z-]+)\.(?P<fmt>csv|json)$"
+# A public chart's embed page, beside its CSV and JSON (pages/views/embed.py).
+EMBED = r"charts/(?P<chart>[a-z-]+)/embed/$"
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -32,6 +35,7 @@ urlpatterns = [
     path("compare/", compare.compare, name="compare"),
     path("progress/<str:suite>/", home.progress, name="progress"),
     re_path(r"^progress/(?P<suite>[a-z]+)/" + CHART, home.progress_chart, name="progress-chart"),
+    re_path(r"^progress/(?P<suite>[a-z]+)/" + EMBED, embed.embeddable(home.progress_chart), name="progress-embed"),
     path("rounds/<str:slug>/", rounds.round_detail, name="round"),
     re_path(r"^rounds/(?P<slug>[^/]+)/table\.(?P<fmt>csv|json)$", rounds.round_export, name="round-export"),
     path("rounds/<str:slug>/summary.csv", rounds.round_summary, name="round-summary"),
@@ -42,11 +46,22 @@ urlpatterns = [
     re_path(r"^rounds/(?P<slug>[^/]+)/snapshots/(?P<number>\d+)/(?P<name>[A-Za-z0-9_.]+)$", snapshots.snapshot_file,
             name="snapshot-file"),
     re_path(r"^rounds/(?P<slug>[^/]+)/" + CHART, rounds.round_chart, name="round-chart"),
+    re_path(r"^rounds/(?P<slug>[^/]+)/" + EMBED, embed.embeddable(rounds.round_chart), name="round-embed"),
     path("rounds/<str:slug>/<str:name>/", benchmarks.benchmark_detail, name="benchmark"),
     re_path(r"^rounds/(?P<slug>[^/]+)/(?P<name>[^/]+)/" + CHART, benchmarks.benchmark_chart, name="benchmark-chart"),
+    re_path(r"^rounds/(?P<slug>[^/]+)/(?P<name>[^/]+)/" + EMBED, embed.embeddable(benchmarks.benchmark_chart),
+            name="benchmark-embed"),
     path("r/<str:result_id>", results.permalink, name="permalink"),
+    path("r/<str:result_id>/v<int:version>", results.permalink, name="permalink-version"),
     path("results/<str:result_id>/", results.result_detail, name="result"),
     re_path(r"^results/(?P<result_id>[^/]+)/" + CHART, results.result_chart, name="result-chart"),
+    re_path(r"^results/(?P<result_id>[^/]+)/" + EMBED, embed.embeddable(results.result_chart), name="result-embed"),
+    # An earlier version of a result (the current one lives at the address above).
+    path("results/<str:result_id>/v<int:version>/", results.result_detail, name="result-version"),
+    re_path(r"^results/(?P<result_id>[^/]+)/v(?P<version>\d+)/" + CHART, results.result_chart,
+            name="result-version-chart"),
+    re_path(r"^results/(?P<result_id>[^/]+)/v(?P<version>\d+)/" + EMBED, embed.embeddable(results.result_chart),
+            name="result-version-embed"),
     re_path(r"^logs/(?P<sha256>[0-9a-f]{16,64})/$", logs.run_log, name="log"),
     re_path(r"^logs/(?P<sha256>[0-9a-f]{16,64})/raw$", logs.run_log_raw, name="log-raw"),
     path("organizations/<str:slug>/", organizations.organization_detail, name="organization"),

@@ -197,13 +197,27 @@ def test_the_pareto_frontier_holds_the_results_nothing_beats_with_as_few_acceler
     assert chart.figure["data"][1]["x"] == [8, 32]
 
 
-def test_a_log_axis_over_less_than_a_decade_is_labelled_in_full_numbers():
-    """1-2-5 ticks label the minor ones "2" and "5": over less than a decade no power of ten is
-    there to say what they mean, so Plotly's own full-number ticks are used instead."""
-    short = charts.pareto([point("1", 20.0, accelerators=8), point("2", 45.0, accelerators=16)], "bert")
-    assert "dtick" not in short.figure["layout"]["yaxis"] and "dtick" not in short.figure["layout"]["xaxis"]
+def test_a_log_axis_is_labelled_in_plain_numbers():
+    """Plotly's own log ticks label 2 and 5 as bare small digits ("5 2 10 5 2 1 5") where the axis
+    crosses a power of ten: every log axis gets plain-number ticks over the range Plotly shows,
+    denser over a short range, decades only over a long one."""
+    def labels(chart, axis="yaxis"):
+        return chart.figure["layout"][axis]["ticktext"]
+
+    short = charts.pareto([point("1", 20.0, accelerators=2), point("2", 45.0, accelerators=6)], "bert")
+    assert labels(short) == ["10", "20", "30", "40", "50", "60", "70", "80", "90"]
+    crossing = charts.pareto([point("1", 1.7, accelerators=8), point("2", 13.4, accelerators=64)], "bert")
+    assert labels(crossing) == ["1", "2", "3", "5", "10", "20", "30", "50"]
     wide = charts.pareto([point("1", 5.0, accelerators=8), point("2", 300.0, accelerators=1024)], "bert")
-    assert wide.figure["layout"]["yaxis"]["dtick"] == "D2" and wide.figure["layout"]["xaxis"]["dtick"] == "D2"
+    assert labels(wide) == ["1", "2", "5", "10", "20", "50", "100", "200", "500"]
+    assert wide.figure["layout"]["yaxis"]["tickvals"][:4] == [1.0, 2.0, 5.0, 10.0]
+    huge = charts.pareto([point("1", 1.0, accelerators=1), point("2", 9000.0, accelerators=4096)], "bert")
+    assert labels(huge) == ["0.1", "1", "10", "100", "1,000", "10,000"]
+    tiny = charts.pareto([point("1", 0.05, accelerators=8), point("2", 3.0, accelerators=16)], "bert")
+    assert labels(tiny)[:3] == ["0.01", "0.02", "0.05"]
+    # A lone value (Plotly shows about a decade each side) gets 1-2-5 ticks around it.
+    lone = charts.pareto([point("1", 27.0, accelerators=8)], "bert")
+    assert labels(lone) == ["1", "2", "5", "10", "20", "50", "100", "200", "500"]
 
 
 def test_a_chart_starts_with_room_for_its_legend_and_short_category_lines():

@@ -5,11 +5,14 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from django.http import HttpResponse, JsonResponse
+from django.urls import reverse
 
 from mlperf_check.rules.rcp import SAMPLE_UNIT_BENCHMARKS
 from pages.charts import Chart
 from pages.tables import rows_to_csv
+from pages.views.embed import embed_response
 from results.constants import Suite
+from results.models import Result
 
 
 def convergence_unit(benchmark: str) -> str:
@@ -53,6 +56,30 @@ def draws(built: list[Chart]) -> bool:
 
 
 def chart_response(chart: Chart, fmt: str, stem: str) -> HttpResponse:
+    """The chart as "csv", "json" or "embed" (its embed page: pages/views/embed.py)."""
+    if fmt == "embed":
+        return embed_response(chart)
     if fmt == "csv":
         return csv_response(chart.columns, chart.rows, f"{stem}-{chart.name}.csv")
     return JsonResponse({"name": chart.name, "columns": chart.columns, "rows": chart.rows, "figure": chart.figure})
+
+
+def result_versions(user, result) -> dict:
+    """The versions of `result`'s citable id that `user` may see, each with its address, for the
+    list on every result page; and the address of the shown one (its charts live below it)."""
+    def address(version: int, current: bool) -> str:
+        if current:
+            return reverse("pages:result", args=[result.result_id])
+        return reverse("pages:result-version", args=[result.result_id, version])
+
+    rows = [
+        {"version": version, "current": current, "url": address(version, current),
+         "shown": version == result.submission.version}
+        for version, current in Result.objects.visible_to(user).filter(result_id=result.result_id)
+        .order_by("submission__version").values_list("submission__version", "submission__is_current")
+    ]
+    return {
+        "rows": rows,
+        "page_url": address(result.submission.version, result.submission.is_current),
+        "current": next((row for row in rows if row["current"]), None),
+    }

@@ -9,6 +9,8 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from pages.caching import cache_public_page
+from pages.normalised import mixing_warning
+from pages.tables import category_of
 from pages.templatetags.numbers import format_quantity
 from pages.views.common import convergence_unit
 from results.models import Result, Run, System, version_order
@@ -38,6 +40,7 @@ def compare(request):
     columns: list[dict] = []
     sections: list[tuple[str, list]] = []
     missing: list[str] = []
+    compared: list[dict] = []  # division, availability and round of each column, for the warning
     if result_ids:
         found = {}
         candidates = (
@@ -48,6 +51,8 @@ def compare(request):
             found.setdefault(result.result_id, result)
         results = [found[r] for r in result_ids if r in found]
         missing = [r for r in result_ids if r not in found]
+        compared = [{"division": r.division or r.system.division, "round": r.submission.round.slug,
+                     "category": category_of(r.system.availability, r.system.deployment)} for r in results]
         first_runs: dict[int, Run] = {}
         for run in Run.objects.filter(result__in=results).order_by("result", "file"):
             first_runs.setdefault(run.result_id, run)
@@ -85,6 +90,8 @@ def compare(request):
             found.setdefault((system.submission.organization.slug, system.system_id), system)
         systems = [found[key] for key in wanted if key in found]
         missing = [f"{org}/{system_id}" for org, system_id in wanted if (org, system_id) not in found]
+        compared = [{"division": s.division, "round": s.submission.round.slug,
+                     "category": category_of(s.availability, s.deployment)} for s in systems]
         columns = [{"label": s.name, "sub": f"{s.submission.organization.name} · {s.submission.round.slug}",
                     "url": reverse("pages:system", args=[s.submission.organization.slug, s.system_id]),
                     "key": f"{s.submission.organization.slug}/{s.system_id}"}
@@ -103,5 +110,6 @@ def compare(request):
         column["remove_url"] = "?" + "&".join(f"{parameter}={quote(key, safe='/')}" for key in others)
     return render(request, "results/compare.html", {
         "columns": columns, "rows": _compare_rows(sections), "missing": missing,
+        "mixing_warning": mixing_warning(compared, rounds=True),
         "result_ids": " ".join(result_ids), "system_keys": " ".join(system_keys),
     })

@@ -16,6 +16,7 @@ from django.utils.html import escape
 from mlperf_check.rules.facts import version_key
 from pages.caching import cache_public_page
 from pages.charts import Chart
+from pages.suites.inference import charts as inference_charts
 from pages.suites.training import charts as training_charts
 from pages.views.common import chart_response, draws
 from results.constants import RoundState, Suite
@@ -58,6 +59,8 @@ def home(request):
 
 
 def _progress_charts(user, suite: str) -> list[Chart]:
+    if suite == Suite.INFERENCE:
+        return _inference_progress_charts(user)
     rounds = Round.objects.visible_to(user).filter(suite=suite)
     entries = [
         {"round": row["submission__round__version"], "benchmark": row["benchmark__name"],
@@ -74,6 +77,20 @@ def _progress_charts(user, suite: str) -> list[Chart]:
         for b in Benchmark.objects.filter(round__in=rounds).values("round__version", "name", "quality_target")
     ]
     return [*training_charts.round_over_round(entries, targets, FIXED_SCALE), training_charts.headlines(entries, targets)]
+
+
+def _inference_progress_charts(user) -> list[Chart]:
+    entries = [
+        {"round": row["submission__round__version"], "model": row["benchmark__name"], "scenario": row["scenario"],
+         "value": row["metric_value"], "unit": row["metric_unit"], "accelerators": row["system__accelerators_count"],
+         "system": row["system__name"], "submitter": row["submission__organization__name"],
+         "result_id": row["result_id"]}
+        for row in Result.objects.visible_to(user).current()
+        .filter(submission__round__suite=Suite.INFERENCE, division="closed", valid=True, metric_value__isnull=False)
+        .values("submission__round__version", "benchmark__name", "scenario", "metric_value", "metric_unit",
+                "system__accelerators_count", "system__name", "submission__organization__name", "result_id")
+    ]
+    return [inference_charts.progress(entries), inference_charts.progress(entries, per_accelerator=True)]
 
 
 @cache_public_page

@@ -30,8 +30,15 @@
   function openResult(event) {
     var point = event.points && event.points[0];
     var id = point && point.customdata;
-    if (typeof id === "string" && /^\d+\.\d+-\d+$/.test(id)) {
-      window.location.href = "/results/" + encodeURIComponent(id) + "/";
+    if (typeof id === "string" && /^[\w.:+-]+$/.test(id)) {
+      var url = "/results/" + encodeURIComponent(id) + "/";
+      // An embedded chart (templates/results/embed.html) sits in another site's frame, where the
+      // result page refuses to be shown: it opens in a new tab instead.
+      if (document.body.classList.contains("embed")) {
+        window.open(url, "_blank", "noopener");
+      } else {
+        window.location.href = url;
+      }
     }
   }
 

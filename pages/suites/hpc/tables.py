@@ -4,6 +4,7 @@ the summary are the same rows."""
 
 from __future__ import annotations
 
+from pages.normalised import View, time_normalised
 from pages.tables import system_fields
 from results.constants import Scaling
 from results.models import Result, Round
@@ -47,7 +48,6 @@ def hpc_points(user, round_: Round, benchmark: str | None = None) -> list[dict]:
             "benchmark": result.benchmark.name,
             "scaling": result.scaling,
             **system_fields(result),
-            "nodes": system.number_of_nodes,
             "framework": system.framework,
             "minutes": result.score_minutes if result.scaling == Scaling.STRONG else None,
             "number_of_models": result.number_of_models,
@@ -60,11 +60,15 @@ def hpc_points(user, round_: Round, benchmark: str | None = None) -> list[dict]:
     return points
 
 
-def ranked(points: list[dict], scaling: str) -> list[dict]:
-    """One score's leaderboard: time to solution fastest first, throughput highest first; closed
-    before open, results without a score last (unranked)."""
+def ranked(points: list[dict], scaling: str, view: View | None = None) -> list[dict]:
+    """One score's leaderboard: time to solution fastest first (or by its normalised figure in a
+    normalised `view`), throughput highest first; closed before open, results without a score
+    last (unranked)."""
     key = "minutes" if scaling == Scaling.STRONG else "models_per_minute"
     sign = 1 if scaling == Scaling.STRONG else -1
+    if scaling == Scaling.STRONG and view is not None and view.normalised:
+        points = [{**p, "normalised": time_normalised(p, view.per)} for p in points]
+        key = "normalised"
     rows = sorted(
         (dict(p) for p in points if p["scaling"] == scaling),
         key=lambda p: (p["division"] != "closed", p["division"], p[key] is None, sign * (p[key] or 0), p["system"]),
@@ -79,12 +83,13 @@ def ranked(points: list[dict], scaling: str) -> list[dict]:
     return rows
 
 
-def leaderboards(points: list[dict]) -> list[dict]:
-    """Per benchmark (by name): its time-to-solution and throughput leaderboards."""
+def leaderboards(points: list[dict], view: View | None = None) -> list[dict]:
+    """Per benchmark (by name): its time-to-solution (normalised in a normalised `view`) and
+    throughput leaderboards."""
     return [
         {
             "benchmark": name,
-            "strong": ranked([p for p in points if p["benchmark"] == name], Scaling.STRONG),
+            "strong": ranked([p for p in points if p["benchmark"] == name], Scaling.STRONG, view),
             "weak": ranked([p for p in points if p["benchmark"] == name], Scaling.WEAK),
             "has_energy": any(p["energy"] is not None for p in points if p["benchmark"] == name),
         }

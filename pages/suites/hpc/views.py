@@ -9,6 +9,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
 from pages.charts import Chart
+from pages.normalised import time_view, view_links
 from pages.suites.training import charts as training_charts
 from pages.suites.training import views as training
 from pages.views.common import chart_response, csv_response, draws
@@ -39,9 +40,12 @@ def _benchmark_charts(points: list[dict], benchmark: Benchmark) -> list[Chart]:
 
 def round_page(request, round_: Round):
     points = hpc_points(request.user, round_)
+    view = time_view(request.GET, points)
     context = {
         "round": round_,
-        "boards": leaderboards(points),
+        "boards": leaderboards(points, view),
+        "view": view,
+        "view_links": view_links(request.GET, view),
         "benchmark_rows": round_.benchmarks.order_by("name"),
         "result_count": len(points),
     }
@@ -67,7 +71,8 @@ def summary_rows(round_: Round, user=None, query=None, factors: str | None = Non
 
 def benchmark_page(request, round_: Round, benchmark: Benchmark):
     points = hpc_points(request.user, round_, benchmark.name)
-    (board,) = leaderboards(points) or [{"strong": [], "weak": [], "has_energy": False}]
+    view = time_view(request.GET, points)
+    (board,) = leaderboards(points, view) or [{"strong": [], "weak": [], "has_energy": False}]
     built = _benchmark_charts(points, benchmark)
     families = [p for p in built[0].rows if p["speedup"] is not None]
     context = {
@@ -78,6 +83,8 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
         "energy_chart": built[2] if len(built) > 2 else None,
         "draws_charts": draws(built),
         "scaling_families": sorted(families, key=lambda p: (p["submitter"], p["accelerator"], p["accelerators"])),
+        "view": view,
+        "view_links": view_links(request.GET, view),
     }
     return render(request, "results/hpc_benchmark.html", context)
 

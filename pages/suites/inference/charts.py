@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from mlperf_check.rules.facts import version_key
 from pages import charts as common
 from pages.charts import Chart
+from pages.normalised import View, throughput_normalised
 
 SCENARIO_ORDER = ["SingleStream", "MultiStream", "Server", "Interactive", "Offline"]
 
@@ -71,11 +73,20 @@ def _per_model_by_scenario(rows: list[dict], y: str, text, hover: str) -> list[d
     return traces
 
 
-def relative_performance(points: list[dict]) -> Chart:
+def relative_performance(points: list[dict], view: View | None = None) -> Chart:
     """Per model and scenario: each valid result relative to the slowest one (1 = slowest), on a
-    log scale. Direction-aware: for a latency, slowest is the highest."""
+    log scale. Direction-aware: for a latency, slowest is the highest. In a normalised `view`
+    the normalised figures are compared (latencies drop out of a per-accelerator or per-node
+    view: they are not normalised), and the title says so."""
+    normalised = view is not None and view.normalised
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for p in _valid(points):
+        if normalised:
+            figure = throughput_normalised(p, view.per)
+            if figure is None or figure <= 0:
+                continue
+            # Every normalised figure is higher-is-better (a throughput or samples per joule).
+            p = {**p, "value": figure, "direction": "higher", "unit": "per joule" if view.per == "watt" else f"{p['unit']} {view.figure}"}
         groups[(p["model"], p["scenario"])].append(p)
     rows = []
     for (model, scenario), mine in sorted(groups.items(), key=lambda kv: (kv[0][0], scenario_rank(kv[0][1]))):
@@ -90,12 +101,14 @@ def relative_performance(points: list[dict]) -> Chart:
         rows, "relative", lambda r: f"{r['system']} ({r['submitter']})<br>{r['value']:.4g} {r['unit']}",
         "%{y:.2f}× the slowest",
     )
+    what = f"Performance {view.figure} (normalised)" if normalised else "Performance"
     figure = {"data": traces, "layout": common.layout(
-        "Performance relative to the slowest system, per model and scenario",
+        f"{what} relative to the slowest system, per model and scenario",
         xaxis=common.axis(""), yaxis=common.axis("× the slowest (log scale)", log=True),
     )}
     columns = ["model", "scenario", "result_id", "submitter", "system", "value", "unit", "relative"]
-    return Chart("relative-performance", "Relative performance", figure, columns, rows)
+    return Chart("relative-performance", f"Relative performance{f' {view.figure} (normalised)' if normalised else ''}",
+                 figure, columns, rows)
 
 
 def performance_per_watt(points: list[dict]) -> Chart:
@@ -159,3 +172,62 @@ def latency_percentiles(latencies_ms: dict[str, float], bound_ms: float | None, 
 
 def scenario_rank(scenario: str) -> int:
     return SCENARIO_ORDER.index(scenario) if scenario in SCENARIO_ORDER else len(SCENARIO_ORDER)
+
+
+PROGRESS_SCENARIOS = ("Offline", "Server")
+
+
+def progress(entries: list[dict], per_accelerator: bool = False) -> Chart:
+    """Round over round: per model and throughput scenario (Offline, Server), the best valid
+    closed-division result of each round, relative to the model's first round with one (1 = the
+    first round; a model's unit stays the same across its rounds, the models' units differ, so
+    only the ratio can share an axis). `per_accelerator`: the throughput divided by the system's
+    accelerators first (normalised, and titled so).
+
+    entries: dicts with round, model, scenario, value, unit, accelerators, system, submitter, result_id."""
+    best: dict[tuple[str, str], dict[str, dict]] = defaultdict(dict)
+    for entry in entries:
+        if entry["scenario"] not in PROGRESS_SCENARIOS:
+            continue
+        value = common.number(entry.get("value"))
+        if per_accelerator:
+            count = entry.get("accelerators")
+            value = value / count if value and isinstance(count, int) and count > 0 else None
+        if not value or value <= 0:
+            continue
+        mine = best[(entry["model"], entry["scenario"])]
+        if entry["round"] not in mine or value > mine[entry["round"]]["figure"]:
+            mine[entry["round"]] = {**entry, "figure": value}
+    rows = []
+    for (model, scenario), by_round in sorted(best.items(), key=lambda kv: (kv[0][0], scenario_rank(kv[0][1]))):
+        ordered = sorted(by_round.values(), key=lambda e: version_key(e["round"]))
+        first = ordered[0]["figure"]
+        for entry in ordered:
+            rows.append({"model": model, "scenario": scenario, "round": entry["round"], "result_id": entry["result_id"],
+                         "submitter": entry["submitter"], "system": entry["system"], "value": entry["value"],
+                         "unit": entry["unit"], "accelerators": entry["accelerators"],
+                         "figure": round(entry["figure"], 6), "relative": round(entry["figure"] / first, 4)})
+    rounds = sorted({r["round"] for r in rows}, key=version_key)
+    traces = []
+    for model, scenario in sorted({(r["model"], r["scenario"]) for r in rows}, key=lambda k: (k[0], scenario_rank(k[1]))):
+        mine = [r for r in rows if (r["model"], r["scenario"]) == (model, scenario)]
+        traces.append({
+            "type": "scatter", "mode": "lines+markers", "name": common.legend_label(f"{model} {scenario}"),
+            "x": [f"v{r['round']}" for r in mine], "y": [r["relative"] for r in mine],
+            "text": [f"{common.text(r['system'])} ({common.text(r['submitter'])})<br>{r['value']:.4g} {r['unit']}"
+                     + (f" on {r['accelerators']} accelerators" if r["accelerators"] else "") for r in mine],
+            "customdata": [r["result_id"] for r in mine],
+            "hovertemplate": "%{text}<br>%{y:.2f}× the first round<extra>" + common.text(f"{model} {scenario}")
+                             + "</extra>",
+            "line": {"color": common.benchmark_colour(model), "dash": "solid" if scenario == "Offline" else "dot"},
+            "marker": {"color": common.benchmark_colour(model), "size": 8},
+        })
+    what = "Best throughput per accelerator (normalised)" if per_accelerator else "Best throughput"
+    figure = {"data": traces, "layout": common.layout(
+        f"{what} per model, relative to its first round",
+        xaxis=common.axis("Round", categoryorder="array", categoryarray=[f"v{r}" for r in rounds]),
+        yaxis=common.axis("× the model's first round (log)", log=True),
+    )}
+    columns = ["model", "scenario", "round", "result_id", "submitter", "system", "value", "unit", "accelerators",
+               "figure", "relative"]
+    return Chart("best-per-accelerator" if per_accelerator else "best-throughput", what, figure, columns, rows)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from mlperf_check.inference.summary_export import AcceptedResult, round_scenarios, summary_records
+from pages.normalised import View, mixing_warning, throughput_normalised
 from pages.tables import system_fields
 from results.models import Result, Round
 
@@ -77,25 +78,35 @@ def filtered(points: list[dict], query) -> tuple[list[dict], dict[str, str]]:
     return kept, chosen
 
 
-def ranked(points: list[dict]) -> list[dict]:
-    """Valid results first, best first in the metric's own direction; then invalid ones."""
+def ranked(points: list[dict], figure: str = "value") -> list[dict]:
+    """Valid results first, best first in the metric's own direction (by `figure`: the value or
+    the normalised one); then those without the figure, then invalid ones."""
 
     def key(p):
-        value = p["value"] if p["value"] is not None else float("inf")
-        return (not p["valid"], value if p["direction"] == "lower" else -value)
+        value = p[figure]
+        missing = value is None
+        value = 0 if missing else value
+        return (not p["valid"], missing, value if p["direction"] == "lower" and figure == "value" else -value)
 
     return sorted(points, key=key)
 
 
-def leaderboards(points: list[dict]) -> list[dict]:
+def leaderboards(points: list[dict], view: View | None = None) -> list[dict]:
     groups: dict[tuple[str, str], list[dict]] = {}
     for p in points:
         groups.setdefault((p["model"], p["scenario"]), []).append(p)
     boards = []
     for (model, scenario), mine in sorted(groups.items(), key=lambda kv: (kv[0][0], scenario_rank(kv[0][1]))):
-        rows = ranked(mine)
+        normalised = view is not None and view.normalised
+        if normalised:
+            for p in mine:
+                p["normalised"] = throughput_normalised(p, view.per)
+        # A board no result of which has the figure (a latency per accelerator) keeps its order.
+        by_figure = normalised and any(p["normalised"] is not None for p in mine)
+        rows = ranked(mine, "normalised" if by_figure else "value")
         first = rows[0]
         boards.append({
+            "warning": mixing_warning(mine),
             "model": model, "scenario": scenario, "rows": rows, "unit": first["unit"],
             "direction": first["direction"], "metric": first["metric"],
             "token_latency": any(p["ttft_p99_ms"] is not None or p["tpot_p99_ms"] is not None for p in mine),

@@ -10,8 +10,9 @@ from django.http import Http404, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from pages.normalised import View, throughput_view, view_links
 from pages.tables import CATEGORIES, CATEGORY_LABELS, category_of
-from pages.views.common import chart_response, csv_response
+from pages.views.common import chart_response, csv_response, result_versions
 from results.constants import Division, Scenario, Severity
 from results.models import Benchmark, Finding, Result, Round
 from results.states import publication_state
@@ -29,10 +30,10 @@ from .tables import (
 )
 
 
-def _charts(points: list[dict]) -> list:
+def _charts(points: list[dict], view: View) -> list:
     charts = [
         inference_charts.server_offline_ratio(points),
-        inference_charts.relative_performance(points),
+        inference_charts.relative_performance(points, view),
         inference_charts.coverage(points),
     ]
     if any(p["power"] is not None for p in points):
@@ -43,11 +44,14 @@ def _charts(points: list[dict]) -> list:
 def round_page(request, round_: Round):
     points = inference_points(request.user, round_)
     kept, chosen = filtered(points, request.GET)
+    view = throughput_view(request.GET, kept)
     context = {
         "round": round_,
-        "leaderboards": leaderboards(kept),
+        "leaderboards": leaderboards(kept, view),
         "power_boards": power_boards(kept),
-        "charts": _charts(kept),
+        "charts": _charts(kept, view),
+        "view": view,
+        "view_links": view_links(request.GET, view),
         "chosen": chosen,
         # (query name, label, options); the system type only where the round's systems give one.
         "choices": [
@@ -67,7 +71,8 @@ def round_page(request, round_: Round):
 def round_chart(request, round_: Round, chart: str, fmt: str):
     """The round's charts (server/offline ratio, relative performance, coverage) as CSV or JSON."""
     kept, _ = filtered(inference_points(request.user, round_), request.GET)
-    built = next((candidate for candidate in _charts(kept) if candidate.name == chart), None)
+    built = next((candidate for candidate in _charts(kept, throughput_view(request.GET, kept))
+                  if candidate.name == chart), None)
     if built is None:
         raise Http404("no such chart")
     return chart_response(built, fmt, round_.slug)
@@ -133,6 +138,7 @@ def result_page(request, result: Result):
     context = {
         "result": result,
         "state": publication_state(result),
+        "versions": result_versions(request.user, result),
         "system": result.system,
         "round": result.submission.round,
         "benchmark": result.benchmark,

@@ -9,6 +9,7 @@ from collections import defaultdict
 from mlperf_check.rules.facts import version_key
 from pages import charts as common
 from pages.charts import Chart, benchmark_colour
+from pages.normalised import View
 
 STATUS_COLOURS = {"counted": "#0072B2", "dropped_fastest": "#E69F00", "dropped_slowest": "#E69F00",
                   "failed": "#D55E00"}
@@ -17,14 +18,17 @@ STATUS_COLOURS = {"counted": "#0072B2", "dropped_fastest": "#E69F00", "dropped_s
 MINUTES_AXIS = "Minutes to train (log)"
 
 
-def time_to_train(points: list[dict], benchmark: str, category_order: list[str] | None = None) -> Chart:
-    """One point per system: minutes (log) per division and category.
+def time_to_train(points: list[dict], benchmark: str, category_order: list[str] | None = None,
+                  view: View | None = None) -> Chart:
+    """One point per system: minutes (log) per division and category; in a normalised `view`
+    its figure (the points' "normalised" value), titled as such.
 
     points: dicts with result_id, division, category (label), submitter, system, accelerator,
-    accelerators, minutes. category_order: the category labels in display order.
+    accelerators, minutes (and normalised). category_order: the category labels in display order.
     """
-    rows = [p for p in points if common.number(p.get("minutes")) and p["minutes"] > 0]
-    rows.sort(key=lambda p: (p["division"], p["category"], p["minutes"]))
+    y = "normalised" if view and view.normalised else "minutes"
+    rows = [p for p in points if common.number(p.get(y)) and p[y] > 0]
+    rows.sort(key=lambda p: (p["division"], p["category"], p[y]))
     # Only the categories that hold a point take space on the axis.
     present = {p["category"] for p in rows}
     categories = [c for c in category_order if c in present] if category_order else sorted(present)
@@ -37,26 +41,33 @@ def time_to_train(points: list[dict], benchmark: str, category_order: list[str] 
             "mode": "markers",
             "name": f"{common.text(division or 'unknown')} division",
             "x": [p["category"] for p in mine],
-            "y": [p["minutes"] for p in mine],
+            "y": [p[y] for p in mine],
             "text": [_system_hover(p) for p in mine],
             "customdata": [p["result_id"] for p in mine],
-            "hovertemplate": "%{text}<br>%{y:.2f} min<extra></extra>",
+            "hovertemplate": "%{text}<br>%{y:.2f} " + (common.text(view.figure) if y == "normalised" else "min")
+                             + "<extra></extra>",
             "marker": {"color": common.colour(index), "size": 8, "opacity": 0.7, "line": {"width": 0.5, "color": "#fff"}},
         })
     figure = {
         "data": traces,
         "layout": common.layout(
-            f"{benchmark}: time to train by division and category",
+            f"{benchmark}: time to train by division and category"
+            + (f" — normalised: {view.figure}" if y == "normalised" else ""),
             scattermode="group",
             # Category names on two or three short lines, never rotated: rotated, the longest
             # ("Research, development, or internal") took most of a phone-width chart.
             xaxis=common.axis("", categoryorder="array", categoryarray=categories, tickangle=0,
                         tickvals=categories, ticktext=[_wrapped(c) for c in categories]),
-            yaxis=common.axis(MINUTES_AXIS, log=True),
+            yaxis=common.axis(f"{view.figure} (log)" if y == "normalised" else MINUTES_AXIS, log=True),
         ),
     }
-    columns = ["result_id", "division", "category", "submitter", "system", "accelerator", "accelerators", "minutes"]
-    return Chart("time-to-train", "Time to train", figure, columns, [{k: p.get(k) for k in columns} for p in rows])
+    columns = ["result_id", "division", "category", "submitter", "system", "accelerator", "accelerators", "nodes",
+               "minutes"]
+    rows = [{k: p.get(k) for k in columns} | ({view.column: p[y]} if y == "normalised" else {}) for p in rows]
+    if y == "normalised":
+        columns.append(view.column)
+    title = f"Time to train, normalised: {view.figure}" if y == "normalised" else "Time to train"
+    return Chart("time-to-train", title, figure, columns, rows)
 
 
 def _wrapped(label: str, width: int = 12) -> str:

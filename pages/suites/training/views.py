@@ -15,6 +15,7 @@ from audit.roles import is_privileged
 from mlperf_check.package import natural_key
 from mlperf_check.rules.rcp import SAMPLES_BENCHMARKS
 from pages.charts import Chart
+from pages.normalised import View, time_normalised, time_view, view_links
 from pages.tables import (
     CATEGORIES,
     CATEGORY_LABELS,
@@ -29,6 +30,7 @@ from pages.views.common import (
     csv_response,
     draws,
     official_links,
+    result_versions,
 )
 from results.constants import FactorSource, Severity, WaiverKind
 from results.models import Benchmark, Result, Round, Run
@@ -78,10 +80,10 @@ def _benchmark_points(user, round_: Round, benchmark: Benchmark) -> list[dict]:
     return [_point(result) for result in results]
 
 
-def _benchmark_charts(points: list[dict], benchmark: Benchmark, colour_by: str) -> list[Chart]:
+def _benchmark_charts(points: list[dict], benchmark: Benchmark, colour_by: str, view: View) -> list[Chart]:
     unit = convergence_unit(benchmark.name)
     built = [
-        charts.time_to_train(points, benchmark.name, category_order=[label for _, label in CATEGORIES]),
+        charts.time_to_train(points, benchmark.name, category_order=[label for _, label in CATEGORIES], view=view),
         charts.scaling(points, benchmark.name, colour_by=colour_by),
         charts.batch_size(points, benchmark.name, unit=unit),
         charts.pareto(points, benchmark.name),
@@ -205,13 +207,23 @@ def summary_rows(round_: Round, user=None, query=None, factors: str | None = Non
     return columns, rows
 
 
+def _viewed(request, points: list[dict]) -> View:
+    """The view of the URL (?per=), its figure set on every point as "normalised"."""
+    view = time_view(request.GET, points)
+    for point in points:
+        point["normalised"] = time_normalised(point, view.per)
+    return view
+
+
 def benchmark_page(request, round_: Round, benchmark: Benchmark):
     points = _benchmark_points(request.user, round_, benchmark)
     colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
+    view = _viewed(request, points)
+    # Ranked by the figure shown: the time, or the normalised one.
     ranked = sorted(
         points,
         key=lambda p: (DIVISION_ORDER.get(p["division"], 9), CATEGORY_ORDER[p["category_key"]],
-                       p["minutes"] is None, p["minutes"] or 0),
+                       p["normalised"] is None, p["normalised"] or 0),
     )
     # A ranked result with checker errors nobody waived carries a marker (one query for all).
     error_counts = dict(
@@ -226,9 +238,9 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
             groups.append({"key": key, "division": point["division"], "category": point["category"], "rows": []})
         rows = groups[-1]["rows"]
         # Ranked rows come first in each group, so the rank is the row's position.
-        point["rank"] = len(rows) + 1 if point["minutes"] is not None else None
+        point["rank"] = len(rows) + 1 if point["normalised"] is not None else None
         rows.append(point)
-    built = _benchmark_charts(points, benchmark, colour_by)
+    built = _benchmark_charts(points, benchmark, colour_by, view)
     scaling_families = [p for p in built[1].rows if p["speedup"] is not None]
     context = {
         "round": round_,
@@ -242,13 +254,17 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
         "unit": convergence_unit(benchmark.name),
         "draws_charts": draws(built),
         "energy_chart": built[4] if len(built) > 4 else None,
+        "view": view,
+        "view_links": view_links(request.GET, view),
+        "view_query": f"per={view.per}" if view.normalised else "",
     }
     return render(request, "results/benchmark.html", context)
 
 
 def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fmt: str):
     colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
-    for built in _benchmark_charts(_benchmark_points(request.user, round_, benchmark), benchmark, colour_by):
+    points = _benchmark_points(request.user, round_, benchmark)
+    for built in _benchmark_charts(points, benchmark, colour_by, _viewed(request, points)):
         if built.name == chart:
             return chart_response(built, fmt, f"{round_.slug}-{benchmark.name}")
     raise Http404("no such chart")
@@ -265,10 +281,6 @@ def result_page(request, result: Result):
         {"severity": label, "key": value, "findings": [f for f in findings if f.severity == value]}
         for value, label in Severity.choices
     ]
-    versions = list(
-        Result.objects.visible_to(request.user).filter(result_id=result.result_id)
-        .values_list("submission__version", flat=True).order_by("submission__version")
-    )
     review = review_summary(result, request.user)
     context = {
         "result": result,
@@ -284,7 +296,7 @@ def result_page(request, result: Result):
         "run_labels": [_run_label(r) for r in runs],
         "charts": result_charts,
         "draws_charts": draws(result_charts),
-        "versions": versions,
+        "versions": result_versions(request.user, result),
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
         # The published_factor decision on the result's system and benchmark (accepted or rejected).
         "factor_decision": next((w for w in review["waivers"] if w.kind == WaiverKind.PUBLISHED_FACTOR), None),

@@ -13,6 +13,7 @@ from pages.normalised import mixing_warning
 from pages.tables import category_of
 from pages.templatetags.numbers import format_quantity
 from pages.views.common import convergence_unit
+from results.constants import Suite
 from results.models import Result, Run, System, version_order
 
 SYSTEM_FIELDS = [
@@ -31,6 +32,48 @@ def _compare_rows(sections: list[tuple[str, list[tuple[str, list]]]]) -> list[di
             shown = ["" if v is None else str(v) for v in values]
             out.append({"label": label, "values": shown, "differs": len(set(shown)) > 1})
     return out
+
+
+def _score_rows(results: list[Result]) -> list[tuple[str, list]]:
+    """The figures each compared result is judged by, in its own suite's terms: a row of one suite
+    is blank in the columns of another (a training time is not an inference throughput)."""
+    suites = {r.submission.round.suite for r in results}
+
+    def of(suite_set, value):
+        return [value(r) if r.submission.round.suite in suite_set else None for r in results]
+
+    timed = {Suite.TRAINING, Suite.HPC}
+    rows = [
+        ("Round", [r.submission.round.slug for r in results]),
+        ("Benchmark" if suites <= timed else "Benchmark or model", [r.benchmark.name for r in results]),
+    ]
+    if suites & timed:
+        rows += [
+            ("Scaling (HPC)", of({Suite.HPC}, lambda r: r.get_scaling_display() if r.scaling else None)),
+            ("Time to train (min)", of(timed, lambda r: f"{r.score_minutes:.2f}" if r.score_minutes else r.score_note)),
+            ("Models per minute (HPC weak scaling)", of({Suite.HPC}, lambda r: f"{r.models_per_minute:.4g}"
+                                                         if r.models_per_minute else None)),
+            ("Olympic mean before RCP factor", of(timed, lambda r: f"{r.mean_minutes:.2f}" if r.mean_minutes else "")),
+            ("RCP status", of(timed, lambda r: r.get_rcp_status_display())),
+            ("Global batch size", of(timed, lambda r: r.global_batch_size)),
+            ("To converge (olympic mean)", of(timed, lambda r: format_quantity(r.converge_mean, convergence_unit(
+                r.benchmark.name)) if r.converge_mean is not None else None)),
+        ]
+    if Suite.INFERENCE in suites:
+        inference = {Suite.INFERENCE}
+        rows += [
+            ("Scenario", of(inference, lambda r: r.scenario)),
+            ("Result", of(inference, lambda r: format_quantity(r.metric_value, r.metric_unit)
+                          if r.metric_value is not None else None)),
+            ("Verdict", of(inference, lambda r: r.verdict)),
+            ("Power", of(inference, lambda r: _inference_power(r))),
+        ]
+    return [(label, values) for label, values in rows if any(v not in (None, "") for v in values)]
+
+
+def _inference_power(result: Result) -> str | None:
+    power = (result.inference or {}).get("power") or {}
+    return format_quantity(power["value"], power.get("unit", "")) if power.get("value") is not None else None
 
 
 @cache_public_page
@@ -60,18 +103,7 @@ def compare(request):
                     "sub": f"{r.system.name} · {r.benchmark.name}", "key": r.result_id} for r in results]
         hyper_keys = sorted({k for run in first_runs.values() for k in (run.hyperparameters or {})})
         sections = [
-            ("Score", [
-                ("Round", [r.submission.round.slug for r in results]),
-                ("Benchmark", [r.benchmark.name for r in results]),
-                ("Time to train (min)", [f"{r.score_minutes:.2f}" if r.score_minutes else r.score_note
-                                         for r in results]),
-                ("Olympic mean before RCP factor", [f"{r.mean_minutes:.2f}" if r.mean_minutes else ""
-                                                    for r in results]),
-                ("RCP status", [r.get_rcp_status_display() for r in results]),
-                ("Global batch size", [r.global_batch_size for r in results]),
-                ("To converge (olympic mean)", [format_quantity(r.converge_mean, convergence_unit(r.benchmark.name))
-                                                if r.converge_mean is not None else None for r in results]),
-            ]),
+            ("Score", _score_rows(results)),
             ("System", [(label, [getattr(r.system, key) for r in results]) for key, label in SYSTEM_FIELDS]),
             ("Hyperparameters (first run)", [
                 (key, [(first_runs[r.pk].hyperparameters or {}).get(key) if r.pk in first_runs else None

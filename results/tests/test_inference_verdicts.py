@@ -50,3 +50,13 @@ def test_export_and_api_carry_both(client, v20):
     assert (by_model["resnet"]["valid"], by_model["resnet"]["official_valid"], by_model["resnet"]["stricter_rules"]) == (
         "True", "True", ""
     )
+
+
+def test_compare_shows_inference_results_in_inference_terms(client, v20):
+    orin, krai = v20["ssd-small"], v20["resnet"]
+    response = client.get("/compare/", {"result": [orin.result_id, krai.result_id]})
+    rows = {r["label"]: r["values"] for r in response.context["rows"] if "label" in r}
+    assert "Time to train (min)" not in rows and "RCP status" not in rows
+    assert rows["Scenario"] == [orin.scenario, krai.scenario]
+    assert rows["Verdict"] == [BADGE, "VALID"]
+    assert rows["Result"][0].endswith(orin.metric_unit) and rows["Result"][1].endswith(krai.metric_unit)

@@ -111,6 +111,16 @@ def throughput_normalised(point: dict, per: str) -> float | None:
     return value
 
 
+def models_per_minute_normalised(point: dict, per: str) -> float | None:
+    """An HPC weak-scaling throughput (models per minute) per accelerator or per node, or None:
+    per watt (the summarizer gives no energy of a weak-scaling result to divide by) or a system
+    that does not give the count."""
+    value = common.number(point.get("models_per_minute"))
+    if value is None or per not in ("accelerator", "node"):
+        return None
+    return _divided(value, point.get("accelerators" if per == "accelerator" else "nodes"))
+
+
 def _times(value: float, count) -> float | None:
     return value * count if isinstance(count, int) and count > 0 else None
 

@@ -174,3 +174,16 @@ def test_hpc_time_to_solution_per_node(client, sample_data):
     assert "Normalised: Node-minutes" in html and "ranked by node-minutes (normalised)" in html
     html = client.get("/rounds/hpc-v1.0/oc20/?per=accelerator").content.decode()
     assert "Accelerator-minutes <span class=\"muted\">(normalised)</span>" in html
+
+
+def test_hpc_weak_scaling_throughput_per_accelerator(client, sample_data):
+    from results.models import Result
+
+    _import(sample_data, "hpc-v1.0")
+    weak = Result.objects.filter(scaling="weak").exclude(models_per_minute=None).select_related("system")
+    assert weak, "the HPC v1.0 sample has weak-scaling results"
+    html = client.get("/rounds/hpc-v1.0/?per=accelerator").content.decode()
+    assert "ranked by models per minute per accelerator (normalised)" in html
+    assert "Models/min per accelerator" in html
+    html = client.get("/rounds/hpc-v1.0/?per=watt").content.decode()  # offered only with energy
+    assert "Models/min per" not in html or "no energy of a weak-scaling result" in html

@@ -4,7 +4,7 @@ the summary are the same rows."""
 
 from __future__ import annotations
 
-from pages.normalised import View, time_normalised
+from pages.normalised import View, models_per_minute_normalised, time_normalised
 from pages.tables import system_fields
 from results.constants import Scaling
 from results.models import Result, Round
@@ -61,13 +61,14 @@ def hpc_points(user, round_: Round, benchmark: str | None = None) -> list[dict]:
 
 
 def ranked(points: list[dict], scaling: str, view: View | None = None) -> list[dict]:
-    """One score's leaderboard: time to solution fastest first (or by its normalised figure in a
-    normalised `view`), throughput highest first; closed before open, results without a score
+    """One score's leaderboard: time to solution fastest first, throughput highest first (each by
+    its normalised figure in a normalised `view`); closed before open, results without a score
     last (unranked)."""
     key = "minutes" if scaling == Scaling.STRONG else "models_per_minute"
     sign = 1 if scaling == Scaling.STRONG else -1
-    if scaling == Scaling.STRONG and view is not None and view.normalised:
-        points = [{**p, "normalised": time_normalised(p, view.per)} for p in points]
+    if view is not None and view.normalised:
+        normalised = time_normalised if scaling == Scaling.STRONG else models_per_minute_normalised
+        points = [{**p, "normalised": normalised(p, view.per)} for p in points]
         key = "normalised"
     rows = sorted(
         (dict(p) for p in points if p["scaling"] == scaling),
@@ -84,13 +85,13 @@ def ranked(points: list[dict], scaling: str, view: View | None = None) -> list[d
 
 
 def leaderboards(points: list[dict], view: View | None = None) -> list[dict]:
-    """Per benchmark (by name): its time-to-solution (normalised in a normalised `view`) and
-    throughput leaderboards."""
+    """Per benchmark (by name): its time-to-solution and throughput leaderboards (each ranked by
+    its normalised figure in a normalised `view`)."""
     return [
         {
             "benchmark": name,
             "strong": ranked([p for p in points if p["benchmark"] == name], Scaling.STRONG, view),
-            "weak": ranked([p for p in points if p["benchmark"] == name], Scaling.WEAK),
+            "weak": ranked([p for p in points if p["benchmark"] == name], Scaling.WEAK, view),
             "has_energy": any(p["energy"] is not None for p in points if p["benchmark"] == name),
         }
         for name in sorted({p["benchmark"] for p in points})

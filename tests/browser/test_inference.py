@@ -6,6 +6,7 @@ import io
 import pytest
 from django.core.management import call_command
 
+from results.models import Result
 from tests.browser.conftest import drawn_traces
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -39,6 +40,9 @@ def test_inference_v41_pages_at_laptop_and_phone_width(live_server, browser, sam
 
     call_command("import_results", str(sample_data / "inference-v4.1"), "--round", "inference-v4.1", "--publish",
                  stdout=io.StringIO())
+    # One result only our stricter rules reject: badged in the results table, never shown as valid.
+    Result.objects.filter(system__submitter="NeuralMagic", scenario="Offline").update(
+        valid=False, stricter_rules=["detail_log_error"])
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
@@ -60,6 +64,7 @@ def test_inference_v41_pages_at_laptop_and_phone_width(live_server, browser, sam
         # The results tables come first: a row per system, a column per model and scenario.
         datacenter = page.locator("table.round-table[data-table=datacenter]")
         assert datacenter.locator("tbody tr").count() == 1 and "NeuralMagic" in datacenter.inner_text()
+        assert datacenter.locator(".badge.verdicts").inner_text() == "ours: invalid"
         assert page.locator("table.round-table[data-table=edge] thead th[data-model=resnet]").count() == 3
         if width == 390:  # the table scrolls inside its box, not the page
             assert page.evaluate("(e => e.scrollWidth > e.clientWidth)(document.querySelector("

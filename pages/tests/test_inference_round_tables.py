@@ -16,6 +16,7 @@ from django.core.management import call_command
 from pages.snapshots import take_snapshot
 from pages.suites.inference.tables import inference_points, round_tables
 from results.models import Result, Round
+from results.tests.factories import make_round
 
 pytestmark = pytest.mark.django_db
 
@@ -121,3 +122,8 @@ def test_the_snapshot_carries_both_verdicts_and_says_which_the_results_list(clie
     assert {"valid", "official_valid", "stricter_rules"} <= set(header)
     readme = download("README.md").decode()
     assert "the round's official verdict accepts" in readme and "`official_valid`" in readme
+
+
+def test_a_training_round_has_no_results_tables(client):
+    round_ = make_round("4.0")
+    assert client.get(f"/rounds/{round_.slug}/tables.csv").status_code == 404

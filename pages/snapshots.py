@@ -5,7 +5,9 @@ A snapshot is taken after the round's publication and after each later public ch
 log, pages/changelog.py): `take_snapshot(round_)` is a no-op while the newest snapshot covers the
 newest change. The results JSON of a training round is the official summarizer's table (the
 round's summary, `summary_rows`); that of an inference round is MLCommons' summary_results.json
-of its accepted results (`summary_results`, the same function as the round page's download)."""
+of the results the round's official verdict accepts (`summary_results`, the same function as the
+round page's download), and an inference round adds `verdicts`: every public result with both
+verdicts (`valid` ours, `official_valid`, `stricter_rules`), the round page's leaderboard export."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from django.utils import timezone
 from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
 from pages import suites
 from pages.changelog import public_changes
-from pages.suites.inference.tables import summary_results
+from pages.suites.inference.tables import inference_export_rows, summary_results
 from pages.tables import rows_to_csv
 from results.constants import Suite
 from results.models import Round, Run, Snapshot, System
@@ -45,6 +47,8 @@ def take_snapshot(round_: Round) -> Snapshot | None:
 
 def snapshot_files(round_: Round, covers_event: int) -> dict[str, bytes]:
     tables = {"results": results_table(round_), "systems": systems_table(round_), "runs": runs_table(round_)}
+    if round_.suite == Suite.INFERENCE:
+        tables["verdicts"] = inference_export_rows(None, round_, {})
     files: dict[str, bytes] = {}
     for name, (columns, rows) in tables.items():
         files[f"{name}.json"] = json.dumps(rows, indent=1, ensure_ascii=False, default=str).encode()
@@ -86,8 +90,13 @@ def _parquet(columns: list[str], rows: list[dict]) -> bytes:
 
 
 def _readme(round_: Round, covers_event: int, counts: dict[str, int]) -> str:
-    shape = ("MLCommons' summary_results.json of the accepted results (ID: the system's entry, official where "
-             "MLCommons published one)" if round_.suite == Suite.INFERENCE else "the official result summarizer's table")
+    shape = ("MLCommons' summary_results.json of the results the round's official verdict accepts (ID: the "
+             "system's entry, official where MLCommons published one)" if round_.suite == Suite.INFERENCE
+             else "the official result summarizer's table")
+    verdicts = (f"- verdicts.json / .csv / .parquet ({counts['verdicts']} rows): every public result with both "
+                "verdicts: `official_valid` (the round's official checker's), `valid` (ours) and `stricter_rules` "
+                "(our rules that reject what the official checker accepts, docs/differences.md)\n"
+                if "verdicts" in counts else "")
     return (
         f"# {round_.get_suite_display()} v{round_.version}: snapshot\n\n"
         f"Taken {timezone.now():%Y-%m-%d %H:%M} UTC, after public change {covers_event} of the round's change log.\n"
@@ -95,6 +104,7 @@ def _readme(round_: Round, covers_event: int, counts: dict[str, int]) -> str:
         f"- results.json / .csv / .parquet ({counts['results']} rows): {shape}\n"
         f"- systems.json / .csv / .parquet ({counts['systems']} rows): the systems of the public results\n"
         f"- runs.json / .csv / .parquet ({counts['runs']} rows): each run's file, digest and time\n"
+        f"{verdicts}"
         "- SHA256SUMS: `sha256sum -c SHA256SUMS` checks every file\n\n"
         "Parquet columns are text, as the CSV (a score, or empty).\n\n"
         f"Licence: {LICENCE}\n"

@@ -41,6 +41,7 @@ urlpatterns = [
     path("rounds/<str:slug>/summary.csv", rounds.round_summary, name="round-summary"),
     re_path(r"^rounds/(?P<slug>[^/]+)/summary_results\.(?P<fmt>csv|json)$", rounds.round_summary_results,
             name="round-summary-results"),
+    path("rounds/<str:slug>/tables.csv", rounds.round_tables_csv, name="round-tables"),
     path("rounds/<str:slug>/changes/", changes.round_changes, name="round-changes"),
     path("rounds/<str:slug>/snapshots/", snapshots.snapshot_list, name="snapshots"),
     re_path(r"^rounds/(?P<slug>[^/]+)/snapshots/(?P<number>\d+)/(?P<name>[A-Za-z0-9_.]+)$", snapshots.snapshot_file,

@@ -313,6 +313,9 @@ def _ptd_log_problem(path: Path, session_name: str, testing, check: dict) -> tup
     start = stop = None
     go = f": Go with mark {session_name + '_ranging'!r}"
     for line in lines:
+        # Only a line ending in either message can match; stamping every line is the slow part.
+        if not line.rstrip().endswith((go, ": Completed test")):
+            continue
         at = stamp(line)
         message = line[23:].strip() if at is not None else line
         if start is None and message == go:

@@ -8,6 +8,7 @@ from django.http import Http404, JsonResponse
 from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
 from pages import suites
 from pages.caching import cache_public_page
+from pages.suites.inference import views as inference_views
 from pages.suites.inference.tables import summary_results
 from pages.views.common import csv_response
 from results.constants import Suite
@@ -44,6 +45,15 @@ def round_summary_results(request, slug: str, fmt: str):
     if fmt == "csv":
         return csv_response(SUMMARY_COLUMNS, records, f"{round_.slug}-summary_results.csv")
     return JsonResponse(records, safe=False, json_dumps_params={"indent": 2})
+
+
+@cache_public_page
+def round_tables_csv(request, slug: str):
+    """An inference round's results tables (a row per system, a column per model and scenario)."""
+    round_ = round_or_404(request.user, slug)
+    if round_.suite != Suite.INFERENCE:
+        raise Http404("the results tables are the inference suite's")
+    return inference_views.round_tables_csv(request, round_)
 
 
 @cache_public_page

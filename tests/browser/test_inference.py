@@ -6,6 +6,7 @@ import io
 import pytest
 from django.core.management import call_command
 
+from results.models import Result
 from tests.browser.conftest import drawn_traces
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -33,12 +34,15 @@ def test_inference_round_and_result_pages(live_server, page, screenshot, sample_
 
 @pytest.mark.parametrize("width", [1366, 390])
 def test_inference_v41_pages_at_laptop_and_phone_width(live_server, browser, sample_data, width):
-    """The v4.1 sample: LLM leaderboards in tokens/s with TTFT/TPOT, power and performance per
+    """The v4.1 sample: the results tables per system type (the power filter), LLM leaderboards in tokens/s with TTFT/TPOT, power and performance per
     watt, the system-type filter, a result and a system page; none wider than the screen."""
     from tests.browser.conftest import SCREENSHOTS, draw_every_chart
 
     call_command("import_results", str(sample_data / "inference-v4.1"), "--round", "inference-v4.1", "--publish",
                  stdout=io.StringIO())
+    # One result only our stricter rules reject: badged in the results table, never shown as valid.
+    Result.objects.filter(system__submitter="NeuralMagic", scenario="Offline").update(
+        valid=False, stricter_rules=["detail_log_error"])
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
@@ -57,7 +61,22 @@ def test_inference_v41_pages_at_laptop_and_phone_width(live_server, browser, sam
         assert "487.9" in server.inner_text()
         assert page.locator("table.leaderboard.power").count() == 3  # resnet Offline, SingleStream, MultiStream
         assert drawn_traces(page, "#chart-performance-per-watt .plot") == 3
+        # The results tables come first: a row per system, a column per model and scenario.
+        datacenter = page.locator("table.round-table[data-table=datacenter]")
+        assert datacenter.locator("tbody tr").count() == 1 and "NeuralMagic" in datacenter.inner_text()
+        assert datacenter.locator(".badge.verdicts").inner_text() == "ours: invalid"
+        assert page.locator("table.round-table[data-table=edge] thead th[data-model=resnet]").count() == 3
+        if width == 390:  # the table scrolls inside its box, not the page
+            assert page.evaluate("(e => e.scrollWidth > e.clientWidth)(document.querySelector("
+                                 "'table.round-table[data-table=edge]').parentElement)")
         check("round")
+        page.locator("#round-tables").screenshot(path=str(SCREENSHOTS / f"inference-v41-round-tables-{width}.png"))
+
+        page.select_option("select[name=power]", "yes")
+        page.click("#inference-filters button[type=submit]")
+        page.wait_for_url("**power=yes**")
+        assert page.locator("table.round-table").count() == 1 and page.locator("table.round-table[data-table=edge]").count() == 1
+        check("round-tables-power")
 
         page.select_option("select[name=system_type]", "edge")
         page.click("#inference-filters button[type=submit]")

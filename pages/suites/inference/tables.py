@@ -10,12 +10,12 @@ import re
 
 from mlperf_check.inference.summary_export import AcceptedResult, round_scenarios, summary_records
 from pages.normalised import View, mixing_warning, throughput_normalised
-from pages.tables import system_fields
+from pages.tables import accelerator_key, system_fields
 from results.models import Result, Round
 
 from .charts import scenario_rank
 
-FILTERS = ("division", "system_type", "category", "model", "scenario")
+FILTERS = ("division", "system_type", "category", "submitter", "accelerator", "power", "model", "scenario")
 # Every figure's unit is in its column (the metric's in `unit`, the power's in `power_unit`).
 EXPORT_COLUMNS = [
     "result_id", "division", "system_type", "category", "submitter", "system", "accelerator", "accelerators",
@@ -24,6 +24,10 @@ EXPORT_COLUMNS = [
 ]
 # v2.1+ systems say where they run (`system_type`); "datacenter,edge" systems are in both.
 SYSTEM_TYPES = [("datacenter", "Datacenter"), ("edge", "Edge")]
+POWER_CHOICES = [("yes", "Measured"), ("no", "Not measured")]
+# The round tables' own columns before one per model and scenario (the figure, then its verdict).
+ROUND_TABLE_COLUMNS = ["table", "division", "submitter", "system", "system_id", "accelerator", "accelerators",
+                       "availability"]
 
 
 def inference_points(user, round_: Round) -> list[dict]:
@@ -72,6 +76,10 @@ def filtered(points: list[dict], query) -> tuple[list[dict], dict[str, str]]:
     def matches(point: dict, name: str, value: str) -> bool:
         if name == "system_type":
             return value in point["system_type"].split(",")
+        if name == "accelerator":
+            return accelerator_key(point["accelerator"]) == value
+        if name == "power":
+            return (point["power"] is not None) == (value == "yes")
         return point["category_key" if name == "category" else name] == value
 
     kept = [p for p in points if all(not value or matches(p, name, value) for name, value in chosen.items())]
@@ -113,6 +121,73 @@ def leaderboards(points: list[dict], view: View | None = None) -> list[dict]:
             "power": any(p["power"] is not None for p in mine),
         })
     return boards
+
+
+def round_tables(points: list[dict]) -> list[dict]:
+    """The round as MLCommons' results tables: one per system type (datacenter, edge) and one for
+    the network division, a row per system, a column per model and scenario. A "datacenter,edge"
+    system is in both tables; a system without a type (before v2.1) in neither type but its own
+    "Results" table. Each cell is that system's result (its figure, verdicts and power)."""
+    grouped: dict[str, list[dict]] = {}
+    for p in points:
+        if p["division"] == "network":
+            keys = ["network"]
+        else:
+            keys = [t for t, _ in SYSTEM_TYPES if t in p["system_type"].split(",")] or ["all"]
+        for key in keys:
+            grouped.setdefault(key, []).append(p)
+    labels = {**dict(SYSTEM_TYPES), "network": "Network division", "all": "Results"}
+    tables = []
+    for key in [t for t, _ in SYSTEM_TYPES] + ["network", "all"]:
+        mine = grouped.get(key)
+        if not mine:
+            continue
+        columns = sorted({(p["model"], p["scenario"]) for p in mine}, key=lambda c: (c[0], scenario_rank(c[1])))
+        units = {}
+        for p in mine:
+            units.setdefault((p["model"], p["scenario"]), p["unit"])
+        rows: dict[tuple, dict] = {}
+        for p in mine:
+            row = rows.setdefault((p["division"], p["organization"], p["system_id"]), {
+                "division": p["division"], "submitter": p["submitter"], "organization": p["organization"],
+                "system": p["system"], "system_id": p["system_id"], "accelerator": p["accelerator"],
+                "accelerators": p["accelerators"], "availability": p["category"], "cells": {},
+            })
+            row["cells"][(p["model"], p["scenario"])] = p
+        ordered = sorted(rows.values(), key=lambda r: (r["division"], r["submitter"].lower(), r["system"].lower()))
+        for row in ordered:
+            row["cells"] = [row["cells"].get(column) for column in columns]
+        tables.append({
+            "key": key, "label": labels[key], "rows": ordered,
+            "columns": [{"model": m, "scenario": s, "unit": units[(m, s)]} for m, s in columns],
+        })
+    return tables
+
+
+def round_tables_export(points: list[dict]) -> tuple[list[str], list[dict]]:
+    """The round tables as one CSV: a row per table and system, per model and scenario its figure
+    and both verdicts ("valid", "invalid", or "official: VALID, ours: INVALID (rules)")."""
+    columns = list(ROUND_TABLE_COLUMNS)
+    rows = []
+    for table in round_tables(points):
+        names = [f"{c['model']} {c['scenario']} ({c['unit']})" for c in table["columns"]]
+        for name in names:
+            if name not in columns:
+                columns += [name, f"{name} verdict"]
+        for row in table["rows"]:
+            out = {"table": table["key"], **{c: row[c] for c in ROUND_TABLE_COLUMNS[1:]}}
+            for name, cell in zip(names, row["cells"], strict=True):
+                if cell is not None:
+                    out[name] = cell["value"]
+                    out[f"{name} verdict"] = cell_verdict(cell)
+            rows.append(out)
+    return columns, rows
+
+
+def cell_verdict(point: dict) -> str:
+    if point["official_valid"] != point["valid"]:
+        return point["verdict"]
+    return "valid" if point["valid"] else "invalid"
 
 
 def power_boards(points: list[dict]) -> list[dict]:

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from pages.normalised import View, throughput_view, view_links
-from pages.tables import CATEGORIES, CATEGORY_LABELS, category_of
+from pages.tables import CATEGORIES, CATEGORY_LABELS, accelerator_choices, category_of
 from pages.views.common import chart_response, csv_response, result_versions
 from results.constants import Division, Scenario, Severity
 from results.models import Benchmark, Finding, Result, Round
@@ -20,6 +20,7 @@ from review.findings import with_waivers
 
 from . import charts as inference_charts
 from .tables import (
+    POWER_CHOICES,
     SYSTEM_TYPES,
     filtered,
     inference_export_rows,
@@ -27,6 +28,8 @@ from .tables import (
     leaderboards,
     metric_label,
     power_boards,
+    round_tables,
+    round_tables_export,
 )
 
 
@@ -47,6 +50,7 @@ def round_page(request, round_: Round):
     view = throughput_view(request.GET, kept)
     context = {
         "round": round_,
+        "tables": round_tables(kept),
         "leaderboards": leaderboards(kept, view),
         "power_boards": power_boards(kept),
         "charts": _charts(kept, view),
@@ -59,6 +63,9 @@ def round_page(request, round_: Round):
             ("system_type", "System type",
              [(k, v) for k, v in SYSTEM_TYPES if any(k in p["system_type"].split(",") for p in points)]),
             ("category", "Availability", [(k, v) for k, v in CATEGORIES if any(p["category_key"] == k for p in points)]),
+            ("submitter", "Submitter", [(s, s) for s in sorted({p["submitter"] for p in points}, key=str.lower)]),
+            ("accelerator", "Accelerator", accelerator_choices(p["accelerator"] for p in points)),
+            ("power", "Power", POWER_CHOICES if any(p["power"] is not None for p in points) else []),
             ("model", "Model", [(m, m) for m in sorted({p["model"] for p in points})]),
             ("scenario", "Scenario", [(s.value, s.label) for s in Scenario if any(p["scenario"] == s.value for p in points)]),
         ],
@@ -83,6 +90,13 @@ def round_export(request, round_: Round, fmt: str):
     if fmt == "csv":
         return csv_response(columns, rows, f"{round_.slug}-results.csv")
     return JsonResponse({"round": round_.slug, "columns": columns, "rows": rows})
+
+
+def round_tables_csv(request, round_: Round):
+    """The round tables (a row per system, a column per model and scenario) as one CSV, filtered."""
+    kept, _ = filtered(inference_points(request.user, round_), request.GET)
+    columns, rows = round_tables_export(kept)
+    return csv_response(columns, rows, f"{round_.slug}-tables.csv")
 
 
 def summary_rows(round_: Round, user=None, query=None, factors: str | None = None) -> tuple[list[str], list[dict]]:

@@ -39,7 +39,7 @@ class InferenceComplianceChecker(InferenceChecker):
                 self.finding(
                     INFO,
                     "compliance_inferred",
-                    f"a {context.result.scenario} result inferred from a {context.result.inferred_from} run "
+                    f"this {context.result.scenario} result, inferred from a {context.result.inferred_from} run, "
                     "needs no compliance runs of its own",
                     file=context.rel(folder.rel),
                 )

@@ -157,8 +157,6 @@ class LogReader:
         records: list[Record] = []
         append = records.append
         stats = self.stats
-        if b"\r" in data:
-            data = data.replace(b"\r\n", b"\n")  # CRLF ends a line like LF; line numbers count '\n'
         plain = b"\r" not in data and len(data) <= MAX_LINE  # then no line needs segments()
         mllog = stats.log_format == MLLOG
         index = stats.event_count
@@ -173,12 +171,15 @@ class LogReader:
         for number, line in lines:
             if line.find(EVENT_PREFIX) < 0:  # not `in`: bytes.__contains__ first tries its operand
                 continue  # as an integer, raising and clearing a TypeError per line (~120 ns)
-            if not plain and (b"\r" in line or len(line) > MAX_LINE):
-                stats.event_count = index
-                records.extend(self.segments(line, number))
-                index = stats.event_count
-                mllog = stats.log_format == MLLOG
-                continue
+            if not plain:
+                if line[-1:] == b"\r":  # CRLF ends a line like LF; line numbers count '\n'
+                    line = line[:-1]
+                if line.find(b"\r") >= 0 or len(line) > MAX_LINE:
+                    stats.event_count = index
+                    records.extend(self.segments(line, number))
+                    index = stats.event_count
+                    mllog = stats.log_format == MLLOG
+                    continue
             if mllog:
                 _, token, payload = line.rpartition(MLLOG_TOKEN)  # the text after the last token
                 if token:

@@ -66,6 +66,8 @@ SUBMISSION_FIELDS = {
 FIRST_VALUE_KEYS = frozenset({*SUBMISSION_FIELDS, "global_batch_size", "train_samples"})
 # HPC: the size of one instance (weak scaling's instance_scale), read as the official summarizer does.
 INSTANCE_KEYS = ("number_of_nodes", "accelerators_per_node")
+# What RunSummary reads besides the evaluations and hyperparameters: most records are none of these.
+SUMMARY_KEYS = FIRST_VALUE_KEYS | {"run_start", "run_stop", "init_start", "init_stop", *INSTANCE_KEYS, "seed"}
 # Stable Diffusion: the official configs have no eval_accuracy target for it (quality_target()
 # is None); they check the merged points: 0 <= FID <= 90 and 0.15 <= CLIP <= 1. The official RCP
 # checker converges at the smallest step with FID <= 90 and CLIP >= 0.15 (no sanity bounds).
@@ -164,28 +166,31 @@ class RunSummary:
         run = self.run
         for record in records:
             key = record.key
-            if key in FIRST_VALUE_KEYS:
-                if key not in self.first_seen:
-                    self.first_seen.add(key)
-                    self.note_first_value(record)
-            elif key == "run_start":
-                if not self.timed_region_closed():
-                    run.run_start_ms = record.time_ms
-                    run.run_start_line = record.line
-            elif key == "run_stop":
-                if not self.timed_region_closed():
-                    self.stop_run(record)
-            elif key == "init_start":
-                if run.init_start_ms is None or record.time_ms < run.init_start_ms:
-                    run.init_start_ms = record.time_ms
-            elif key == "init_stop":
-                if run.init_stop_ms is None:
-                    run.init_stop_ms = record.time_ms
-            elif key in INSTANCE_KEYS:
-                self.note_instance_size(record)
-            elif key == "seed":
-                if len(run.seeds) < MAX_SEEDS:
-                    run.seeds.append(Seed(bounded(record.value), seed_source(record.metadata), record.line))
+            if key in SUMMARY_KEYS:
+                if key in FIRST_VALUE_KEYS:
+                    if key not in self.first_seen:
+                        self.first_seen.add(key)
+                        self.note_first_value(record)
+                elif key == "run_start":
+                    if not self.timed_region_closed():
+                        run.run_start_ms = record.time_ms
+                        run.run_start_line = record.line
+                elif key == "run_stop":
+                    if not self.timed_region_closed():
+                        self.stop_run(record)
+                elif key == "init_start":
+                    if run.init_start_ms is None or record.time_ms < run.init_start_ms:
+                        run.init_start_ms = record.time_ms
+                elif key == "init_stop":
+                    if run.init_stop_ms is None:
+                        run.init_stop_ms = record.time_ms
+                elif key in INSTANCE_KEYS:
+                    self.note_instance_size(record)
+                elif key == "seed":
+                    if len(run.seeds) < MAX_SEEDS:
+                        run.seeds.append(
+                            Seed(bounded(record.value), seed_source(record.metadata), record.line)
+                        )
 
             if key in EVAL_KEYS:
                 self.note_eval(record)

@@ -12,7 +12,7 @@ after one is an event of its own. Reported line numbers count '\\n' only (what e
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, BinaryIO
@@ -50,6 +50,7 @@ PARSE_TOO_MANY_FINDINGS = "PARSE_TOO_MANY_FINDINGS"
 new_tuple = tuple.__new__
 EVENT_PREFIX = b":::ML"  # common to the three tokens: the only test most lines get
 TOKEN_OVERLAP = len(MLL_TOKEN) - 1  # bytes kept between blocks to see a token cut in two
+SAMPLE_BYTES = 4 << 10  # of a block, to tell mostly events from mostly other output
 
 DECODERS: dict[str, Callable[[bytes], tuple[str, Any, dict, float]]] = {
     MLLOG: decode_mllog,
@@ -147,6 +148,8 @@ class LogReader:
         """The records of the event lines in `data`, which ends with a line terminator except for
         the last piece of a stream. Counts its '\\n' into self.newlines.
 
+        A block of mostly other output (most of a long training log) is searched for ':::ML'
+        instead of split (event_lines()); a block of mostly events is split, cheaper there.
         This loop runs once per line, so the common case (a well-formed ':::MLLOG {json}' line in
         a block without a lone '\\r' or an over-long line) is decoded inline, with no call but the
         JSON decoder's: this is most of the parser's cost (bench/parse.py). Any other event line
@@ -154,20 +157,29 @@ class LogReader:
         records: list[Record] = []
         append = records.append
         stats = self.stats
-        if b"\r" in data:
-            data = data.replace(b"\r\n", b"\n")  # CRLF ends a line like LF; line numbers count '\n'
         plain = b"\r" not in data and len(data) <= MAX_LINE  # then no line needs segments()
         mllog = stats.log_format == MLLOG
         index = stats.event_count
-        for number, line in enumerate(data.split(b"\n"), self.newlines + 1):  # split gives at least one line
+        first_number = self.newlines + 1
+        if mostly_other_output(data):
+            lines: Iterable[tuple[int, bytes]] = event_lines(data, first_number)
+            self.newlines += data.count(b"\n")
+        else:
+            split = data.split(b"\n")  # at least one line
+            lines = enumerate(split, first_number)
+            self.newlines += len(split) - 1
+        for number, line in lines:
             if line.find(EVENT_PREFIX) < 0:  # not `in`: bytes.__contains__ first tries its operand
                 continue  # as an integer, raising and clearing a TypeError per line (~120 ns)
-            if not plain and (b"\r" in line or len(line) > MAX_LINE):
-                stats.event_count = index
-                records.extend(self.segments(line, number))
-                index = stats.event_count
-                mllog = stats.log_format == MLLOG
-                continue
+            if not plain:
+                if line[-1:] == b"\r":  # CRLF ends a line like LF; line numbers count '\n'
+                    line = line[:-1]
+                if line.find(b"\r") >= 0 or len(line) > MAX_LINE:
+                    stats.event_count = index
+                    records.extend(self.segments(line, number))
+                    index = stats.event_count
+                    mllog = stats.log_format == MLLOG
+                    continue
             if mllog:
                 _, token, payload = line.rpartition(MLLOG_TOKEN)  # the text after the last token
                 if token:
@@ -191,7 +203,6 @@ class LogReader:
             index = stats.event_count
             mllog = stats.log_format == MLLOG
         stats.event_count = index
-        self.newlines = number - 1  # a line per '\n', and the piece after the last one
         return records
 
     def segments(self, line: bytes, number: int) -> Iterator[Record]:
@@ -308,6 +319,37 @@ class OversizedSegment:
         self.has_token = self.has_token or carries_token(body)
         self.tail = body[-TOKEN_OVERLAP:]
         return None if stop < 0 else chunk[stop:]
+
+
+def mostly_other_output(data: bytes) -> bool:
+    """Whether fewer than one line in eight carries ':::ML', judged on SAMPLE_BYTES in the middle of
+    the block (the head of a log is often start-up output before a dense run of events). Only
+    the speed of scan() depends on it, never its result."""
+    start = max(0, (len(data) - SAMPLE_BYTES) // 2)
+    end = start + SAMPLE_BYTES
+    return data.count(EVENT_PREFIX, start, end) * 8 < data.count(b"\n", start, end)
+
+
+def event_lines(data: bytes, first_number: int) -> list[tuple[int, bytes]]:
+    """The lines of `data` that carry ':::ML', with their numbers (the first line's being
+    first_number), found with C searches over the whole block: no line between them is split out
+    or looked at from Python."""
+    lines = []
+    find = data.find
+    line_start = 0  # of the first line not yet counted, whose number is `number`
+    number = first_number
+    at = find(EVENT_PREFIX)
+    while at >= 0:
+        start = data.rfind(b"\n", line_start, at) + 1 or line_start
+        number += data.count(b"\n", line_start, start)
+        end = find(b"\n", at)
+        if end < 0:
+            end = len(data)
+        lines.append((number, data[start:end]))
+        line_start = end + 1
+        number += 1
+        at = find(EVENT_PREFIX, end)
+    return lines
 
 
 def snippet(segment: bytes) -> str:

@@ -158,6 +158,20 @@ def test_it_never_raises_on_mutated_real_lines_and_ignores_block_boundaries(
     assert repr(in_blocks) == repr(whole)  # repr: NaN values compare unequal to themselves
 
 
+@FUZZ
+@given(logs, st.sampled_from([7, 64, 1 << 20]))
+def test_searching_a_block_for_events_gives_what_splitting_it_gives(data: bytes, read_size: int) -> None:
+    # scan() searches a block of mostly other output and splits one of mostly events; which one a
+    # block takes must never change the result
+    results = []
+    for mostly_other_output in (True, False):
+        with mock.patch.object(
+            reader, "mostly_other_output", lambda _data, answer=mostly_other_output: answer
+        ):
+            results.append(repr(parse(data, read_size=read_size, max_line=SMALL_MAX_LINE)))
+    assert results[0] == results[1]
+
+
 json_scalars = (
     st.none()
     | st.booleans()

@@ -372,6 +372,9 @@ def power_check(version: str, commit: str, show) -> dict | None:
         "ptd_ranging_common_errors": list(names["COMMON_ERROR_RANGING"]),
         "ptd_common_errors": list(names["COMMON_ERROR_TESTING"]),
         "ptd_testing_errors": PTD_WARNINGS_THAT_ARE_ERRORS if "WARNING_NEEDS_TO_BE_ERROR_TESTING_RE" in source else [],
+        # Which SR,A commands may set the current range back to its initial value: the third, and
+        # from v5.0 the third or the fourth ("sometimes the SR,A,Auto comes from 3rd or 4th response").
+        "initial_amps_commands": [3, 4] if "initial_amps_command_4" in source else [3],
         # Each accepted release of the PTDaemon client/server sources: file -> sha1.
         "sources_checksums": json.loads(show(commit, folder + "sources_checksums.json")),
     }

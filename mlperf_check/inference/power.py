@@ -478,20 +478,25 @@ def _ptd_problems(server: dict, check: dict) -> list[str]:
             if message["reply"] != expected:
                 out.append(f"PTDaemon replied {message['reply']!r} to {message['cmd']!r}, expected {expected!r}")
     ranges = messages[2]["reply"].split(",")
-    for prefix, index in (("SR,A", 1), ("SR,V", 3)):
+    for prefix, index, allowed in (("SR,A", 1, check.get("initial_amps_commands", [3])), ("SR,V", 3, [3])):
         initial = _initial_range(ranges, index)
-        third = [m["cmd"] for m in messages if m["cmd"].startswith(prefix)][2:3]
-        if initial is None or third != [f"{prefix},{initial}"]:
+        commands = [m["cmd"] for m in messages if m["cmd"].startswith(prefix)]
+        # The nth command of the prefix (1-based) that may set the range back, as the round reads it.
+        if initial is None or not any(commands[n - 1:n] == [f"{prefix},{initial}"] for n in allowed):
             out.append(f"the {prefix[-1]} range was not set back to its initial value ({prefix},{initial})")
+    # One analyzer's settings (a dict), or from v5.1 a list of them, each checked (power_checker's
+    # check_ptd_config iterates the list there).
     config = server.get("ptd_config") or {}
-    device = config.get("device_type")
-    if device not in check["analyzer_models"].values():
-        out.append(f"PTDaemon device number {device} is not supported")
-    elif device == 77:  # a multichannel analyzer runs on two channels
-        command = list(config.get("command") or [])
-        channels = command[command.index("-c") + 1] if "-c" in command[:-1] else ""
-        if len(channels.split(",")) != 2 or not config.get("channel") or len(config["channel"]) != 2:
-            out.append("a multichannel analyzer measured on one channel")
+    for analyzer in config if isinstance(config, list) else [config]:
+        analyzer = analyzer if isinstance(analyzer, dict) else {}
+        device = analyzer.get("device_type")
+        if device not in check["analyzer_models"].values():
+            out.append(f"PTDaemon device number {device} is not supported")
+        elif device == 77:  # a multichannel analyzer runs on two channels
+            command = list(analyzer.get("command") or [])
+            channels = command[command.index("-c") + 1] if "-c" in command[:-1] else ""
+            if len(channels.split(",")) != 2 or not analyzer.get("channel") or len(analyzer["channel"]) != 2:
+                out.append("a multichannel analyzer measured on one channel")
     return out
 
 

@@ -170,3 +170,29 @@ def test_every_power_result_of_the_corpus_passes_the_power_wg_check():
     (warning,) = [f for f in report.all_findings() if f.code == "ptd_errors"]
     assert warning.file.endswith("r760_u6_slim/resnet50/offline/performance/power/ptd_logs.txt")
     assert "line 976: 07-25-2024 11:06:38.244: ERROR: Bad watts reading" in warning.message
+
+
+def test_several_analyzers_from_v51_are_each_checked(performance):
+    """v5.1's sessions list their analyzers (`ptd_config`: a list, as Lenovo's published v5.1 power
+    results have it); power_checker.py checks every one."""
+    config = json.loads((performance / "power" / "server.json").read_text())["ptd_config"]
+    edit_json(performance / "power" / "server.json", lambda d: d.update(ptd_config=[config]))
+    assert findings(performance) == []
+    edit_json(performance / "power" / "server.json", lambda d: d.update(ptd_config=[config, {"device_type": 9}]))
+    assert [(code, message) for code, message, _ in findings(performance)] == [
+        ("power_ptd", "PTDaemon device number 9 is not supported")
+    ]
+
+
+def test_from_v50_the_amps_range_may_be_restored_by_the_fourth_command(performance):
+    """power_checker.py from v5.0 takes the third or the fourth SR,A as the one restoring the range."""
+
+    def change(data):
+        data["ptd_messages"].insert(22, {"cmd": "SR,A,5", "reply": "Range A changed"})
+
+    edit_json(performance / "power" / "server.json", change)
+    not_restored = "the A range was not set back to its initial value (SR,A,Auto)"
+    assert not_restored in [message for _, message, _ in findings(performance, "v4.1")]
+    assert not_restored not in [message for _, message, _ in findings(performance, "v5.0")]
+    assert [ROUND_TABLES[v]["power_check"]["initial_amps_commands"] for v in ("v4.1", "v5.0", "v6.1")] == [
+        [3], [3, 4], [3, 4]]

@@ -20,11 +20,31 @@
     if (div.clientWidth >= NARROW) { return layout; }
     var margin = Object.assign({}, layout.margin || {}, { l: 50, r: 10 });
     var title = Object.assign({}, layout.title || {}, { font: { size: 12 } });
+    // Plotly does not wrap a title: a long one is cut at the chart's edge on a phone.
+    if (typeof title.text === "string") {
+      var lines = wrapWords(title.text, Math.max(20, Math.floor((div.clientWidth - 20) / 7)));
+      title.text = lines.join("<br>");
+      margin.t = (margin.t || 48) + 16 * (lines.length - 1);
+    }
     return Object.assign({}, layout, {
       margin: margin, title: title, height: layout.height || div.clientHeight,
       // Anchored to the bottom of the whole figure (not the plot area), so it never covers the x-axis title.
       legend: { orientation: "h", x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom" }
     });
+  }
+
+  // Words into lines of at most `width` characters (a longer word keeps its own line).
+  function wrapWords(text, width) {
+    var lines = [];
+    text.split(" ").forEach(function (word) {
+      var last = lines.length - 1;
+      if (last >= 0 && (lines[last] + " " + word).length <= width) {
+        lines[last] += " " + word;
+      } else {
+        lines.push(word);
+      }
+    });
+    return lines;
   }
 
   function openResult(event) {

@@ -21,15 +21,13 @@ wide too: personas-*-1366.png, personas-*-390.png).
 from __future__ import annotations
 
 import re
-import shutil
-import tarfile
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from ingest.models import Upload
-from ingest.tests.tarballs import SAMPLE_V1
+from ingest.tests.tarballs import fujitsu_package as package
 from ingest.tests.upload_fixtures import unthrottled, worker  # noqa: F401
 from results.models import Benchmark, Organization, Result, Round, Run, Submission
 
@@ -41,30 +39,6 @@ pytestmark = [
 ]
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
-REFERENCE_DECAY = '"key": "opt_weight_decay", "value": 0.00013'
-# The seeds of the sample's first two ssd runs: Alpha's package logs the first one twice.
-SEED_1, SEED_2 = '"key": "seed", "value": 2015131766', '"key": "seed", "value": 1276275483'
-
-
-def package(tmp_path: Path, name: str, *, weight_decay: str | None = None, reuse_seed: bool = False,
-            stray_file: bool = False) -> Path:
-    """The sample Fujitsu folder as a tarball, its logged weight decay and second seed rewritten;
-    `stray_file` adds notes.txt at its root (a package-level LAYOUT_UNKNOWN_FILE warning)."""
-    folder = tmp_path / name / "Fujitsu"
-    shutil.copytree(SAMPLE_V1 / "Fujitsu", folder)
-    if stray_file:
-        (folder / "notes.txt").write_text("how we ran it\n")
-    for log in folder.rglob("result_*.txt"):
-        text = log.read_text()
-        if weight_decay is not None:
-            text = text.replace(REFERENCE_DECAY, f'"key": "opt_weight_decay", "value": {weight_decay}')
-        if reuse_seed:
-            text = text.replace(SEED_2, SEED_1)
-        log.write_text(text)
-    target = tmp_path / name / f"{name}.tar.gz"
-    with tarfile.open(target, "w:gz") as archive:
-        archive.add(folder, arcname="Fujitsu")
-    return target
 
 
 class Personas:

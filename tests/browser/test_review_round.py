@@ -11,14 +11,12 @@ Screenshots: test-output/screenshots/review-*.png
 from __future__ import annotations
 
 import re
-import shutil
-import tarfile
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from ingest.tests.tarballs import SAMPLE_V1
+from ingest.tests.tarballs import fujitsu_package as package
 from ingest.tests.upload_fixtures import open_round, unthrottled, worker  # noqa: F401
 from results.models import Organization, Result
 
@@ -30,21 +28,6 @@ pytestmark = [
 ]
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
-
-
-def package(tmp_path: Path, name: str, weight_decay: str | None = None) -> Path:
-    """The sample Fujitsu folder as a tarball; `weight_decay` rewrites the logged opt_weight_decay."""
-    folder = tmp_path / name / "Fujitsu"
-    shutil.copytree(SAMPLE_V1 / "Fujitsu", folder)
-    if weight_decay is not None:
-        for log in folder.rglob("result_*.txt"):
-            text = log.read_text()
-            log.write_text(text.replace('"key": "opt_weight_decay", "value": 0.00013',
-                                        f'"key": "opt_weight_decay", "value": {weight_decay}'))
-    target = tmp_path / name / f"{name}.tar.gz"
-    with tarfile.open(target, "w:gz") as archive:
-        archive.add(folder, arcname="Fujitsu")
-    return target
 
 
 class Walk:

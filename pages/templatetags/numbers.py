@@ -1,6 +1,7 @@
 """Numbers as people read them: thousands separated, with as many digits as they carry meaning."""
 
 from django import template
+from django.template.defaultfilters import floatformat
 
 register = template.Library()
 
@@ -19,6 +20,17 @@ def format_quantity(value, unit: str = "") -> str:
     else:
         text = f"{number:,.4g}"
     return f"{text} {unit}" if unit else text
+
+
+def format_power(value, unit: str) -> str:
+    """An inference power figure as the official checker states it: energy per query for
+    single- and multi-stream ("12.5 mJ/query"), average Watts otherwise ("398.33 W")."""
+    return f"{floatformat(value, -2)} {'mJ/query' if unit == 'millijoules' else 'W'}"
+
+
+@register.filter
+def power(value, unit: str = ""):
+    return format_power(value, unit)
 
 
 @register.filter

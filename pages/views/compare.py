@@ -11,7 +11,7 @@ from django.urls import reverse
 from pages.caching import cache_public_page
 from pages.normalised import mixing_warning
 from pages.tables import category_of
-from pages.templatetags.numbers import format_quantity
+from pages.templatetags.numbers import format_power, format_quantity
 from pages.views.common import convergence_unit
 from results.constants import Suite
 from results.models import Result, Run, System, version_order
@@ -73,7 +73,7 @@ def _score_rows(results: list[Result]) -> list[tuple[str, list]]:
 
 def _inference_power(result: Result) -> str | None:
     power = (result.inference or {}).get("power") or {}
-    return format_quantity(power["value"], power.get("unit", "")) if power.get("value") is not None else None
+    return format_power(power["value"], power.get("unit", "")) if power.get("value") is not None else None
 
 
 @cache_public_page

@@ -11,11 +11,11 @@ it, untimed; its CPU time (time.process_time) is taken in that process, the best
 * import mlperf_check.cli: everything a training check imports before it reads a file;
 * get_ruleset: the ruleset's benchmarks and quality targets (it compiles the closed configs);
 * configs every log starts with (common.yaml, closed_common, open_common) and the run checkers:
-  what pipeline._load_before_fork loads before the pool forks;
+  what pipeline._load_before_fork loads before --jobs forks;
 * RCP tables: every benchmark's table of the ruleset (read from rules/stored_data; a bisection per
   RCP record only for an RCP file whose bytes differ from the stored ones);
-* process pool: importing concurrent.futures, two forked workers started and given a task each
-  (the parent's CPU only);
+* forks: map_in_forks over two items with --jobs 2, i.e. one child forked, its result sent back
+  through a pipe and collected (the parent's CPU only);
 * one log: analyze_run on --log, repeated in one process (the configs already compiled), per log
   and per event, against the same log's parse alone.
 """
@@ -39,7 +39,7 @@ SETUP = {
     "from mlperf_check.pipeline import _load_before_fork\nspec = get_ruleset(RULESET)",
     "rcp": "import mlperf_check.cli\nfrom mlperf_check.rules.catalog import get_ruleset\n"
     "from mlperf_check.rules.rcp import load_rcp_table\nspec = get_ruleset(RULESET)",
-    "pool": "import mlperf_check.cli\nfrom mlperf_check.pipeline import _process_pool",
+    "pool": "import mlperf_check.cli\nfrom mlperf_check.forks import map_in_forks",
 }
 STEP = {
     "import": "import mlperf_check.cli",
@@ -47,14 +47,14 @@ STEP = {
     "preload": "_load_before_fork(spec)",
     "rcp": "for name, bench in spec.benchmarks.items():\n"
     "    load_rcp_table(spec.rcp_dir, name, bench.required_runs, 1) if spec.rcp_dir else None",
-    "pool": "with _process_pool(2) as pool:\n    list(pool.map(abs, [1, 2]))",
+    "pool": "map_in_forks(abs, [1, 2], [1, 1], jobs=2)",
 }
 LABELS = {
     "import": "import mlperf_check.cli",
     "ruleset": "get_ruleset (closed configs, quality targets)",
     "preload": "configs every log starts with + run checkers",
     "rcp": "RCP tables of every benchmark",
-    "pool": "process pool: import, fork 2 workers, a task each",
+    "pool": "--jobs 2: one fork, its result through a pipe",
 }
 
 

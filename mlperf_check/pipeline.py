@@ -12,20 +12,21 @@ Training and MLPerf HPC packages go through the same steps; the layout (results/
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mlperf_check.checkers import checkers_of_scope
 from mlperf_check.checkers.base import PackageContext, RunContext
+from mlperf_check.forks import map_in_forks
 from mlperf_check.package import (
     HPC,
     Package,
     discover_package,
     looks_like_submitter_folder,
-    open_package_file,
 )
 from mlperf_check.parsing import ParseStats, iter_records
 from mlperf_check.power import score_energy
@@ -47,8 +48,6 @@ from mlperf_check.scoring import olympic_score, read_shipped_factor, weak_scalin
 from mlperf_check.systems import load_system
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor, ProcessPoolExecutor
-
     from mlperf_check.safety import ArchiveLimits
 
 Progress = Callable[[str, int, int], None]
@@ -76,10 +75,7 @@ def check_package(
     waivers: frozenset[tuple[str, str, str]] = frozenset(),
     limits: ArchiveLimits | None = None,
     jobs: int = 1,
-    pool: Executor | None = None,
 ) -> PackageReport:
-    """`pool`, when given, analyses the result files instead of a pool of this call's own (a whole
-    round shares one: see check_round)."""
     path = Path(path)
     if path.is_file():
         # Imported here: a folder check (the common case) does not pay for the archive code.
@@ -94,10 +90,10 @@ def check_package(
                 raise PackageError(
                     f"{path.name}: {exc}", code=f"ARCHIVE_{exc.reason.upper()}", file=exc.member
                 ) from exc
-            return check_folder(root, ruleset=ruleset, waivers=waivers, jobs=jobs, pool=pool)
+            return check_folder(root, ruleset=ruleset, waivers=waivers, jobs=jobs)
     if not path.is_dir():
         raise PackageError(f"{path}: not a folder or an archive", code="PACKAGE_NOT_FOUND")
-    return check_folder(path, ruleset=ruleset, waivers=waivers, jobs=jobs, pool=pool)
+    return check_folder(path, ruleset=ruleset, waivers=waivers, jobs=jobs)
 
 
 def submitter_folders(root: Path) -> list[Path]:
@@ -111,23 +107,18 @@ def submitter_folders(root: Path) -> list[Path]:
 def check_round(
     folders: list[Path], *, ruleset: str | None = None, jobs: int = 1
 ) -> Iterator[tuple[Path, PackageReport]]:
-    """Check submitter folders one after the other, their result files all analysed in ONE pool of
-    `jobs` processes (started once for the round, not once per submitter). The result files of
-    the next folder are handed to the pool before this process scores the current one, so the
-    workers do not wait while it scores, runs the package checkers and prints the report."""
+    """Check submitter folders in order. With jobs > 1 the result files of ALL the folders are
+    shared out at once between `jobs` processes (one fork per job for the round, not per folder),
+    then each folder is scored and reported in turn."""
     if jobs <= 1:
         for folder in folders:
             yield folder, check_folder(folder, ruleset=ruleset)
         return
-    with _process_pool(jobs) as pool:
-        started: _StartedCheck | None = None
-        for folder in folders:
-            following = _start_check(folder, ruleset=ruleset, waivers=frozenset(), jobs=jobs, pool=pool)
-            if started is not None:
-                yield started.root, _finish_check(started, _no_progress)
-            started = following
-        if started is not None:
-            yield started.root, _finish_check(started, _no_progress)
+    started = [_start_check(folder, ruleset=ruleset, waivers=frozenset()) for folder in folders]
+    tasks = [(check.package, context) for check in started for context in check.contexts]
+    runs = iter(_analyze_runs(tasks, jobs))
+    for check in started:
+        yield check.root, _finish_check(check, islice(runs, len(check.contexts)), _no_progress)
 
 
 def check_folder(
@@ -137,26 +128,26 @@ def check_folder(
     waivers: frozenset[tuple[str, str, str]] = frozenset(),
     jobs: int = 1,
     progress: Progress | None = None,
-    pool: Executor | None = None,
 ) -> PackageReport:
     """`progress(stage, done, total)` is called after every result file ("parsing") and every
     package checker ("checking"), for a live status page."""
-    started = _start_check(root, ruleset=ruleset, waivers=waivers, jobs=jobs, pool=pool)
-    return _finish_check(started, progress or _no_progress)
+    started = _start_check(root, ruleset=ruleset, waivers=waivers)
+    runs = _analyze_runs([(started.package, context) for context in started.contexts], jobs)
+    return _finish_check(started, runs, progress or _no_progress)
 
 
 @dataclass
 class _StartedCheck:
-    """A folder whose layout and systems are read and whose result files are being analysed
-    (`runs` yields their RunLogs in order)."""
+    """A folder whose layout and systems are read: its result files are still to be analysed
+    (`contexts`, one per file, each with the BenchmarkResult in `results` it belongs to)."""
 
     root: Path
     package: Package
     spec: RulesetSpec
     waivers: frozenset[tuple[str, str, str]]
     report: PackageReport
-    results: list[BenchmarkResult]  # one per result file, in the order of `runs`
-    runs: Iterator[RunLog]
+    contexts: list[RunContext]
+    results: list[BenchmarkResult]  # one per result file, in the order of `contexts`
 
 
 def _start_check(
@@ -164,8 +155,6 @@ def _start_check(
     *,
     ruleset: str | None,
     waivers: frozenset[tuple[str, str, str]],
-    jobs: int,
-    pool: Executor | None,
 ) -> _StartedCheck:
     package, discovery_findings = discover_package(root)
     hpc_layout = package.layout == HPC
@@ -234,14 +223,16 @@ def _start_check(
                 division=division,
             )
             contexts.append((result, context))
-    runs = _analyze_runs(package, [c for _, c in contexts], jobs, pool)
-    return _StartedCheck(root, package, spec, waivers, report, [result for result, _ in contexts], runs)
+    return _StartedCheck(
+        root, package, spec, waivers, report, [c for _, c in contexts], [result for result, _ in contexts]
+    )
 
 
-def _finish_check(started: _StartedCheck, progress: Progress) -> PackageReport:
-    """Collect the runs of a started check, score every result, run the package checkers."""
+def _finish_check(started: _StartedCheck, runs: Iterable[RunLog], progress: Progress) -> PackageReport:
+    """Collect the runs of a started check (one per context), score every result, run the
+    package checkers."""
     package, spec, waivers, report = started.package, started.spec, started.waivers, started.report
-    for done, (result, run) in enumerate(zip(started.results, started.runs, strict=True), start=1):
+    for done, (result, run) in enumerate(zip(started.results, runs, strict=True), start=1):
         result.runs.append(run)
         progress("parsing", done, len(started.results))
     for bench_dir, result in zip(package.benchmark_dirs, report.results, strict=True):
@@ -281,56 +272,31 @@ def detect_ruleset(package: Package) -> str | None:
     return None
 
 
-def _analyze_one(root: Path, context: RunContext):
-    """One result file of the package at `root`. A pool task carries the root, not the Package
-    (its lists of every file would be pickled with every task)."""
-    return analyze_run(partial(open_package_file, root, context.file), context, checkers_of_scope("run"))
+def _analyze_one(task: tuple[Package, RunContext]) -> RunLog:
+    package, context = task
+    return analyze_run(partial(package.open, context.file), context, checkers_of_scope("run"))
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:
     pass
 
 
-def _process_pool(jobs: int) -> ProcessPoolExecutor:
-    # Imported here: a check in one process (a small folder, --jobs 1) does not pay ~10 ms for
-    # importing multiprocessing.
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"))
-
-
-def _analyze_runs(
-    package: Package, contexts: list[RunContext], jobs: int, pool: Executor | None
-) -> Iterator[RunLog]:
-    """Every result file, in order. In `pool` when one is given (handed to it at once, so it works
-    while the caller goes on); else, with jobs > 1 and enough bytes to pay for starting
-    processes, in a pool of forked workers of its own (the offline command uses every core; the
-    Celery worker and import_results, which run packages in parallel already, keep jobs=1)."""
-    # Enough chunks to keep every worker busy, few enough that the round trips per chunk stay cheap.
-    chunksize = max(1, min(8, len(contexts) // (4 * max(1, jobs))))
-    if pool is not None and len(contexts) > 1:
-        _load_before_fork(contexts[0].ruleset)
-        return pool.map(_analyze_one, [package.root] * len(contexts), contexts, chunksize=chunksize)
-    return _analyze_here(package, contexts, jobs, chunksize)
-
-
-def _analyze_here(package: Package, contexts: list[RunContext], jobs: int, chunksize: int) -> Iterator[RunLog]:
-    size = sum(package.size_of(context.file) for context in contexts) if jobs > 1 else 0
-    if jobs <= 1 or len(contexts) < 2 or size < PARALLEL_MIN_BYTES:
-        for context in contexts:
-            yield _analyze_one(package.root, context)
-        return
-    _load_before_fork(contexts[0].ruleset)
-    with _process_pool(jobs) as own_pool:
-        yield from own_pool.map(_analyze_one, [package.root] * len(contexts), contexts, chunksize=chunksize)
+def _analyze_runs(tasks: list[tuple[Package, RunContext]], jobs: int) -> Iterable[RunLog]:
+    """The RunLog of every (package, result file), in order. In this process, one at a time as
+    they are asked for (a progress callback sees each), unless jobs > 1 and there are enough bytes
+    to pay for forking (the offline command uses every core; the Celery worker and
+    import_results, which run packages in parallel already, keep jobs=1)."""
+    sizes = [package.size_of(context.file) for package, context in tasks] if jobs > 1 else []
+    if sum(sizes) < PARALLEL_MIN_BYTES:
+        return map(_analyze_one, tasks)
+    _load_before_fork(tasks[0][1].ruleset)
+    return map_in_forks(_analyze_one, tasks, sizes, jobs)
 
 
 def _load_before_fork(spec: RulesetSpec) -> None:
-    """What every log needs, loaded here before a pool forks its workers (at its first task):
-    they inherit it instead of each importing the run checkers and compiling the configs every
-    log starts with. The closed benchmark configs are loaded already (get_ruleset's quality
-    targets). Cached: once the workers run, this costs nothing."""
+    """What every log needs, loaded here before forking: the children inherit it instead of each
+    importing the run checkers and compiling the configs every log starts with. The closed
+    benchmark configs are loaded already (get_ruleset's quality targets)."""
     checkers_of_scope("run")
     if spec.config_dir is None:
         return

@@ -36,6 +36,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+from mlperf_check.forks import usable_cpus
 from mlperf_check.inference.discovery import looks_like_inference
 from mlperf_check.output import (
     FORMATS,
@@ -77,8 +78,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jobs",
         type=positive_int,
-        default=os.cpu_count() or 1,
-        help="processes that parse result files (default: one per CPU)",
+        default=usable_cpus(),
+        help="processes that parse result files (default: one per CPU this process may use)",
     )
     parser.add_argument(
         "--waivers",

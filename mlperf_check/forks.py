@@ -22,6 +22,14 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (a container or `taskset` may allow fewer than the machine
+    has, which os.cpu_count() reports)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def deal(weights: Sequence[int], shares: int) -> list[list[int]]:
     """The indexes of `weights` dealt into `shares` lists of nearly equal total weight (heaviest
     first, each to the lightest list so far), each list in index order."""

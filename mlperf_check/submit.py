@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from mlperf_check.forks import usable_cpus
 from mlperf_check.output import describe, format_text
 from mlperf_check.pipeline import PackageError, check_package, submitter_folders
 from mlperf_check.report import ERROR, Finding
@@ -82,7 +83,7 @@ def submit(args: argparse.Namespace, *, stdout: TextIO, stderr: TextIO) -> int:
     if path.is_dir() and submitter_folders(path):
         raise SubmitError(f"{path} is a round folder; submit one submitter folder at a time")
     try:
-        report = check_package(path, ruleset=args.ruleset, jobs=os.cpu_count() or 1)
+        report = check_package(path, ruleset=args.ruleset, jobs=usable_cpus())
     except (PackageError, UnknownRuleset) as exc:
         raise SubmitError(str(exc)) from exc
     stdout.write(format_text(report) + "\n\n")

@@ -68,6 +68,10 @@ FIRST_VALUE_KEYS = frozenset({*SUBMISSION_FIELDS, "global_batch_size", "train_sa
 INSTANCE_KEYS = ("number_of_nodes", "accelerators_per_node")
 # What RunSummary reads besides the evaluations and hyperparameters: most records are none of these.
 SUMMARY_KEYS = FIRST_VALUE_KEYS | {"run_start", "run_stop", "init_start", "init_stop", *INSTANCE_KEYS, "seed"}
+# Keys RunSummary reads at every occurrence; any other key matters at its first occurrence only
+# (a first value, a hyperparameter, or nothing), after which it is "settled" and skipped.
+EVERY_OCCURRENCE_KEYS = (SUMMARY_KEYS - FIRST_VALUE_KEYS) | frozenset(EVAL_KEYS)
+MAX_SETTLED_KEYS = 4_096  # a hostile log's millions of distinct keys take the slow path instead
 # Stable Diffusion: the official configs have no eval_accuracy target for it (quality_target()
 # is None); they check the merged points: 0 <= FID <= 90 and 0.15 <= CLIP <= 1. The official RCP
 # checker converges at the smallest step with FID <= 90 and CLIP >= 0.15 (no sanity bounds).
@@ -156,6 +160,7 @@ class RunSummary:
         self.context = context
         self.run = RunLog(file=context.file, ruleset=context.ruleset.version)
         self.first_seen: set[str] = set()  # keys of which only the first value counts, once logged
+        self.settled: set[str] = set()  # keys whose later occurrences change nothing (bounded)
         self.target_checked = False  # whether the quality predicate has been looked up
         self.target = None
         self.last_eval: Record | None = None  # the latest eval_accuracy / eval_error
@@ -164,8 +169,11 @@ class RunSummary:
 
     def feed_records(self, records: list[Record]) -> None:
         run = self.run
+        settled = self.settled
         for record in records:
             key = record.key
+            if key in settled:
+                continue
             if key in SUMMARY_KEYS:
                 if key in FIRST_VALUE_KEYS:
                     if key not in self.first_seen:
@@ -198,6 +206,8 @@ class RunSummary:
                 if key not in run.hyperparameters and len(run.hyperparameters) < MAX_HYPERPARAMETERS:
                     # Interned: thousands of runs of a package share the same few dozen key names.
                     run.hyperparameters[sys.intern(key)] = bounded(record.value)
+            if key not in EVERY_OCCURRENCE_KEYS and len(settled) < MAX_SETTLED_KEYS:
+                settled.add(key)
 
     def note_first_value(self, record: Record) -> None:
         if record.key == "global_batch_size":

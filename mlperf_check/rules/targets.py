@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
@@ -62,15 +62,20 @@ class OfficialTarget:
     rule: Rule
     initial_state: Mapping[str, Any]
     state_names: tuple[str, ...]
+    # The same check as a function of (value, metadata, s), where the config's rule engine has one
+    # (PlainRule.target_met): no `v` dict, LogLine or namespace to build per evaluation.
+    met_on_fields: Callable | None = None
 
     def met(self, record: Record, hyperparameters: Mapping[str, Any] | None = None) -> bool:
         state = dict(self.initial_state)
         for name in self.state_names:
             if hyperparameters is not None and name in hyperparameters:
                 state[name] = hyperparameters[name]
-        value = {"value": record.value, "metadata": record.metadata}
-        ll = LogLine("", record.time_ms, record.key, value, record.index)
         try:
+            if self.met_on_fields is not None:
+                return bool(self.met_on_fields(record.value, record.metadata, state))
+            value = {"value": record.value, "metadata": record.metadata}
+            ll = LogLine("", record.time_ms, record.key, value, record.index)
             return bool(self.rule.run(ll, value, rule_namespace(state, ignore_enqueue)))
         except Exception:  # noqa: BLE001 - a value of the wrong type does not meet the target
             return False
@@ -106,6 +111,7 @@ def quality_target(ruleset_version: str, benchmark: str) -> TargetPredicate | No
     )
     direction = BENCHMARK_INFO.get(benchmark, {}).get("direction", "higher")
     target, targets = target_numbers(text, initial_state, direction)
+    plain = config.plain_rules.get(rule.name)
     return OfficialTarget(
         text=target_text(text, initial_state, rule.name),
         target=target,
@@ -115,6 +121,7 @@ def quality_target(ruleset_version: str, benchmark: str) -> TargetPredicate | No
         rule=rule.atleast_one,
         initial_state=MappingProxyType(initial_state),
         state_names=state_names,
+        met_on_fields=plain.target_met if plain is not None else None,
     )
 
 

@@ -216,6 +216,20 @@ def test_it_caps_the_hyperparameters_and_shortens_large_values(monkeypatch):
     assert len(shortened) == runlog.MAX_STORED_VALUE_CHARS + 1
 
 
+def test_a_key_once_settled_is_skipped_and_the_settled_keys_are_bounded(monkeypatch):
+    """Later occurrences of a first-value key or a hyperparameter change nothing (the summary skips
+    them); the set of such keys is capped, past which the summary reads every record as before."""
+    monkeypatch.setattr(runlog, "MAX_SETTLED_KEYS", 3)
+    lines = resnet_log()
+    extra = [event(f"knob_{i}", i, at=T0 + 30 + i) for i in range(6)]
+    again = [event(f"knob_{i}", 100 + i, at=T0 + 40 + i) for i in range(6)]
+    again.append(event("submission_org", "Someone else", at=T0 + 50))
+    lines[9:9] = extra + again
+    run = analyze(lines)
+    assert [run.hyperparameters[f"knob_{i}"] for i in range(6)] == list(range(6))
+    assert run.org == "NVIDIA"  # the first value, settled or not
+
+
 def test_it_skips_interval_and_submission_keys_in_the_hyperparameters():
     keys = [
         "submission_poc_name",

@@ -17,6 +17,7 @@ Whole-round mode (`--whole-rounds`, every training round of the corpus by defaul
     .venv/bin/python bench/ingest.py --whole-rounds [--rounds v0.5,v0.6,v0.7,v1.0,v3.0,v4.0] [--jobs 2]
                                      [--repeat 5] [--baseline CHECKOUT]
     .venv/bin/python bench/ingest.py --whole-rounds --hpc [--rounds v1.0,v2.0]   # MLPerf HPC rounds
+    .venv/bin/python bench/ingest.py --merged-folder [--rounds v4.0] [--copies 4] [--jobs 2] [--repeat 5]
 
 per round, in the same run: the official package_checker + result_summarizer on a copy of every
 submitter folder (timed per folder; a folder where either exits non-zero is a crash), then
@@ -28,6 +29,10 @@ which covers the pool's workers). With `--baseline`, the same runs of ours are m
 of another checkout (e.g. a `git worktree` of the commit before a change), alternating with this
 one, so before and after share the machine's state. Both checkouts' bytecode is compiled first
 (`compileall`), as an installed package's is, and as the official package's is in the venv.
+
+Merged-folder mode (`--merged-folder`): one submitter folder of about 90 MB built from every system
+folder of a round (v4.0: 22 MB), each copied --copies times under a new name with its system
+description; the official pair once on a copy, ours --repeat times (median), in the same run.
 """
 
 from __future__ import annotations
@@ -297,6 +302,45 @@ def build_big_package(source: Path, work: Path, megabytes: int) -> tuple[Path, f
     return package, log.stat().st_size / 1e6
 
 
+def build_merged_folder(round_dir: Path, work: Path, copies: int) -> Path:
+    """One submitter folder holding every system folder of the round, `copies` times each under a
+    new name (<system>_c<i>, its system description copied under the same name): real logs, as
+    many as a large submitter folder of a recent round has (issue 26 names one of 86 MB)."""
+    merged = work / "merged" / "Merged"
+    for copy in range(1, copies + 1):
+        for folder in round_submitter_folders(round_dir):
+            for system_dir in sorted(p for p in (folder / "results").iterdir() if p.is_dir()):
+                name = f"{system_dir.name}_c{copy}"
+                shutil.copytree(system_dir, merged / "results" / name)
+                description = folder / "systems" / f"{system_dir.name}.json"
+                (merged / "systems").mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(description, merged / "systems" / f"{name}.json")
+    return merged
+
+
+def bench_merged_folder(round_dir: Path, checkouts: dict[str, Path], jobs: int, repeat: int, copies: int,
+                        work: Path) -> None:
+    ruleset = ".".join(round_dir.name.removeprefix("v").split(".")[:2]) + ".0"
+    merged = build_merged_folder(round_dir, work, copies)
+    files, result_files, megabytes = size_of(merged)
+    print(f"{round_dir.name} merged into one submitter folder ({copies} copies of each system folder): "
+          f"{files} files, {result_files} result logs, {megabytes:.1f} MB", flush=True)
+    copy = work / "official" / merged.name
+    shutil.copytree(merged, copy)
+    official = Measure()
+    official.add(run([PYTHON, "-m", "mlperf_logging.package_checker", str(copy), "training", ruleset], cwd=work))
+    official.add(run([PYTHON, "-m", "mlperf_logging.result_summarizer", str(copy), "training", ruleset, "--csv",
+                      str(work / "merged.csv")], cwd=work))
+    print(f"official package_checker + result_summarizer: {official.wall_s:.2f} s"
+          + (f" ({official.failures} non-zero exits)" if official.failures else ""), flush=True)
+    for label, runs in ours_runs(checkouts, {"merged": (merged, 1)}, ruleset, jobs, repeat, work).items():
+        ours = runs["merged"]
+        print(f"ours ({label}), --jobs {jobs}, median of {repeat}: {ours.wall_s:.2f} s "
+              f"(runs {', '.join(f'{w:.2f}' for w in ours.walls)}), peak RSS {ours.peak_rss_mb:.0f} MB: "
+              f"{official.wall_s / ours.wall_s:.1f}x" + (f" ({ours.failures} bad runs)" if ours.failures else ""))
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--round", default=str(REPO.parent / "shared/corpus/v1.0"))
@@ -310,11 +354,21 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--repeat", type=int, default=5, help="runs of ours per input, for --whole-rounds")
     parser.add_argument("--baseline", help="another checkout whose code runs beside this one, for --whole-rounds")
+    parser.add_argument("--merged-folder", action="store_true",
+                        help="one large submitter folder made of a round's system folders (--rounds, default v4.0)")
+    parser.add_argument("--copies", type=int, default=4, help="copies of each system folder, for --merged-folder")
     args = parser.parse_args()
+    checkouts = {"this": REPO}
+    if args.baseline:
+        checkouts["baseline"] = Path(args.baseline).resolve()
+    if args.merged_folder:
+        for checkout in checkouts.values():
+            compile_bytecode(checkout)
+        with tempfile.TemporaryDirectory(prefix="bench-merged-") as tmp:
+            round_dir = Path(args.corpus).resolve() / (args.rounds or "v4.0")
+            bench_merged_folder(round_dir, checkouts, args.jobs, args.repeat, args.copies, Path(tmp))
+        return
     if args.whole_rounds:
-        checkouts = {"this": REPO}
-        if args.baseline:
-            checkouts["baseline"] = Path(args.baseline).resolve()
         for checkout in checkouts.values():
             compile_bytecode(checkout)
         with tempfile.TemporaryDirectory(prefix="bench-rounds-") as tmp:

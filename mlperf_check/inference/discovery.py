@@ -10,6 +10,7 @@ and files the submitter left inside `results/` (their own checker reports) are l
 from __future__ import annotations
 
 import json
+import os
 import re
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -85,9 +86,13 @@ def looks_like_inference(root: Path) -> bool:
     if root.is_file():
         return _archive_holds_inference(root)
     for submitter in find_submitters(root)[:3]:
-        for result_dir in (submitter.root / "results").glob("*/*/*"):
-            if normalize_scenario(result_dir.name) and any(result_dir.rglob(SUMMARY)):
-                return True
+        # Folders only: a training package's results/<system>/<benchmark>/ holds its logs, which
+        # a glob of every path three levels down would list and test one by one.
+        for system_dir in _subdirs(submitter.root / "results"):
+            for model_dir in _subdirs(system_dir):
+                for result_dir in _subdirs(model_dir):
+                    if normalize_scenario(result_dir.name) and any(result_dir.rglob(SUMMARY)):
+                        return True
     return False
 
 
@@ -148,8 +153,11 @@ def read_model_mapping(submitter_root: Path) -> dict[str, str]:
 
 
 def _subdirs(path: Path) -> list[Path]:
+    """The folders in `path` (not symlinks to one), by name; the directory entries say which
+    are folders, so no file is stat()ed."""
     try:
-        return sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink())
+        with os.scandir(path) as entries:
+            return sorted(path / entry.name for entry in entries if entry.is_dir(follow_symlinks=False))
     except OSError:
         return []
 

@@ -80,16 +80,23 @@ def _fork(function: Callable, items: list) -> tuple[int, int]:
         try:
             os.close(read_end)
             try:
-                payload: tuple = (True, [function(item) for item in items])
+                payload = pickle.dumps((True, [function(item) for item in items]), protocol=pickle.HIGHEST_PROTOCOL)
             except BaseException as exc:  # noqa: BLE001 - re-raised by the parent
-                payload = (False, exc)
+                payload = _pickled_error(exc)
             with os.fdopen(write_end, "wb") as out:
-                pickle.dump(payload, out, protocol=pickle.HIGHEST_PROTOCOL)
+                out.write(payload)
             status = 0
         finally:
             os._exit(status)  # no atexit handlers, no flush of buffers copied from the parent
     os.close(write_end)
     return pid, read_end
+
+
+def _pickled_error(exc: BaseException) -> bytes:
+    try:
+        return pickle.dumps((False, exc))
+    except Exception:  # noqa: BLE001 - an exception that cannot be pickled is sent as its text
+        return pickle.dumps((False, ChildProcessError(f"in a forked check process: {type(exc).__name__}: {exc}")))
 
 
 def _collect(pid: int, read_end: int) -> list:

@@ -62,6 +62,15 @@ def test_a_child_that_dies_without_results_is_an_error_not_a_gap():
         map_in_forks(die_on_five, list(range(6)), weights, jobs=2)
 
 
+def unpicklable_on_three(number: int):
+    return (lambda: number) if number == 3 else number
+
+
+def test_a_result_that_cannot_be_sent_back_is_a_clear_error():
+    with pytest.raises(Exception, match="(?i)pickle"):
+        map_in_forks(unpicklable_on_three, list(range(5)), [100, 1, 1, 1, 1], jobs=2)
+
+
 def test_a_round_checked_in_forks_equals_the_round_checked_in_one_process(monkeypatch):
     folders = pipeline.submitter_folders(SAMPLE / "training-v1.0")
     alone = [report.to_json() for _, report in pipeline.check_round(folders, jobs=1)]

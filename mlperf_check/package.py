@@ -38,7 +38,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import BinaryIO
 
 from mlperf_check.checkers import checker_version
@@ -119,17 +119,16 @@ class Package:
 def open_package_file(root: Path, rel: str) -> BinaryIO:
     """A binary stream of a file of the package at `root`. Refuses paths that leave the root or
     pass through a symlink, so nothing outside the package can be read through it."""
-    path = PurePosixPath(rel)
-    if not rel or path.is_absolute() or any(part in ("", ".", "..") for part in rel.split("/")):
+    parts = rel.split("/")  # an absolute path's first part is ""
+    if any(part in ("", ".", "..") for part in parts):
         raise ValueError(f"not a relative path inside the package: {rel!r}")
-    current = root
-    for part in path.parts[:-1]:
-        current = current / part
-        mode = os.lstat(current).st_mode
-        if not stat.S_ISDIR(mode):
+    current = os.fspath(root)  # strings, not Path objects: this runs once per result file
+    for part in parts[:-1]:
+        current = os.path.join(current, part)
+        if not stat.S_ISDIR(os.lstat(current).st_mode):
             raise NotADirectoryError(f"{rel}: {part} is not a folder (symlinks are not followed)")
     # O_NONBLOCK: opening a named pipe must not wait for a writer; it is refused just below.
-    descriptor = os.open(current / path.parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    descriptor = os.open(os.path.join(current, parts[-1]), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     if not stat.S_ISREG(os.fstat(descriptor).st_mode):
         os.close(descriptor)
         raise OSError(f"{rel}: not a regular file")

@@ -56,6 +56,8 @@ Progress = Callable[[str, int, int], None]
 RULESET_PROBE_RECORDS = 2000
 # Below this many bytes of logs, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
+# A round's folders are analysed in groups of about this many bytes of logs (check_round).
+ROUND_GROUP_BYTES = 128 * 1024 * 1024
 
 
 class PackageError(Exception):
@@ -107,14 +109,27 @@ def submitter_folders(root: Path) -> list[Path]:
 def check_round(
     folders: list[Path], *, ruleset: str | None = None, jobs: int = 1
 ) -> Iterator[tuple[Path, PackageReport]]:
-    """Check submitter folders in order. With jobs > 1 the result files of ALL the folders are
-    shared out at once between `jobs` processes (one fork per job for the round, not per folder),
-    then each folder is scored and reported in turn."""
+    """Check submitter folders in order. With jobs > 1 the result files of consecutive folders,
+    about ROUND_GROUP_BYTES of them at a time, are shared out between `jobs` processes (forked once
+    per group, not per folder), then each folder of the group is scored and reported: a long round
+    reports group by group, holding one group's runs at a time."""
     if jobs <= 1:
         for folder in folders:
             yield folder, check_folder(folder, ruleset=ruleset)
         return
-    started = [_start_check(folder, ruleset=ruleset, waivers=frozenset()) for folder in folders]
+    group: list[_StartedCheck] = []
+    group_bytes = 0
+    for folder in folders:
+        check = _start_check(folder, ruleset=ruleset, waivers=frozenset())
+        group.append(check)
+        group_bytes += sum(check.package.size_of(context.file) for context in check.contexts)
+        if group_bytes >= ROUND_GROUP_BYTES:
+            yield from _check_group(group, jobs)
+            group, group_bytes = [], 0
+    yield from _check_group(group, jobs)
+
+
+def _check_group(started: list[_StartedCheck], jobs: int) -> Iterator[tuple[Path, PackageReport]]:
     tasks = [(check.package, context) for check in started for context in check.contexts]
     runs = iter(_analyze_runs(tasks, jobs))
     for check in started:
@@ -287,7 +302,7 @@ def _analyze_runs(tasks: list[tuple[Package, RunContext]], jobs: int) -> Iterabl
     to pay for forking (the offline command uses every core; the Celery worker and
     import_results, which run packages in parallel already, keep jobs=1)."""
     sizes = [package.size_of(context.file) for package, context in tasks] if jobs > 1 else []
-    if sum(sizes) < PARALLEL_MIN_BYTES:
+    if len(tasks) < 2 or sum(sizes) < PARALLEL_MIN_BYTES:
         return map(_analyze_one, tasks)
     _load_before_fork(tasks[0][1].ruleset)
     return map_in_forks(_analyze_one, tasks, sizes, jobs)

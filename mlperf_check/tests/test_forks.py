@@ -79,3 +79,5 @@ def test_a_round_checked_in_forks_equals_the_round_checked_in_one_process(monkey
     assert forked == alone
     one_folder = pipeline.check_folder(folders[0], jobs=2)
     assert one_folder.to_json() == alone[0]
+    monkeypatch.setattr(pipeline, "ROUND_GROUP_BYTES", 1)  # a group per folder
+    assert [report.to_json() for _, report in pipeline.check_round(folders, jobs=2)] == alone

@@ -140,16 +140,6 @@ class RulesetSpec:
     def init_limit_s(self, division: str) -> float | None:
         return self.init_limit_open_s if division == "open" else self.init_limit_closed_s
 
-    def __reduce_ex__(self, protocol):
-        """Pickled as its version when it is get_ruleset's own (every result file's pool task
-        carries one): the worker takes it from its get_ruleset cache instead of unpickling a
-        copy of every benchmark. Any other spec (a variant built in a test) field by field."""
-        try:
-            canonical = get_ruleset(self.version) is self
-        except UnknownRuleset:
-            canonical = False
-        return (get_ruleset, (self.version,)) if canonical else super().__reduce_ex__(protocol)
-
 
 def _meta(usage: str = "training"):
     from mlperf_logging import benchmark_meta

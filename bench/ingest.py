@@ -46,7 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,9 +61,11 @@ class Measure:
     wall_s: float = 0.0
     peak_rss_mb: float = 0.0
     failures: int = 0
+    cpu_s: float = 0.0  # user + system of the process and its waited-for children (wait4)
 
     def add(self, other: Measure) -> None:
         self.wall_s += other.wall_s
+        self.cpu_s += other.cpu_s
         self.peak_rss_mb = max(self.peak_rss_mb, other.peak_rss_mb)
         self.failures += other.failures
 
@@ -79,7 +81,7 @@ def run(
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)
-    return Measure(wall, usage.ru_maxrss / 1024.0, 0 if code in ok_codes else 1)
+    return Measure(wall, usage.ru_maxrss / 1024.0, 0 if code in ok_codes else 1, usage.ru_utime + usage.ru_stime)
 
 
 def submitter_folders(round_dir: Path) -> list[Path]:
@@ -163,6 +165,7 @@ class Ours:
     walls: list[float]
     peak_rss_mb: float
     failures: int
+    cpus: list[float] = field(default_factory=list)
 
     @property
     def wall_s(self) -> float:
@@ -195,6 +198,7 @@ def ours_runs(checkouts: dict[str, Path], inputs: dict[str, tuple[Path, int]], r
                                        work / "out.json", submitters)
                 ours = runs[label][name]
                 ours.walls.append(measure.wall_s)
+                ours.cpus.append(measure.cpu_s)
                 ours.peak_rss_mb = max(ours.peak_rss_mb, measure.peak_rss_mb)
                 ours.failures += measure.failures
     return runs
@@ -336,7 +340,8 @@ def bench_merged_folder(round_dir: Path, checkouts: dict[str, Path], jobs: int, 
     for label, runs in ours_runs(checkouts, {"merged": (merged, 1)}, ruleset, jobs, repeat, work).items():
         ours = runs["merged"]
         print(f"ours ({label}), --jobs {jobs}, median of {repeat}: {ours.wall_s:.2f} s "
-              f"(runs {', '.join(f'{w:.2f}' for w in ours.walls)}), peak RSS {ours.peak_rss_mb:.0f} MB: "
+              f"(runs {', '.join(f'{w:.2f}' for w in ours.walls)}; CPU median {statistics.median(ours.cpus):.2f} s, "
+              f"least {min(ours.cpus):.2f} s), peak RSS {ours.peak_rss_mb:.0f} MB: "
               f"{official.wall_s / ours.wall_s:.1f}x" + (f" ({ours.failures} bad runs)" if ours.failures else ""))
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

@@ -7,14 +7,13 @@ a worker process per job beside a parent that only waits, a feeder thread, a pic
 per task. Here the items are dealt out once by weight (bytes of log), this process takes a share
 like its children, and each child sends all its results back in one pickle through a pipe.
 
-Where there is no fork (Windows), everything runs here.
+Where there is no fork (Windows), everything runs here. pickle and signal are imported only where
+a fork happens: every check imports this module (usable_cpus), most never fork.
 """
 
 from __future__ import annotations
 
 import os
-import pickle
-import signal
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -66,6 +65,8 @@ def map_in_forks(
                 results[index] = result
     finally:
         for pid, read_end in running.items():  # only when this process failed first
+            import signal
+
             os.close(read_end)
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
@@ -73,6 +74,8 @@ def map_in_forks(
 
 
 def _fork(function: Callable, items: list) -> tuple[int, int]:
+    import pickle
+
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
@@ -93,6 +96,8 @@ def _fork(function: Callable, items: list) -> tuple[int, int]:
 
 
 def _pickled_error(exc: BaseException) -> bytes:
+    import pickle
+
     try:
         return pickle.dumps((False, exc))
     except Exception:  # noqa: BLE001 - an exception that cannot be pickled is sent as its text
@@ -101,6 +106,8 @@ def _pickled_error(exc: BaseException) -> bytes:
 
 def _collect(pid: int, read_end: int) -> list:
     """The results a child sends, once it has exited."""
+    import pickle
+
     with os.fdopen(read_end, "rb") as stream:
         data = stream.read()
     _, status = os.waitpid(pid, 0)

@@ -118,20 +118,25 @@ def check_round(
             yield folder, check_folder(folder, ruleset=ruleset)
         return
     group: list[_StartedCheck] = []
+    sizes: list[int] = []  # of the group's result files, in order
     group_bytes = 0
     for folder in folders:
         check = _start_check(folder, ruleset=ruleset, waivers=frozenset())
         group.append(check)
-        group_bytes += sum(check.package.size_of(context.file) for context in check.contexts)
+        folder_sizes = _file_sizes(check)
+        sizes.extend(folder_sizes)
+        group_bytes += sum(folder_sizes)
         if group_bytes >= ROUND_GROUP_BYTES:
-            yield from _check_group(group, jobs)
-            group, group_bytes = [], 0
-    yield from _check_group(group, jobs)
+            yield from _check_group(group, sizes, jobs)
+            group, sizes, group_bytes = [], [], 0
+    yield from _check_group(group, sizes, jobs)
 
 
-def _check_group(started: list[_StartedCheck], jobs: int) -> Iterator[tuple[Path, PackageReport]]:
+def _check_group(
+    started: list[_StartedCheck], sizes: list[int], jobs: int
+) -> Iterator[tuple[Path, PackageReport]]:
     tasks = [(check.package, context) for check in started for context in check.contexts]
-    runs = iter(_analyze_runs(tasks, jobs))
+    runs = iter(_analyze_runs(tasks, sizes, jobs))
     for check in started:
         yield check.root, _finish_check(check, islice(runs, len(check.contexts)), _no_progress)
 
@@ -147,7 +152,8 @@ def check_folder(
     """`progress(stage, done, total)` is called after every result file ("parsing") and every
     package checker ("checking"), for a live status page."""
     started = _start_check(root, ruleset=ruleset, waivers=waivers)
-    runs = _analyze_runs([(started.package, context) for context in started.contexts], jobs)
+    sizes = _file_sizes(started) if jobs > 1 else []  # only what sharing the files out needs
+    runs = _analyze_runs([(started.package, context) for context in started.contexts], sizes, jobs)
     return _finish_check(started, runs, progress or _no_progress)
 
 
@@ -296,13 +302,16 @@ def _no_progress(stage: str, done: int, total: int) -> None:
     pass
 
 
-def _analyze_runs(tasks: list[tuple[Package, RunContext]], jobs: int) -> Iterable[RunLog]:
-    """The RunLog of every (package, result file), in order. In this process, one at a time as
-    they are asked for (a progress callback sees each), unless jobs > 1 and there are enough bytes
-    to pay for forking (the offline command uses every core; the Celery worker and
-    import_results, which run packages in parallel already, keep jobs=1)."""
-    sizes = [package.size_of(context.file) for package, context in tasks] if jobs > 1 else []
-    if len(tasks) < 2 or sum(sizes) < PARALLEL_MIN_BYTES:
+def _file_sizes(check: _StartedCheck) -> list[int]:
+    return [check.package.size_of(context.file) for context in check.contexts]
+
+
+def _analyze_runs(tasks: list[tuple[Package, RunContext]], sizes: list[int], jobs: int) -> Iterable[RunLog]:
+    """The RunLog of every (package, result file), in order, `sizes` being the files' sizes. In
+    this process, one at a time as they are asked for (a progress callback sees each), unless
+    jobs > 1 and there are enough bytes to pay for forking (the offline command uses every core;
+    the Celery worker and import_results, which run packages in parallel already, keep jobs=1)."""
+    if jobs <= 1 or len(tasks) < 2 or sum(sizes) < PARALLEL_MIN_BYTES:
         return map(_analyze_one, tasks)
     _load_before_fork(tasks[0][1].ruleset)
     return map_in_forks(_analyze_one, tasks, sizes, jobs)

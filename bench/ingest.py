@@ -311,14 +311,13 @@ def build_merged_folder(round_dir: Path, work: Path, copies: int) -> Path:
     new name (<system>_c<i>, its system description copied under the same name): real logs, as
     many as a large submitter folder of a recent round has (issue 26 names one of 86 MB)."""
     merged = work / "merged" / "Merged"
+    (merged / "systems").mkdir(parents=True)
     for copy in range(1, copies + 1):
         for folder in round_submitter_folders(round_dir):
             for system_dir in sorted(p for p in (folder / "results").iterdir() if p.is_dir()):
                 name = f"{system_dir.name}_c{copy}"
                 shutil.copytree(system_dir, merged / "results" / name)
-                description = folder / "systems" / f"{system_dir.name}.json"
-                (merged / "systems").mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(description, merged / "systems" / f"{name}.json")
+                shutil.copyfile(folder / "systems" / f"{system_dir.name}.json", merged / "systems" / f"{name}.json")
     return merged
 
 
@@ -329,12 +328,7 @@ def bench_merged_folder(round_dir: Path, checkouts: dict[str, Path], jobs: int, 
     files, result_files, megabytes = size_of(merged)
     print(f"{round_dir.name} merged into one submitter folder ({copies} copies of each system folder): "
           f"{files} files, {result_files} result logs, {megabytes:.1f} MB", flush=True)
-    copy = work / "official" / merged.name
-    shutil.copytree(merged, copy)
-    official = Measure()
-    official.add(run([PYTHON, "-m", "mlperf_logging.package_checker", str(copy), "training", ruleset], cwd=work))
-    official.add(run([PYTHON, "-m", "mlperf_logging.result_summarizer", str(copy), "training", ruleset, "--csv",
-                      str(work / "merged.csv")], cwd=work))
+    official = bench_official([merged], ruleset, work)
     print(f"official package_checker + result_summarizer: {official.wall_s:.2f} s"
           + (f" ({official.failures} non-zero exits)" if official.failures else ""), flush=True)
     for label, runs in ours_runs(checkouts, {"merged": (merged, 1)}, ruleset, jobs, repeat, work).items():

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from mlperf_check.forks import usable_cpus
-from mlperf_check.inference.discovery import looks_like_inference
+from mlperf_check.inference.detect import looks_like_inference
 from mlperf_check.output import (
     FORMATS,
     format_github,
@@ -49,7 +49,6 @@ from mlperf_check.output import (
 from mlperf_check.pipeline import PackageError, check_package, check_round, submitter_folders
 from mlperf_check.report import ERROR, Finding, PackageReport
 from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
-from mlperf_check.waivers import WaiversError, apply_waivers, load_waivers
 
 USAGE_ERROR = 2
 SUMMARY_FORMATS = ("summary-json", "summary-csv")  # inference only: MLCommons' summary_results shape
@@ -138,6 +137,9 @@ def run(
 ) -> int:
     waivers = []
     if waivers_file is not None:
+        # Imported only here: most checks have no waivers file.
+        from mlperf_check.waivers import WaiversError, load_waivers
+
         try:
             waivers = load_waivers(waivers_file)  # refused before any file is read
         except WaiversError as exc:
@@ -177,7 +179,10 @@ def run(
         stderr.write(f"mlperf-check: {exc}\n")
         write_unreadable(package_path, exc, output_format, stdout)
         return USAGE_ERROR
-    apply_waivers(report, waivers)
+    if waivers:
+        from mlperf_check.waivers import apply_waivers
+
+        apply_waivers(report, waivers)
     shown_as = path if package_path.is_dir() else ""  # findings in an archive: paths inside it
     stdout.write(render(report, output_format, shown_as=shown_as, one_line=False) + "\n")
     return 1 if report.has_errors else 0

@@ -87,6 +87,8 @@ def is_result_file_name(name: str) -> bool:
 
 @dataclass
 class BenchmarkDir:
+    """One results/<system>/<benchmark>/ folder of a package and the files in it."""
+
     system_id: str
     benchmark: str  # the benchmark the folder holds (folder name, or its official alias target)
     folder: str  # path of the folder, relative to the package root
@@ -97,6 +99,8 @@ class BenchmarkDir:
 
 @dataclass
 class Package:
+    """A submitter folder as discovered: its layout, systems, benchmark folders and files (paths relative to `root`)."""
+
     root: Path
     submitter: str  # the submitter folder name
     layout: str  # STANDARD | HPC | V05
@@ -137,6 +141,9 @@ def open_package_file(root: Path, rel: str) -> BinaryIO:
 
 @dataclass
 class _Tree:
+    """What a walk of a submitter folder found: its regular files and folders, and findings about
+    what it did not read (links, unreadable folders, names that are not UTF-8)."""
+
     files: list[str] = field(default_factory=list)
     folders: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)

@@ -63,6 +63,8 @@ ROUND_TOOLS = "round_tools"  # the v4.0 tools' computation, where the window is 
 
 @dataclass
 class _Reading:
+    """One `:::MLLOG` event of a power log."""
+
     key: str
     value: Any
     time_ms: float

@@ -61,6 +61,8 @@ class Record(NamedTuple):
 
 @dataclass(slots=True)
 class EvalPoint:
+    """One evaluation of the quality metric in a run: where in training it was (epoch or samples) and its value."""
+
     epoch: float | None
     samples: float | None
     value: Any  # a number, or a dict for maskrcnn ({"BBOX": .., "SEGM": ..})
@@ -70,6 +72,8 @@ class EvalPoint:
 
 @dataclass(slots=True)
 class Seed:
+    """A seed the run logged, with where the logging call was."""
+
     value: Any
     source: str  # metadata file:lineno of the logging call, or "" when absent
     line: int
@@ -139,6 +143,8 @@ class RunLog:
 
 @dataclass
 class RcpOutcome:
+    """What the reference convergence points (RCP) check made of a benchmark result's runs."""
+
     status: str = "not_applicable"  # one of results.constants.RcpStatus values
     scaling_factor: float = 1.0
     message: str = ""
@@ -167,6 +173,8 @@ class ShippedFactor:
 
 @dataclass
 class SystemReport:
+    """One system description of the package: as written, normalised, and what is wrong with it."""
+
     system_id: str
     file: str
     description: dict[str, Any]  # every field as written (parsed JSON), {} when unreadable
@@ -176,6 +184,8 @@ class SystemReport:
 
 @dataclass
 class RunScore:
+    """How one run counted towards its result's score (results.constants.RunStatus)."""
+
     file: str
     scoring: str  # results.constants.RunStatus value
     reason: str = ""
@@ -271,6 +281,8 @@ class BenchmarkResult:
 
 @dataclass
 class PackageReport:
+    """Everything a check found in one submitter folder: its systems, its results and their runs, findings."""
+
     root: str
     ruleset: str
     submitter: str  # the submitter folder name

@@ -50,6 +50,8 @@ SCALING_FILE_MAX_BYTES = 4096
 
 @dataclass
 class ScoreOutcome:
+    """A benchmark result's score, as the official summarizer computes it, and how each run counted."""
+
     score_minutes: float | None  # olympic mean x scaling factor, None when there is no score
     mean_minutes: float | None  # olympic mean before the scaling factor
     note: str

@@ -26,6 +26,8 @@ class WaiversError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Waiver:
+    """One review decision from a results server's waivers export."""
+
     id: int
     label: str
     checker: str  # a bypass: every finding of this checker

@@ -63,6 +63,8 @@ class RunContext:
 
 @dataclass
 class PackageContext:
+    """What a package checker sees: the package, its ruleset and the report so far."""
+
     package: Package
     ruleset: RulesetSpec
     report: PackageReport  # systems and results (with parsed runs) already filled

@@ -10,7 +10,7 @@ from importlib import import_module
 _EXPORTS = {
     "InferencePackageError": "mlperf_check.inference.pipeline",
     "check_inference_package": "mlperf_check.inference.pipeline",
-    "looks_like_inference": "mlperf_check.inference.discovery",
+    "looks_like_inference": "mlperf_check.inference.detect",
 }
 
 __all__ = ["InferencePackageError", "check_inference_package", "looks_like_inference"]

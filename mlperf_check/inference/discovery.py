@@ -10,22 +10,18 @@ and files the submitter left inside `results/` (their own checker reports) are l
 from __future__ import annotations
 
 import json
-import os
 import re
-from contextlib import closing
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 from mlperf_check.checkers import checker_version
-from mlperf_check.inference.logs import normalize_scenario
+from mlperf_check.inference.detect import SUMMARY, normalize_scenario, subdirs, submitter_roots
 from mlperf_check.report import ERROR, INFO, Finding
 
 # Findings of discovery name it as their checker (registered with no class: it runs first).
 _finding = partial(Finding, checker="inference_discovery", checker_version=checker_version("inference_discovery"))
 
-DIVISIONS = ("closed", "open", "network")  # network: v2.1+ (a round without it says so)
-SUMMARY = "mlperf_log_summary.txt"
 DETAIL = "mlperf_log_detail.txt"
 ACCURACY_LOG = "mlperf_log_accuracy.json"
 _RUN = re.compile(r"^run_(\d+)$", re.IGNORECASE)
@@ -66,55 +62,7 @@ class SubmitterFolder:
 
 def find_submitters(root: Path) -> list[SubmitterFolder]:
     """Every submitter folder under `root`, which is a round, division or submitter folder."""
-    if (root / "results").is_dir():
-        division = root.parent.name.lower() if root.parent.name.lower() in DIVISIONS else ""
-        return [_submitter(division, root, "")]
-    found = []
-    for division_dir in _subdirs(root):
-        if division_dir.name.lower() in DIVISIONS:
-            for submitter_dir in _subdirs(division_dir):
-                rel = f"{division_dir.name}/{submitter_dir.name}"
-                found.append(_submitter(division_dir.name.lower(), submitter_dir, rel))
-    if not found and root.name.lower() in DIVISIONS:
-        found = [_submitter(root.name.lower(), d, d.name) for d in _subdirs(root)]
-    return found
-
-
-def looks_like_inference(root: Path) -> bool:
-    """True when `root` (a folder or an archive of one) holds inference results: LoadGen summaries
-    under results/<system>/<model>/<scenario>/."""
-    if root.is_file():
-        return _archive_holds_inference(root)
-    for submitter in find_submitters(root)[:3]:
-        # Folders only: a training package's results/<system>/<benchmark>/ holds its logs, which
-        # a glob of every path three levels down would list and test one by one.
-        for system_dir in _subdirs(submitter.root / "results"):
-            for model_dir in _subdirs(system_dir):
-                for result_dir in _subdirs(model_dir):
-                    if normalize_scenario(result_dir.name) and any(result_dir.rglob(SUMMARY)):
-                        return True
-    return False
-
-
-def _archive_holds_inference(path: Path) -> bool:
-    """Reads member names until the first result file says which suite: an inference
-    results/<system>/<model>/<scenario>/... path, or a training results/<system>/<benchmark>/result_*.txt."""
-    from mlperf_check.safety import UnsafeArchive, iter_archive
-
-    try:
-        with closing(iter_archive(path)) as members:
-            for member in members:
-                parts = member.name.split("/")
-                if "results" not in parts:
-                    continue
-                below = parts[parts.index("results") + 1 :]
-                if len(below) >= 4 and normalize_scenario(below[2]):
-                    return True
-                if len(below) == 3 and below[2].startswith("result_"):
-                    return False
-    except UnsafeArchive:
-        return False  # the training path refuses it with its reason
-    return False
+    return [_submitter(division, folder, rel) for division, folder, rel in submitter_roots(root)]
 
 
 def round_hint(root: Path) -> str:
@@ -152,16 +100,6 @@ def read_model_mapping(submitter_root: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def _subdirs(path: Path) -> list[Path]:
-    """The folders in `path` (not symlinks to one), by name; the directory entries say which
-    are folders, so no file is stat()ed."""
-    try:
-        with os.scandir(path) as entries:
-            return sorted(path / entry.name for entry in entries if entry.is_dir(follow_symlinks=False))
-    except OSError:
-        return []
-
-
 def _submitter(division: str, root: Path, rel: str) -> SubmitterFolder:
     submitter = SubmitterFolder(division, root.name, root, rel)
     results = root / "results"
@@ -171,8 +109,8 @@ def _submitter(division: str, root: Path, rel: str) -> SubmitterFolder:
                 _finding(INFO, "stray_file", "not part of any result (ignored)", f"results/{entry.name}")
             )
             continue
-        for model_dir in _subdirs(entry):
-            for scenario_dir in _subdirs(model_dir):
+        for model_dir in subdirs(entry):
+            for scenario_dir in subdirs(model_dir):
                 submitter.results.append(_result(submitter, entry.name, model_dir.name, scenario_dir))
         for stray in sorted(p for p in entry.iterdir() if p.is_file()):
             submitter.findings.append(
@@ -208,7 +146,7 @@ def _result(submitter: SubmitterFolder, system: str, model: str, scenario_dir: P
                 INFO, "scenario_spelling", f"scenario folder '{scenario_dir.name}' read as {scenario}", rel
             )
         )
-    children = {p.name.lower(): p for p in _subdirs(scenario_dir)}
+    children = {p.name.lower(): p for p in subdirs(scenario_dir)}
     performance = children.get("performance")
     if performance is None:
         result.findings.append(_finding(ERROR, "missing_performance", "no performance/ folder", rel))
@@ -228,7 +166,7 @@ def _result(submitter: SubmitterFolder, system: str, model: str, scenario_dir: P
 
 def _runs(performance: Path, rel: str, result: ResultFolder) -> list[RunFolder]:
     numbered = []
-    for child in _subdirs(performance):
+    for child in subdirs(performance):
         match = _RUN.match(child.name)
         if match:
             numbered.append(RunFolder(child, f"{rel}/{child.name}", int(match.group(1))))

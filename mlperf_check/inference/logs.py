@@ -20,18 +20,11 @@ from functools import partial
 from typing import Any
 
 from mlperf_check.checkers import checker_version
+from mlperf_check.inference.detect import normalize_scenario
 from mlperf_check.report import ERROR, Finding
 
 # Findings of the log parsers name them as their checker.
 _finding = partial(Finding, checker="inference_parser", checker_version=checker_version("inference_parser"))
-
-SCENARIO_NAMES = {
-    "singlestream": "SingleStream",
-    "multistream": "MultiStream",
-    "server": "Server",
-    "offline": "Offline",
-    "interactive": "Interactive",  # v5.0+: an LLM Server run under the Interactive latency limits
-}
 
 # A summary line: a key (letters, digits, spaces, brackets, dots, slashes) then a colon.
 _SUMMARY_LINE = re.compile(r"^\s*([A-Za-z0-9_][^:]*?)\s*:\s*(.*?)\s*$")
@@ -41,11 +34,6 @@ MLLOG_PREFIX = ":::MLLOG "
 # The one bulky event no check reads (the loaded sample indices: megabytes on one line in dlrm,
 # retinanet and LLM logs): skipped before it is decoded.
 _BULK = b':::MLLOG {"key": "loaded_qsl_set"'
-
-
-def normalize_scenario(text: str) -> str:
-    """`Single Stream`, `SingleStream`, `singlestream` -> `SingleStream`; "" when unknown."""
-    return SCENARIO_NAMES.get(re.sub(r"[\s_-]", "", text).lower(), "")
 
 
 def decode_lines(data: bytes) -> list[str]:

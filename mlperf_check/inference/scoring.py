@@ -114,7 +114,7 @@ def system_info(system: dict | None) -> dict:
 
 
 def _ran_scenario(detail, folder_scenario: str) -> str:
-    from mlperf_check.inference.logs import normalize_scenario
+    from mlperf_check.inference.detect import normalize_scenario
 
     return normalize_scenario(str(detail.effective.get("scenario", ""))) or folder_scenario
 

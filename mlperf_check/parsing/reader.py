@@ -61,6 +61,8 @@ DECODERS: dict[str, Callable[[bytes], tuple[str, Any, dict, float]]] = {
 
 @dataclass
 class ParseStats:
+    """Figures of one parsed log stream, filled as it is read."""
+
     size_bytes: int = 0
     line_count: int = 0  # physical lines ('\n'-terminated, plus a last unterminated one)
     event_count: int = 0  # lines carrying an event token (valid or not)

@@ -68,6 +68,8 @@ HPC_ROUND_PUBLISHED: dict[str, date] = {
 
 @dataclass(frozen=True)
 class BenchmarkSpec:
+    """One benchmark of a ruleset: required runs, olympic drop, display facts and quality target."""
+
     name: str
     required_runs: int
     olympic_drop: int

@@ -53,6 +53,8 @@ def is_integer(value: Any) -> bool:
 
 @dataclass(frozen=True)
 class Rule:
+    """One piece of rule code from a config (a CHECK expression, PRE/POST/BEGIN code), compiled."""
+
     text: str  # as written in the config
     code: CodeType
     function: Callable | None  # the same code as a function (ll, v, s, enqueue_config), see as_function()
@@ -69,6 +71,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class KeyRule:
+    """The rules a config gives one key: its requirement (EXACTLY_ONE, ...) and its code."""
+
     name: str
     req: str  # "" when the KEY record has none
     at_least: int  # n of AT_LEAST(n)
@@ -113,6 +117,8 @@ class PlainRule:
 
 @dataclass(frozen=True)
 class ConfigRules:
+    """One rule config (a YAML file of the official compliance checker), compiled for the engine."""
+
     name: str  # "training_1.0.0/closed_common.yaml"
     begin: Rule | None
     aggregate_by: str  # metadata field of the Stable Diffusion eval aggregation, "" when none
@@ -140,6 +146,8 @@ class ConfigRules:
 
 @dataclass(frozen=True)
 class OfficialRules:
+    """The official rule configs of one ruleset: the config every log starts with, and its time unit."""
+
     version: str
     entry: str  # the config every log starts with
     timestamp_scale: float  # ll.timestamp = time_ms * scale (the 0.6 configs count in seconds)

@@ -200,6 +200,8 @@ class AggregatedPoint:
 
 @dataclass(slots=True)
 class AtLeastOne:
+    """The count of an ATLEAST_ONE_CHECK over one key's records: seen, satisfied, the last one."""
+
     rule: Rule
     seen: int = 0
     satisfied: int = 0

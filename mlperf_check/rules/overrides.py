@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class RuleOverride:
+    """A correction of one KEY record of a shipped rule config, with the evidence for it."""
+
     ruleset: str  # "2.1.0"
     config: str  # file name in training_<ruleset>/, e.g. "closed_bert.yaml"
     key: str  # NAME of the KEY record as shipped

@@ -81,6 +81,8 @@ LLAMA31_405B_ALLOWANCE = 46080
 
 @dataclass(frozen=True)
 class RcpRecord:
+    """One reference convergence point record of an RCP table: a batch size and its convergence statistics."""
+
     name: str
     benchmark: str
     batch_size: float
@@ -92,6 +94,8 @@ class RcpRecord:
 
 @dataclass(frozen=True)
 class RcpTable:
+    """A benchmark's RCP records, or why they could not be read."""
+
     records: tuple[RcpRecord, ...]  # after pruning, sorted by batch size
     error: str = ""  # why no records could be read
 
@@ -336,6 +340,8 @@ def _fmt(value: float) -> str:
 
 @dataclass(frozen=True)
 class _Judgement:
+    """Whether a submission's mean passes an RCP record, and the factors it implies."""
+
     passed: bool
     threshold: float
     factor: float

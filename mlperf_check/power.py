@@ -198,8 +198,7 @@ def read_power_file(package: Package, rel: str, findings: list[Finding]) -> list
     """The MLLOG records of a node or switch file, in file order; None when it cannot be read.
     Unlike result logs, `metadata` may be anything (real files write "")."""
     try:
-        with package.open(rel) as stream:
-            data = stream.read(MAX_POWER_FILE_BYTES + 1)
+        data = package.read_at_most(rel, MAX_POWER_FILE_BYTES)
     except (OSError, ValueError) as exc:
         findings.append(_finding(ERROR, "POWER_FILE_UNREADABLE", f"{rel} cannot be read: {exc}", file=rel))
         return None

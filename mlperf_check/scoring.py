@@ -231,8 +231,7 @@ def read_shipped_factor(package: Package, bench_dir: BenchmarkDir) -> ShippedFac
     if rel not in bench_dir.other_files:
         return None
     try:
-        with package.open(rel) as stream:
-            raw = stream.read(SCALING_FILE_MAX_BYTES + 1)
+        raw = package.read_at_most(rel, SCALING_FILE_MAX_BYTES)
     except (OSError, ValueError) as exc:
         return ShippedFactor(rel, None, f"cannot be read: {exc}")
     if len(raw) > SCALING_FILE_MAX_BYTES:

@@ -217,8 +217,7 @@ class _Reader:
 
     def _read_bytes(self, rel: str) -> bytes | None:
         try:
-            with self.package.open(rel) as stream:
-                data = stream.read(MAX_DESCRIPTION_BYTES + 1)
+            data = self.package.read_at_most(rel, MAX_DESCRIPTION_BYTES)
         except (OSError, ValueError) as exc:
             self.add(ERROR, "SYSTEM_FILE_UNREADABLE", f"cannot read {rel}: {exc}", file=rel)
             return None
@@ -374,8 +373,7 @@ class _Reader:
         for depth in range(len(folders), -1, -1):
             rel = "/".join([*folders[:depth], "submission.json"])
             try:
-                with self.package.open(rel) as stream:
-                    data = stream.read(MAX_DESCRIPTION_BYTES + 1)
+                data = self.package.read_at_most(rel, MAX_DESCRIPTION_BYTES)
             except (OSError, ValueError):
                 continue
             value, error, _ = _loads(data.decode("utf-8", "replace"))

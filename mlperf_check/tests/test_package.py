@@ -249,6 +249,16 @@ def test_it_handles_names_with_spaces(tmp_path):
         assert stream.read() == b"run"
 
 
+def test_it_reads_a_file_up_to_one_byte_over_a_limit(tmp_path):
+    root = write(tmp_path / "org", {"systems/small.json": "x" * 10, "systems/large.json": "y" * 100})
+    package, _ = discover_package(root)
+    assert package.read_at_most("systems/small.json", 50) == b"x" * 10
+    assert package.read_at_most("systems/large.json", 50) == b"y" * 51  # one more: too large
+    assert package.read_at_most("systems/large.json", 100) == b"y" * 100
+    with pytest.raises(ValueError, match="not a relative path"):
+        package.read_at_most("../org/systems/small.json", 50)
+
+
 def test_it_returns_an_empty_package_for_an_empty_or_missing_folder(tmp_path):
     (tmp_path / "empty").mkdir()
     package, findings = discover_package(tmp_path / "empty")

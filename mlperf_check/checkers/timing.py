@@ -8,8 +8,10 @@ compliance checker, which already reports them.
 
 from __future__ import annotations
 
+import math
 import time
 from datetime import UTC, datetime
+from operator import itemgetter
 
 from mlperf_check.checkers.base import ERROR, WARNING, Finding, RunChecker, RunContext
 from mlperf_check.report import Record, RunLog
@@ -59,6 +61,8 @@ TIMELINE_TOLERANCE_MS = 10_000.0
 EARLIEST_PLAUSIBLE_MS = datetime(2018, 1, 1, tzinfo=UTC).timestamp() * 1000.0
 FUTURE_SLACK_MS = 24 * 3600 * 1000.0
 PLAUSIBLE_KEYS = ("init_start", "init_stop", "run_start", "run_stop")
+# The markers: besides the order check, their duplicates, plausible times and phase boundaries.
+MARKER_KEYS = frozenset(PLAUSIBLE_KEYS) | frozenset(DUPLICATE_CODES)
 # The longest real runs in the v0.5-v1.0 corpus are Intel's v0.5 ResNet on one 2-socket Xeon
 # (7.1-7.3 days; the longest from v0.7 on is 19.1 h). 30 days leaves four times that, and still
 # catches clocks that are off by months or years.
@@ -82,23 +86,35 @@ class TimingChecker(RunChecker):
         self.latest_init_stop: Record | None = None
         self.latest_run_start: Record | None = None
         self.boundary: Record | None = None  # the latest in time of the three above
+        self.in_order_from = -math.inf  # a timeline event earlier than this goes back behind the boundary
         self.first_decrease: tuple[Record, Record] | None = None  # (event, the boundary it precedes)
         self.first_timed_decrease: tuple[Record, Record] | None = None  # behind run_start
         self.decrease_count = 0
         self.implausible: dict[str, Record] = {}  # first record of each key with an implausible time
 
     def feed_records(self, records: list[Record]) -> None:
+        # Most blocks hold no marker and nothing behind the boundary: told in C, not record by record.
+        if MARKER_KEYS.isdisjoint(map(itemgetter(0), records)) and (
+            not records or min(map(itemgetter(3), records)) >= self.in_order_from
+        ):
+            return
         for record in records:
             key = record.key
-            if key not in TIMELINE_KEYS:  # every key this checker looks at is one
-                continue
-            if key in DUPLICATE_CODES:
-                self.note_occurrence(record)
-            if key == "run_stop" and self.first_run_stop is None:
-                self.first_run_stop = record
-            if key in PLAUSIBLE_KEYS and key not in self.implausible and not plausible_time(record.time_ms):
-                self.implausible[key] = record
-            self.check_order(record)
+            if key in MARKER_KEYS:
+                self.note_marker(record)
+            elif key in TIMELINE_KEYS and record.time_ms < self.in_order_from:
+                self.check_order(record)  # behind a phase boundary: a decrease to count
+            # Any other key, or a timeline event not behind a boundary, changes nothing here.
+
+    def note_marker(self, record: Record) -> None:
+        key = record.key
+        if key in DUPLICATE_CODES:
+            self.note_occurrence(record)
+        if key == "run_stop" and self.first_run_stop is None:
+            self.first_run_stop = record
+        if key in PLAUSIBLE_KEYS and key not in self.implausible and not plausible_time(record.time_ms):
+            self.implausible[key] = record
+        self.check_order(record)
 
     def note_occurrence(self, record: Record) -> None:
         key = record.key
@@ -131,6 +147,7 @@ class TimingChecker(RunChecker):
             (b for b in (self.earliest_init_start, self.latest_init_stop, self.latest_run_start) if b is not None),
             key=lambda b: b.time_ms,
         )
+        self.in_order_from = self.boundary.time_ms - TIMELINE_TOLERANCE_MS
 
     def finish(self, run: RunLog) -> list[Finding]:
         findings = [self.duplicate_finding(key) for key in DUPLICATE_CODES if self.count_of.get(key, 0) > 1]

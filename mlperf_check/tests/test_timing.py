@@ -6,6 +6,7 @@ import io
 import time
 
 from mlperf_check.checkers.timing import TIMELINE_TOLERANCE_MS, TimingChecker
+from mlperf_check.parsing import iter_record_blocks
 from mlperf_check.report import ERROR, WARNING, RunLog
 from mlperf_check.runlog import analyze_run
 from mlperf_check.tests.logs import T0, event
@@ -116,6 +117,24 @@ def test_it_rejects_an_event_timestamped_before_run_start():
     lines.insert(run_start + 1, event("eval_accuracy", 0.1, at=T0 - 3_600_000, epoch_num=1))
     run = check(lines)
     assert (ERROR, "TIMESTAMP_DECREASES") in codes(run)
+
+
+def test_it_finds_the_same_whatever_blocks_the_records_come_in():
+    """A block without markers is judged in one step (feed_records); one record per block, as a
+    long log's later blocks hold no marker, gives the same findings as the whole log at once."""
+    lines = resnet_log()
+    run_stop = next(i for i, line in enumerate(lines) if '"run_stop"' in line)
+    lines.insert(run_stop, event("eval_accuracy", 0.1, at=T0 - 3_600_000, epoch_num=9))
+    data = ("\n".join(lines) + "\n").encode()
+    records = [record for block in iter_record_blocks(io.BytesIO(data), file="x", findings=[]) for record in block]
+    run = check(lines)
+    whole, one_by_one = TimingChecker(context()), TimingChecker(context())
+    whole.feed_records(records)
+    for record in records:
+        one_by_one.feed_records([record])
+    one_by_one.feed_records([])
+    assert (ERROR, "TIMESTAMP_DECREASES") in codes(run)
+    assert one_by_one.finish(run) == whole.finish(run) == [f for f in run.findings if f.checker == "timing"]
 
 
 def test_it_rejects_implausible_times_but_not_zero_on_submission_lines():

@@ -141,12 +141,15 @@ def _collect(pid: int, read_end: int) -> list:
 
     with os.fdopen(read_end, "rb") as stream:
         data = stream.read()
-    _, status = os.waitpid(pid, 0)
     if not data:
+        _, status = os.waitpid(pid, 0)
         raise ChildProcessError(
             f"a forked check process ended without sending its results (wait status {status})"
         )
-    ok, value = pickle.loads(data)
+    try:
+        ok, value = pickle.loads(data)  # while the child's exit tears its memory down
+    finally:
+        os.waitpid(pid, 0)
     if not ok:
         raise value
     return value

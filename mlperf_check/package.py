@@ -34,6 +34,7 @@ checker does not inspect it either.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 import re
 import stat
@@ -68,6 +69,7 @@ CODE_FOLDERS = {STANDARD: "benchmarks", V05: "code"}
 V05_MAX_ENTRY_DEPTH = 2
 
 _DIGITS = re.compile(r"([0-9]+)")
+HASH_CHUNK_BYTES = 1 << 20
 
 
 def natural_key(text: str) -> tuple:
@@ -119,6 +121,17 @@ class Package:
 
     def open(self, rel: str) -> BinaryIO:
         return open_package_file(self.root, rel)
+
+    def sha256_of(self, rel: str) -> str:
+        """The SHA-256 of a file's bytes, "" when it cannot be read."""
+        digest = hashlib.sha256()
+        try:
+            with self.open(rel) as stream:
+                while chunk := stream.read(HASH_CHUNK_BYTES):
+                    digest.update(chunk)
+        except (OSError, ValueError):
+            return ""
+        return digest.hexdigest()
 
     def read_at_most(self, rel: str, limit: int) -> bytes:
         """The file's bytes, at most limit + 1 of them (more than `limit` says it is too large).

@@ -77,7 +77,9 @@ def check_package(
     waivers: frozenset[tuple[str, str, str]] = frozenset(),
     limits: ArchiveLimits | None = None,
     jobs: int = 1,
+    digests: bool = True,
 ) -> PackageReport:
+    """`digests=False` leaves RunLog.sha256 empty where no check needs it (see RunContext.digest)."""
     path = Path(path)
     if path.is_file():
         # Imported here: a folder check (the common case) does not pay for the archive code.
@@ -92,10 +94,10 @@ def check_package(
                 raise PackageError(
                     f"{path.name}: {exc}", code=f"ARCHIVE_{exc.reason.upper()}", file=exc.member
                 ) from exc
-            return check_folder(root, ruleset=ruleset, waivers=waivers, jobs=jobs)
+            return check_folder(root, ruleset=ruleset, waivers=waivers, jobs=jobs, digests=digests)
     if not path.is_dir():
         raise PackageError(f"{path}: not a folder or an archive", code="PACKAGE_NOT_FOUND")
-    return check_folder(path, ruleset=ruleset, waivers=waivers, jobs=jobs)
+    return check_folder(path, ruleset=ruleset, waivers=waivers, jobs=jobs, digests=digests)
 
 
 def submitter_folders(root: Path) -> list[Path]:
@@ -107,7 +109,7 @@ def submitter_folders(root: Path) -> list[Path]:
 
 
 def check_round(
-    folders: list[Path], *, ruleset: str | None = None, jobs: int = 1
+    folders: list[Path], *, ruleset: str | None = None, jobs: int = 1, digests: bool = True
 ) -> Iterator[tuple[Path, PackageReport]]:
     """Check submitter folders in order. With jobs > 1 the result files of consecutive folders,
     about ROUND_GROUP_BYTES of them at a time, are shared out between `jobs` processes (forked once
@@ -115,13 +117,13 @@ def check_round(
     reports group by group, holding one group's runs at a time."""
     if jobs <= 1:
         for folder in folders:
-            yield folder, check_folder(folder, ruleset=ruleset)
+            yield folder, check_folder(folder, ruleset=ruleset, digests=digests)
         return
     group: list[_StartedCheck] = []
     sizes: list[int] = []  # of the group's result files, in order
     group_bytes = 0
     for folder in folders:
-        check = _start_check(folder, ruleset=ruleset, waivers=frozenset())
+        check = _start_check(folder, ruleset=ruleset, waivers=frozenset(), digests=digests)
         group.append(check)
         folder_sizes = _file_sizes(check)
         sizes.extend(folder_sizes)
@@ -148,10 +150,11 @@ def check_folder(
     waivers: frozenset[tuple[str, str, str]] = frozenset(),
     jobs: int = 1,
     progress: Progress | None = None,
+    digests: bool = True,
 ) -> PackageReport:
     """`progress(stage, done, total)` is called after every result file ("parsing") and every
     package checker ("checking"), for a live status page."""
-    started = _start_check(root, ruleset=ruleset, waivers=waivers)
+    started = _start_check(root, ruleset=ruleset, waivers=waivers, digests=digests)
     sizes = _file_sizes(started) if jobs > 1 else []  # only what sharing the files out needs
     runs = _analyze_runs([(started.package, context) for context in started.contexts], sizes, jobs)
     return _finish_check(started, runs, progress or _no_progress)
@@ -176,6 +179,7 @@ def _start_check(
     *,
     ruleset: str | None,
     waivers: frozenset[tuple[str, str, str]],
+    digests: bool = True,
 ) -> _StartedCheck:
     package, discovery_findings = discover_package(root)
     hpc_layout = package.layout == HPC
@@ -242,6 +246,7 @@ def _start_check(
                 system=system,
                 submitter=package.submitter,
                 division=division,
+                digest=digests,
             )
             contexts.append((result, context))
     return _StartedCheck(

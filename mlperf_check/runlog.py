@@ -124,7 +124,9 @@ def _analyze_run(
     summary = RunSummary(context)
     parser_findings: list[Finding] = []
     with open_stream() as stream:
-        for records in iter_record_blocks(stream, file=context.file, findings=parser_findings, stats=stats):
+        for records in iter_record_blocks(
+            stream, file=context.file, findings=parser_findings, stats=stats, digest=context.digest
+        ):
             summary.feed_records(records)
             for checker in active:
                 checker.feed_records(records)

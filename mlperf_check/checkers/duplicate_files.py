@@ -12,8 +12,11 @@ strong-scaling runs) is a warning for review, not an error: each folder counts i
 
 from __future__ import annotations
 
+from collections import Counter
+
 from mlperf_check.checkers.base import ERROR, WARNING, Finding, PackageChecker, PackageContext
-from mlperf_check.package import natural_key
+from mlperf_check.package import Package, natural_key
+from mlperf_check.report import RunLog
 
 
 class DuplicateFilesChecker(PackageChecker):
@@ -24,6 +27,7 @@ class DuplicateFilesChecker(PackageChecker):
         first_file: dict[str, str] = {}  # sha256 -> the first run file with that content
         findings = []
         runs = [run for result in context.report.results for run in result.runs]
+        digest_of = digests_of_possible_copies(runs, context.package)
         # HPC: (scaling, benchmark) of each run's folder
         folder_of = {
             run.file: (result.scaling, result.benchmark)
@@ -32,9 +36,10 @@ class DuplicateFilesChecker(PackageChecker):
         }
         for run in sorted(runs, key=lambda run: natural_key(run.file)):
             # An empty or unread file has no content to compare; the parser reports it.
-            if not run.sha256 or run.size_bytes == 0:
+            digest = digest_of.get(run.file, "")
+            if not digest:
                 continue
-            original = first_file.setdefault(run.sha256, run.file)
+            original = first_file.setdefault(digest, run.file)
             if original == run.file:
                 continue
             same_folder = original.rpartition("/")[0] == run.file.rpartition("/")[0]
@@ -44,7 +49,7 @@ class DuplicateFilesChecker(PackageChecker):
                     self.finding(
                         WARNING,
                         "DUPLICATE_RESULT_FILE_ACROSS_SCALING",
-                        f"{run.file} has the same content as {original} (sha256 {run.sha256[:12]}…): one "
+                        f"{run.file} has the same content as {original} (sha256 {digest[:12]}…): one "
                         "training session is both a strong-scaling run and a weak-scaling model; each "
                         "folder counts it once, but a reviewer should confirm the rules allow it",
                         file=run.file,
@@ -57,7 +62,7 @@ class DuplicateFilesChecker(PackageChecker):
                 self.finding(
                     ERROR,
                     "DUPLICATE_RESULT_FILE",
-                    f"{run.file} has the same content as {original} (sha256 {run.sha256[:12]}…)"
+                    f"{run.file} has the same content as {original} (sha256 {digest[:12]}…)"
                     + ("" if same_folder else ", in another result folder")
                     + "; every run must be its own training session",
                     file=run.file,
@@ -66,3 +71,14 @@ class DuplicateFilesChecker(PackageChecker):
                 )
             )
         return findings
+
+
+def digests_of_possible_copies(runs: list[RunLog], package: Package) -> dict[str, str]:
+    """The SHA-256 of every run that may have a copy: one that is not empty and shares its size
+    with another run. The parser's where it computed one (RunContext.digest), else the file's."""
+    sizes = Counter(run.size_bytes for run in runs)
+    return {
+        run.file: run.sha256 or package.sha256_of(run.file)
+        for run in runs
+        if run.size_bytes > 0 and sizes[run.size_bytes] > 1
+    }

@@ -13,7 +13,6 @@ checker only compares scored runs, so the copy is reported here and only here.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import defaultdict
 
@@ -41,7 +40,6 @@ BENCHMARK_FOLDER_FILES = frozenset({"package_checker_params", "scaling.json"})
 POWER_FILE = re.compile(r"power/result_[^/]+/(node|sw)_[^/]+")
 # What str.isspace() calls white space (re's \s for str patterns is the same test, in C).
 WHITE_SPACE = re.compile(r"\s")
-HASH_CHUNK_BYTES = 1 << 20
 
 
 class LayoutChecker(PackageChecker):
@@ -214,12 +212,16 @@ class LayoutChecker(PackageChecker):
     def _nested_results(
         self, subfolder: str, files: list[str], package: Package, context: PackageContext
     ) -> Finding:
+        # A run's digest is read from its file here where the parser left it out (RunContext.digest).
         scored = {
-            run.sha256: run.file for result in context.report.results for run in result.runs if run.sha256
+            digest: run.file
+            for result in context.report.results
+            for run in result.runs
+            if (digest := run.sha256 or package.sha256_of(run.file))
         }
         copies = {}
         for rel in files:
-            digest = _sha256(package, rel)
+            digest = package.sha256_of(rel)
             if digest in scored:
                 copies[rel] = scored[digest]
         if len(copies) == len(files):
@@ -310,14 +312,3 @@ def _expected_files(package: Package) -> str:
             f"package_checker_params, {CODE_FOLDERS[STANDARD]}/"
         )
     return "<entry>/submission.json, <entry>/results/<platform>/entry.json and <benchmark>/result_<N>.txt"
-
-
-def _sha256(package: Package, rel: str) -> str:
-    digest = hashlib.sha256()
-    try:
-        with package.open(rel) as stream:
-            while chunk := stream.read(HASH_CHUNK_BYTES):
-                digest.update(chunk)
-    except (OSError, ValueError):
-        return ""
-    return digest.hexdigest()

@@ -67,21 +67,22 @@ class ParseStats:
     line_count: int = 0  # physical lines ('\n'-terminated, plus a last unterminated one)
     event_count: int = 0  # lines carrying an event token (valid or not)
     log_format: str = ""  # "mllog" | "mll" | "mlp05" | "" (no events); the first format seen
-    sha256: str = ""  # hex digest of the whole byte stream, set when the stream is exhausted
+    sha256: str = ""  # hex digest of the whole byte stream, set when the stream is exhausted (if asked)
 
 
 def iter_record_blocks(
-    stream: BinaryIO, *, file: str, findings: list[Finding], stats: ParseStats | None = None
+    stream: BinaryIO, *, file: str, findings: list[Finding], stats: ParseStats | None = None, digest: bool = True
 ) -> Iterator[list[Record]]:
     """Stream a log once, in file order. Yields the mlperf_check.report.Record(key, value, metadata,
     time_ms, line, index) of each block read (READ_SIZE bytes) as one list, possibly empty.
     Appends parser findings (checker="parser", checker_version=1) to `findings`.
-    Never raises on any byte input (errors of `stream.read` itself propagate).
+    Never raises on any byte input (errors of `stream.read` itself propagate). With `digest`,
+    stats.sha256 is the SHA-256 of the stream once it is read.
 
     The checkers take these lists whole (RunChecker.feed_records): each loops over a block
     itself, so that a record costs no call per consumer and a checker that wants few records
     costs nothing for the rest (bench/parse.py)."""
-    return LogReader(file, findings, stats if stats is not None else ParseStats()).blocks(stream)
+    return LogReader(file, findings, stats if stats is not None else ParseStats(), digest).blocks(stream)
 
 
 def iter_records(
@@ -105,8 +106,9 @@ def carries_token(data: bytes) -> bool:
 
 
 class LogReader:
-    def __init__(self, file: str, findings: list[Finding], stats: ParseStats) -> None:
+    def __init__(self, file: str, findings: list[Finding], stats: ParseStats, digest: bool = True) -> None:
         self.file = file
+        self.digest = digest
         self.findings = findings
         self.stats = stats
         self.findings_per_code: dict[str, int] = {}
@@ -116,12 +118,13 @@ class LogReader:
     def blocks(self, stream: BinaryIO) -> Iterator[list[Record]]:
         """The records of the stream, one list per block read."""
         stats = self.stats
-        hasher = hashlib.sha256()
+        hasher = hashlib.sha256() if self.digest else None
         carry = b""  # the unterminated end of the previous block
         oversized: OversizedSegment | None = None
         last_byte = b""
         while chunk := stream.read(READ_SIZE):
-            hasher.update(chunk)
+            if hasher is not None:
+                hasher.update(chunk)
             stats.size_bytes += len(chunk)
             last_byte = chunk[-1:]
             if oversized is not None:
@@ -143,7 +146,8 @@ class LogReader:
         elif carry:
             yield self.scan(carry)
         stats.line_count = self.newlines + (1 if last_byte not in (b"", b"\n") else 0)
-        stats.sha256 = hasher.hexdigest()
+        if hasher is not None:
+            stats.sha256 = hasher.hexdigest()
         self.report_suppressed()
 
     def scan(self, data: bytes) -> list[Record]:

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from mlperf_check.checkers.base import PackageContext
-from mlperf_check.checkers.duplicate_files import DuplicateFilesChecker
+from mlperf_check.checkers.duplicate_files import DuplicateFilesChecker, digests_of_possible_copies
 from mlperf_check.package import discover_package
 from mlperf_check.report import BenchmarkResult, PackageReport, RunLog
 from mlperf_check.rules.catalog import get_ruleset
@@ -66,6 +66,42 @@ def test_it_reports_copies_across_folders_and_systems():
     [finding] = findings
     assert finding.file == "results/b/bert/result_0.txt" and "results/a/bert/result_0.txt" in finding.message
     assert "in another result folder" in finding.message
+
+
+def test_without_the_parsers_digests_it_reads_the_files_of_equal_size(tmp_path):
+    """The offline command's parser computes no SHA-256 (RunContext.digest); a copy has its
+    original's size, so only files that share a size are read and compared."""
+    folder = "results/s/dlrm"
+    texts = [b"same", b"run one", b"same", b"the third run"]  # 0 and 2 alone share a size
+    contents = {f"{folder}/result_{n}.txt": text for n, text in enumerate(texts)}
+    for rel, content in contents.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(content)
+    package, _ = discover_package(tmp_path)
+    report = PackageReport(
+        root=str(tmp_path),
+        ruleset="1.0.0",
+        submitter="Org",
+        results=[
+            BenchmarkResult(
+                "s",
+                "dlrm",
+                folder,
+                "closed",
+                runs=[RunLog(file=rel, size_bytes=len(c)) for rel, c in contents.items()],
+            )
+        ],
+    )
+    findings = DuplicateFilesChecker().run(
+        PackageContext(package=package, ruleset=get_ruleset("1.0.0"), report=report)
+    )
+    digested = check({folder: [run(rel, content) for rel, content in contents.items()]})
+    assert [(f.code, f.file, f.message) for f in findings] == [(f.code, f.file, f.message) for f in digested]
+    assert [f.file for f in findings] == [f"{folder}/result_2.txt"]
+    assert digests_of_possible_copies(report.results[0].runs, package) == {
+        f"{folder}/result_{n}.txt": hashlib.sha256(contents[f"{folder}/result_{n}.txt"]).hexdigest()
+        for n in (0, 2)
+    }
 
 
 def test_it_ignores_empty_and_unread_files():

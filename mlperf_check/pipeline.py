@@ -12,6 +12,7 @@ Training and MLPerf HPC packages go through the same steps; the layout (results/
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -125,9 +126,8 @@ def check_round(
     for folder in folders:
         check = _start_check(folder, ruleset=ruleset, waivers=frozenset(), digests=digests)
         group.append(check)
-        folder_sizes = _file_sizes(check)
-        sizes.extend(folder_sizes)
-        group_bytes += sum(folder_sizes)
+        sizes.extend(check.sizes)
+        group_bytes += sum(check.sizes)
         if group_bytes >= ROUND_GROUP_BYTES:
             yield from _check_group(group, sizes, jobs)
             group, sizes, group_bytes = [], [], 0
@@ -155,8 +155,7 @@ def check_folder(
     """`progress(stage, done, total)` is called after every result file ("parsing") and every
     package checker ("checking"), for a live status page."""
     started = _start_check(root, ruleset=ruleset, waivers=waivers, digests=digests)
-    sizes = _file_sizes(started) if jobs > 1 else []  # only what sharing the files out needs
-    runs = _analyze_runs([(started.package, context) for context in started.contexts], sizes, jobs)
+    runs = _analyze_runs([(started.package, context) for context in started.contexts], started.sizes, jobs)
     return _finish_check(started, runs, progress or _no_progress)
 
 
@@ -172,6 +171,7 @@ class _StartedCheck:
     report: PackageReport
     contexts: list[RunContext]
     results: list[BenchmarkResult]  # one per result file, in the order of `contexts`
+    sizes: list[int]  # of each result file in bytes, in the order of `contexts`
 
 
 def _start_check(
@@ -224,6 +224,10 @@ def _start_check(
     systems = {system_id: load_system(package, system_id) for system_id in sorted(package.system_files)}
     report.systems = list(systems.values())
 
+    sizes = {rel: package.size_of(rel) for bench_dir in package.benchmark_dirs for rel in bench_dir.result_files}
+    # Without digests, the parser still digests a file whose size another result file shares:
+    # only those can be copies (the duplicate check compares their digests).
+    sizes_seen = Counter(sizes.values())
     contexts: list[tuple[BenchmarkResult, RunContext]] = []
     for bench_dir in package.benchmark_dirs:
         system = systems.get(bench_dir.system_id)
@@ -246,11 +250,18 @@ def _start_check(
                 system=system,
                 submitter=package.submitter,
                 division=division,
-                digest=digests,
+                digest=digests or sizes_seen[sizes[rel]] > 1,
             )
             contexts.append((result, context))
     return _StartedCheck(
-        root, package, spec, waivers, report, [c for _, c in contexts], [result for result, _ in contexts]
+        root,
+        package,
+        spec,
+        waivers,
+        report,
+        [c for _, c in contexts],
+        [result for result, _ in contexts],
+        [sizes[c.file] for _, c in contexts],
     )
 
 
@@ -305,10 +316,6 @@ def _analyze_one(task: tuple[Package, RunContext]) -> RunLog:
 
 def _no_progress(stage: str, done: int, total: int) -> None:
     pass
-
-
-def _file_sizes(check: _StartedCheck) -> list[int]:
-    return [check.package.size_of(context.file) for context in check.contexts]
 
 
 def _analyze_runs(tasks: list[tuple[Package, RunContext]], sizes: list[int], jobs: int) -> Iterable[RunLog]:

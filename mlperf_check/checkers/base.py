@@ -59,8 +59,9 @@ class RunContext:
     # The parser's counters for the stream being fed (bytes read so far): lets a checker that
     # keeps records bound them by the bytes they came from.
     parse_stats: ParseStats | None = None
-    # Whether the parser computes the file's SHA-256 (RunLog.sha256). The server stores it; the
-    # offline command shows none, and its duplicate check digests only files of equal size.
+    # Whether the parser computes the file's SHA-256 (RunLog.sha256). The server stores every
+    # log's; the offline command shows none and asks only for files whose size another result
+    # file of the package shares, the only ones that can be copies (checkers/duplicate_files.py).
     digest: bool = True
 
 

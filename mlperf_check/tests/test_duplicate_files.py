@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
+from pathlib import Path
 
 import pytest
 
 from mlperf_check.checkers.base import PackageContext
 from mlperf_check.checkers.duplicate_files import DuplicateFilesChecker, digests_of_possible_copies
 from mlperf_check.package import discover_package
+from mlperf_check.pipeline import check_folder
 from mlperf_check.report import BenchmarkResult, PackageReport, RunLog
 from mlperf_check.rules.catalog import get_ruleset
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
 
 def run(file: str, content: bytes) -> RunLog:
@@ -102,6 +107,21 @@ def test_without_the_parsers_digests_it_reads_the_files_of_equal_size(tmp_path):
         f"{folder}/result_{n}.txt": hashlib.sha256(contents[f"{folder}/result_{n}.txt"]).hexdigest()
         for n in (0, 2)
     }
+
+
+def test_the_offline_check_digests_only_result_files_that_share_a_size(tmp_path):
+    folder = tmp_path / "Fujitsu"
+    shutil.copytree(SAMPLE / "training-v1.0/Fujitsu", folder)
+    ssd = next((folder / "results").glob("*/ssd"))
+    shutil.copyfile(ssd / "result_1.txt", ssd / "result_3.txt")  # one session submitted twice
+    with_digests = check_folder(folder)
+    without = check_folder(folder, digests=False)
+    assert [f for f in without.all_findings() if f.checker == "duplicate_files"] == [
+        f for f in with_digests.all_findings() if f.checker == "duplicate_files"
+    ] != []
+    runs = {run.file.rpartition("/")[2]: run for result in without.results for run in result.runs}
+    assert runs["result_1.txt"].sha256 == runs["result_3.txt"].sha256 != ""
+    assert runs["result_2.txt"].sha256 == ""  # a size no other result file has: not digested
 
 
 def test_it_ignores_empty_and_unread_files():

@@ -16,7 +16,7 @@ a fork happens: every check imports this module (usable_cpus), most never fork.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 Item = TypeVar("Item")
@@ -67,7 +67,7 @@ def map_in_forks(
         if written != len(entries):
             raise ChildProcessError("the work queue did not take all its entries")
         for _ in range(min(jobs, len(batches)) - 1):
-            pid, read_end = _fork(_take_from_queue, function, items, batches, queue)
+            pid, read_end = _fork(function, items, batches, queue)
             running[pid] = read_end
         for index, result in _take_from_queue(function, items, batches, queue):
             results[index] = result
@@ -87,22 +87,25 @@ def map_in_forks(
 
 def _take_from_queue(
     function: Callable, items: Sequence, batches: list[list[int]], queue: int
-) -> list[tuple[int, object]]:
-    """(index, function(item)) of each item this process takes from the queue, until it is empty.
-    A pipe read of ENTRY_BYTES, with only whole entries in the pipe, takes one whole entry."""
-    done = []
+) -> Iterator[tuple[int, object]]:
+    """(index, function(item)) of each item this process takes from the queue, one at a time,
+    until it is empty. A pipe read of ENTRY_BYTES, with only whole entries in the pipe, takes one
+    whole entry."""
     while entry := os.read(queue, ENTRY_BYTES):
         if len(entry) != ENTRY_BYTES:
             raise ChildProcessError(
                 f"the work queue gave {len(entry)} bytes, not one {ENTRY_BYTES}-byte entry"
             )
         for index in batches[int.from_bytes(entry, "little")]:
-            done.append((index, function(items[index])))
-    return done
+            yield index, function(items[index])
 
 
-def _fork(work: Callable, *arguments) -> tuple[int, int]:
-    """A child that runs work(*arguments) and sends back what it returns (or its exception)."""
+def _fork(function: Callable, items: Sequence, batches: list[list[int]], queue: int) -> tuple[int, int]:
+    """A child that takes items from the queue like this process and sends back its (index,
+    result) pairs, pickled one by one as they are done with one memo (a class or a string pickled
+    once is referred to after), so that little is left to do when the queue is empty. The pairs
+    end with None; a failure is sent instead of them, as the exception alone."""
+    import io
     import pickle
 
     read_end, write_end = os.pipe()
@@ -111,8 +114,13 @@ def _fork(work: Callable, *arguments) -> tuple[int, int]:
         status = 1
         try:
             os.close(read_end)
+            buffer = io.BytesIO()
             try:
-                payload = pickle.dumps((True, work(*arguments)), protocol=pickle.HIGHEST_PROTOCOL)
+                pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+                for pair in _take_from_queue(function, items, batches, queue):
+                    pickler.dump(pair)
+                pickler.dump(None)
+                payload = buffer.getbuffer()
             except BaseException as exc:  # noqa: BLE001 - re-raised by the parent
                 payload = _pickled_error(exc)
             with os.fdopen(write_end, "wb") as out:
@@ -128,15 +136,14 @@ def _pickled_error(exc: BaseException) -> bytes:
     import pickle
 
     try:
-        return pickle.dumps((False, exc))
+        return pickle.dumps(exc)
     except Exception:  # noqa: BLE001 - an exception that cannot be pickled is sent as its text
-        return pickle.dumps(
-            (False, ChildProcessError(f"in a forked check process: {type(exc).__name__}: {exc}"))
-        )
+        return pickle.dumps(ChildProcessError(f"in a forked check process: {type(exc).__name__}: {exc}"))
 
 
-def _collect(pid: int, read_end: int) -> list:
-    """The results a child sends, once it has exited."""
+def _collect(pid: int, read_end: int) -> list[tuple[int, object]]:
+    """The (index, result) pairs a child sends, once it has sent them all."""
+    import io
     import pickle
 
     with os.fdopen(read_end, "rb") as stream:
@@ -146,10 +153,19 @@ def _collect(pid: int, read_end: int) -> list:
         raise ChildProcessError(
             f"a forked check process ended without sending its results (wait status {status})"
         )
-    try:
-        ok, value = pickle.loads(data)  # while the child's exit tears its memory down
+    pairs = []
+    failure = None
+    try:  # while the child's exit tears its memory down
+        unpickler = pickle.Unpickler(io.BytesIO(data))
+        while (entry := unpickler.load()) is not None:
+            if isinstance(entry, BaseException):
+                failure = entry
+                break
+            pairs.append(entry)
+    except (EOFError, pickle.UnpicklingError) as exc:
+        raise ChildProcessError(f"a forked check process sent incomplete results ({exc})") from exc
     finally:
         os.waitpid(pid, 0)
-    if not ok:
-        raise value
-    return value
+    if failure is not None:
+        raise failure
+    return pairs

@@ -82,6 +82,19 @@ def test_an_exception_in_a_child_is_raised_in_the_parent(tmp_path):
     assert f"pid {parent}" not in str(raised.value)
 
 
+def test_a_childs_eof_error_is_raised_as_itself(tmp_path):
+    parent = os.getpid()
+
+    def eof_in_a_child(number: int) -> int:
+        wait_until_taken_by_others(tmp_path, 2)
+        if os.getpid() != parent:
+            raise EOFError(f"the log of {number} ends early")
+        return number
+
+    with pytest.raises(EOFError, match="ends early"):
+        map_in_forks(eof_in_a_child, list(range(6)), [1] * 6, jobs=2)
+
+
 def test_a_child_that_dies_without_results_is_an_error_not_a_gap(tmp_path):
     parent = os.getpid()
 

@@ -117,7 +117,7 @@ class Package:
 
     def size_of(self, rel: str) -> int:
         """Size in bytes of a discovered file (without following links)."""
-        return os.lstat(self.root / rel).st_size
+        return os.lstat(os.path.join(self.root, rel)).st_size  # not pathlib: once per result file
 
     def open(self, rel: str) -> BinaryIO:
         return open_package_file(self.root, rel)

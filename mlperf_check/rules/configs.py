@@ -21,7 +21,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from types import CodeType, FunctionType, MappingProxyType
 from typing import Any
@@ -56,9 +56,16 @@ class Rule:
     """One piece of rule code from a config (a CHECK expression, PRE/POST/BEGIN code), compiled."""
 
     text: str  # as written in the config
-    code: CodeType
+    where: str  # "<config>:<key>:<field>", the code's file name in a traceback
+    mode: str  # "eval" (an expression) or "exec" (statements)
     function: Callable | None  # the same code as a function (ll, v, s, enqueue_config), see as_function()
     pure: bool  # an expression that calls nothing but PURE_CALLS: it cannot change `s` or enqueue
+
+    @cached_property
+    def code(self) -> CodeType:
+        """The code for eval()/exec(): BEGIN and END code, and a rule without a function form.
+        Compiled on first use: most rules only ever run as their function."""
+        return compile(self.text, self.where, self.mode)
 
     def run(self, ll: Any, v: dict, namespace: dict[str, Any]) -> Any:
         """The official engine's eval() of the code with `namespace` (rule_namespace) as globals
@@ -172,8 +179,7 @@ def _compile(text: Any, where: str, mode: str) -> Rule:
         raise UnsupportedRule(f"{where}: expected a string of code, found {type(text).__name__}")
     text = text.strip()
     tree = ast.parse(text, where, mode)
-    code = compile(tree, where, mode)  # the code compile(text) gives, without parsing twice
-    return Rule(text, code, as_function(tree, where), mode == "eval" and is_pure(tree))
+    return Rule(text, where, mode, as_function(tree, where), mode == "eval" and is_pure(tree))
 
 
 # The calls of the shipped CHECK expressions, none of which changes anything.

@@ -104,18 +104,26 @@ def bench_ours_check(folders: list[Path], ruleset: str) -> Measure:
     return total
 
 
+def official_pair(folder: Path, copy: Path, usage: str, ruleset: str, csv: Path, work: Path) -> Measure:
+    """The official package_checker then result_summarizer (writing `csv`) on `copy`, a fresh copy
+    of `folder`: they write into the folders they read."""
+    shutil.copytree(folder, copy)
+    both = Measure()
+    both.add(run([PYTHON, "-m", "mlperf_logging.package_checker", str(copy), usage, ruleset], cwd=work))
+    both.add(
+        run(
+            [PYTHON, "-m", "mlperf_logging.result_summarizer", str(copy), usage, ruleset, "--csv", str(csv)],
+            cwd=work,
+        )
+    )
+    return both
+
+
 def bench_official(folders: list[Path], ruleset: str, work: Path) -> Measure:
     total = Measure()
     for folder in folders:
-        copy = work / "official" / folder.name
-        shutil.copytree(folder, copy)
-        total.add(run([PYTHON, "-m", "mlperf_logging.package_checker", str(copy), "training", ruleset], cwd=work))
         total.add(
-            run(
-                [PYTHON, "-m", "mlperf_logging.result_summarizer", str(copy), "training", ruleset, "--csv",
-                 str(work / f"{folder.name}.csv")],
-                cwd=work,
-            )
+            official_pair(folder, work / "official" / folder.name, "training", ruleset, work / f"{folder.name}.csv", work)
         )
     return total
 
@@ -216,20 +224,12 @@ def bench_round(round_dir: Path, checkouts: dict[str, Path], jobs: int, repeat: 
     official = Measure()
     per_folder: dict[str, Measure] = {}
     for folder in folders:
-        attempts = []
-        for attempt in range(official_repeat):
-            copy = work / "official" / round_dir.name / f"{folder.name}-{attempt}"
-            shutil.copytree(folder, copy)
-            checked = run([PYTHON, "-m", "mlperf_logging.package_checker", str(copy), usage, ruleset], cwd=work)
-            summarized = run(
-                [PYTHON, "-m", "mlperf_logging.result_summarizer", str(copy), usage, ruleset, "--csv",
-                 str(work / f"{round_dir.name}-{folder.name}.csv")],
-                cwd=work,
-            )
-            both = Measure()
-            both.add(checked)
-            both.add(summarized)
-            attempts.append(both)
+        csv = work / f"{round_dir.name}-{folder.name}.csv"
+        attempts = [
+            official_pair(folder, work / "official" / round_dir.name / f"{folder.name}-{attempt}", usage, ruleset,
+                          csv, work)
+            for attempt in range(official_repeat)
+        ]
         if any(both.failures for both in attempts):
             continue
         both = sorted(attempts, key=lambda measure: measure.wall_s)[len(attempts) // 2]

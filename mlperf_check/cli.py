@@ -14,8 +14,8 @@ folder with power/ measurements also gets its energy to train.
 
 PATH is a round folder when it is not a submitter folder itself and holds submitter folders
 (`<round>/<submitter>/systems|results`): every submitter is checked, their result files shared
-out between `--jobs` processes (this one and forked copies of it). `--format json` then prints JSON Lines: one document per submitter
-per line.
+out between `--jobs` processes (this one and forked copies of it). `--format json` then prints
+JSON Lines: one document per submitter per line.
 
 `--waivers FILE` marks the findings a results server's review waived (the file is the server's
 per-version export, mlperf_check/waivers.py): they count nowhere, as on the server.

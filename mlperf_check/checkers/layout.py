@@ -280,7 +280,7 @@ class LayoutChecker(PackageChecker):
         for rel in natural_sorted(spaced):
             parts = rel.split("/")
             for depth, part in enumerate(parts, start=1):
-                if any(char.isspace() for char in part):
+                if WHITE_SPACE.search(part):
                     path = "/".join(parts[:depth])
                     if path not in noted:
                         noted.add(path)

@@ -127,7 +127,7 @@ class TimingChecker(RunChecker):
 
     def check_order(self, record: Record) -> None:
         boundary = self.boundary
-        if boundary is not None and record.time_ms < boundary.time_ms - TIMELINE_TOLERANCE_MS:
+        if record.time_ms < self.in_order_from:  # -inf while there is no boundary
             self.decrease_count += 1
             if self.first_decrease is None:
                 self.first_decrease = (record, boundary)

@@ -92,17 +92,16 @@ class KeyRule:
 
     @property
     def plain(self) -> bool:
-        """A record of this key is counted, its CHECK expressions and ATLEAST_ONE_CHECK run, and
-        nothing else: no PRE or POST code, no first-occurrence check, no distinct values to keep
-        (EXACTLY_ONE), not a submission_* key (those run once), and every expression a function
-        without side effects. The engine runs such a rule on its fast path (most records) when
+        """A record of this key is counted (with its value for EXACTLY_ONE), its CHECK expressions
+        and ATLEAST_ONE_CHECK run, and nothing else: no PRE or POST code, no first-occurrence
+        check, not a submission_* key (those run once), and every expression a function without
+        side effects. The engine runs such a rule on its fast path (most records) when
         its expressions also read the record only as v['value'] and v['metadata'] (PlainRule)."""
         expressions = (*self.checks, self.atleast_one) if self.atleast_one else self.checks
         return (
             self.pre is None
             and self.post is None
             and not self.first_checks
-            and self.req != "EXACTLY_ONE"
             and "submission_" not in self.name
             and all(rule.function is not None and rule.pure for rule in expressions)
         )
@@ -120,6 +119,7 @@ class PlainRule:
     all_pass: Callable
     atleast_one: Rule | None
     target_met: Callable | None
+    exactly_one: bool  # the key's requirement is EXACTLY_ONE: its lines and values are kept (KeyCount)
 
 
 @dataclass(frozen=True)
@@ -308,7 +308,7 @@ def plain_rule(config: str, rule: KeyRule) -> PlainRule | None:
         target_met = on_fields((rule.atleast_one,), f"{config}:{rule.name}:ATLEAST_ONE_CHECK")
         if target_met is None:
             return None
-    return None if all_pass is None else PlainRule(rule.checks, all_pass, rule.atleast_one, target_met)
+    return None if all_pass is None else PlainRule(rule.checks, all_pass, rule.atleast_one, target_met, rule.req == "EXACTLY_ONE")
 
 
 def _compile_all(value: Any, where: str) -> tuple[Rule, ...]:

@@ -285,6 +285,11 @@ class ConfigPass:
         key, value, metadata = record[0], record[1], record[2]
         counts = self.counts
         counts[key] = counts.get(key, 0) + 1
+        if plain.exactly_one:
+            counted = self.distinct.get(key)
+            if counted is None:
+                counted = self.distinct[key] = KeyCount()
+            counted.add(record)
         try:
             passed = plain.all_pass(value, metadata, self.s)
         except Exception:  # noqa: BLE001 - run_check says which check failed and why
@@ -578,9 +583,10 @@ class ReplayStream:
     A record goes only to the passes whose config has a rule for its key (`routes`, in the order
     the passes became active): most records concern one config of the three or four running.
     A route skips a pass whose rule for the key is plain (KeyRule.plain) without an
-    ATLEAST_ONE_CHECK and cannot count for an AT_LEAST_ONE_OR requirement when a config
-    processed later defines the same key: the official engine erases that pass's findings about
-    the key (RuleSession.finish), and without side effects its checks change nothing else."""
+    ATLEAST_ONE_CHECK, not EXACTLY_ONE (a duplicate's warning is kept) and cannot count for an
+    AT_LEAST_ONE_OR requirement when a config processed later defines the same key: the official
+    engine erases that pass's findings about the key (RuleSession.finish), and without side
+    effects its checks change nothing else."""
 
     def __init__(
         self, session: RuleSession, passes: list[ConfigPass], stats: ParseStats | None = None
@@ -623,6 +629,7 @@ class ReplayStream:
                 for p, plain in definers
                 if plain is None
                 or plain.atleast_one is not None
+                or plain.exactly_one  # a duplicate's warning stays, whichever config defines the key later
                 or key in p.config.alternative_keys
                 or position[id(p)] == last
             )

@@ -466,6 +466,40 @@ def test_plain_rules_run_on_the_value_and_metadata(configs):
     ]
 
 
+def test_exactly_one_keys_on_the_plain_path_keep_their_duplicates(configs):
+    """An EXACTLY_ONE key with plain checks runs on the fields and still keeps its lines and
+    values; its duplicate warning stays though a later config redefines the key."""
+    rules = configs(
+        {
+            COMMON: """
+- KEY:
+    NAME: submission_division
+    POST: "enqueue_config('training_9.9.9/{}_common.yaml'.format(v['value']))"
+- KEY: {NAME: opt_base_learning_rate, REQ: EXACTLY_ONE, CHECK: "v['value'] > 0"}
+- KEY: {NAME: train_samples, REQ: EXACTLY_ONE}
+""",
+            CLOSED: "- KEY: {NAME: opt_base_learning_rate, CHECK: \"v['value'] < 1\"}",
+        }
+    )
+    assert {"opt_base_learning_rate", "train_samples"} <= set(engine.load_config(COMMON).plain_rules)
+    compliant, findings = run(
+        rules,
+        [
+            ev("submission_division", "closed"),
+            ev("opt_base_learning_rate", 0.5),
+            ev("train_samples", 1),
+            ev("opt_base_learning_rate", 0.5),
+            ev("train_samples", 2),
+        ],
+    )
+    assert not compliant
+    assert [(f.severity, f.code, f.key, f.line) for f in findings] == [
+        (ERROR, "COMPLIANCE_DUPLICATE_KEY", "train_samples", 5),
+        (WARNING, "COMPLIANCE_DUPLICATE_KEY", "opt_base_learning_rate", 4),
+    ]
+    assert "different values: [1, 2]" in findings[0].message
+
+
 def test_it_explains_a_failed_end_check(configs):
     rules = configs(
         {

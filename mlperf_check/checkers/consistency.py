@@ -34,9 +34,14 @@ class ConsistencyChecker(RunChecker):
 
     def feed_records(self, records: list[Record]) -> None:
         first = self.first
+        if len(first) == len(CHECKED_KEYS):
+            return  # all three seen (at the head of most logs): later values do not count
         for record in records:
-            if record.key in CHECKED_KEYS and record.key not in first:
-                first[record.key] = record
+            key = record.key
+            if key in CHECKED_KEYS and key not in first:
+                first[key] = record
+                if len(first) == len(CHECKED_KEYS):
+                    return
 
     def finish(self, run: RunLog) -> list[Finding]:
         findings = []

@@ -19,7 +19,7 @@ import ast
 import math
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
@@ -179,7 +179,8 @@ def _compile(text: Any, where: str, mode: str) -> Rule:
         raise UnsupportedRule(f"{where}: expected a string of code, found {type(text).__name__}")
     text = text.strip()
     tree = ast.parse(text, where, mode)
-    return Rule(text, where, mode, as_function(tree, where), mode == "eval" and is_pure(tree))
+    nodes = list(ast.walk(tree))  # walked once for both questions below (ast.walk is pure Python)
+    return Rule(text, where, mode, as_function(tree, where, nodes=nodes), mode == "eval" and is_pure(nodes))
 
 
 # The calls of the shipped CHECK expressions, none of which changes anything.
@@ -189,15 +190,26 @@ PURE_CALLS = frozenset(
 )
 
 
-def is_pure(tree: ast.AST) -> bool:
-    """Whether evaluating the expression can have no effect besides its value: it calls only
-    PURE_CALLS (an assignment expression is not a plain expression: as_function refuses it)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and ast.unparse(node.func) not in PURE_CALLS:
+def is_pure(nodes: Iterable[ast.AST]) -> bool:
+    """Whether evaluating the expression (all its nodes) can have no effect besides its value: it
+    calls only PURE_CALLS (an assignment expression is not a plain expression: as_function
+    refuses it)."""
+    for node in nodes:
+        if isinstance(node, ast.Call) and dotted_name(node.func) not in PURE_CALLS:
             return False
         if isinstance(node, ast.NamedExpr):
             return False
     return True
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    """'len', 'math.log2': what a call names as the source writes it; None for any other callee
+    (PURE_CALLS holds only names and name.attribute)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
 
 
 # Constructs that behave differently in a function than under eval()/exec() with a locals dict:
@@ -230,7 +242,10 @@ def rule_namespace(s: dict[str, Any], enqueue_config: Callable[[Any], None]) -> 
 
 
 def as_function(
-    tree: ast.Expression | ast.Module, where: str, parameters: str = "ll, v, s, enqueue_config"
+    tree: ast.Expression | ast.Module,
+    where: str,
+    parameters: str = "ll, v, s, enqueue_config",
+    nodes: Iterable[ast.AST] | None = None,
 ) -> Callable | None:
     """The rule as a function `rule(ll, v, s, enqueue_config)` that behaves exactly as the
     official engine's eval()/exec() of it with the pass namespace as globals and the locals
@@ -238,22 +253,30 @@ def as_function(
     per rule per record. None where it would not behave the same (NOT_AS_FUNCTION, a bound
     name, frame inspection); every rule of the shipped configs qualifies. `s` and
     `enqueue_config` are arguments because no rule can rebind them (a bound name or `global`
-    disqualifies it, and compile_config refuses BEGIN code with `global`)."""
-    for node in ast.walk(tree):
+    disqualifies it, and compile_config refuses BEGIN code with `global`). `nodes`: the tree's
+    nodes where the caller has walked it already."""
+    for node in ast.walk(tree) if nodes is None else nodes:
         if isinstance(node, NOT_AS_FUNCTION):
             return None
         if isinstance(node, ast.Name) and (not isinstance(node.ctx, ast.Load) or node.id in FRAME_INSPECTION):
             return None
-    wrapper = ast.parse(f"def rule({parameters}):\n    pass")
-    function = wrapper.body[0]
+    signature = _signature(parameters)
     if isinstance(tree, ast.Expression):
-        value = _located(tree.body, function)
-        function.body = [ast.copy_location(ast.Return(value), value)]
+        value = _located(tree.body, signature)
+        body = [ast.copy_location(ast.Return(value), value)]
     else:
-        function.body = tree.body or [_located(ast.Pass(), function)]
-    module = compile(wrapper, where, "exec")
+        body = tree.body or [_located(ast.Pass(), signature)]
+    function = ast.copy_location(ast.FunctionDef("rule", signature.args, body, [], None, None), signature)
+    module = compile(ast.Module([function], []), where, "exec")
     code = next(const for const in module.co_consts if isinstance(const, CodeType))
     return FunctionType(code, RULE_GLOBALS)
+
+
+@cache
+def _signature(parameters: str) -> ast.FunctionDef:
+    """`def rule(<parameters>): pass`, parsed once: every rule's function shares its arguments
+    node (compile() only reads the tree)."""
+    return ast.parse(f"def rule({parameters}):\n    pass").body[0]
 
 
 def _located(node: ast.AST, parent: ast.AST) -> ast.AST:
@@ -289,7 +312,8 @@ def on_fields(rules: tuple[Rule, ...], where: str) -> Callable | None:
     if names & {"ll", "value", "metadata", "enqueue_config"}:
         return None
     rewritten = [_RecordFields().visit(expression) for expression in expressions]
-    if any(isinstance(node, ast.Name) and node.id == "v" for expression in rewritten for node in ast.walk(expression)):
+    nodes = [node for expression in rewritten for node in ast.walk(expression)]
+    if any(isinstance(node, ast.Name) and node.id == "v" for node in nodes):
         return None
     if not rewritten:
         body: ast.expr = ast.Constant(True)
@@ -297,7 +321,7 @@ def on_fields(rules: tuple[Rule, ...], where: str) -> Callable | None:
         body = rewritten[0]
     else:
         body = ast.BoolOp(ast.And(), rewritten)
-    return as_function(ast.Expression(body), where, "value, metadata, s")
+    return as_function(ast.Expression(body), where, "value, metadata, s", nodes=nodes)
 
 
 def plain_rule(config: str, rule: KeyRule) -> PlainRule | None:

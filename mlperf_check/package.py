@@ -38,11 +38,12 @@ import hashlib
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import BinaryIO
 
 from mlperf_check.checkers import checker_version
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import ERROR, Finding
 
 STANDARD = "standard"

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import partial
 from itertools import islice
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING
 from mlperf_check.checkers import checkers_of_scope
 from mlperf_check.checkers.base import PackageContext, RunContext
 from mlperf_check.forks import map_in_forks
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.package import (
     HPC,
     Package,

@@ -6,8 +6,10 @@ The same objects are produced for the offline `check_package` command, the inges
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any, NamedTuple
+
+from mlperf_check.lean_dataclass import dataclass
 
 # Only findings of these checkers decide whether a run counts as converged; the others describe
 # the package (for example a log whose org disagrees with its folder) without failing the run.

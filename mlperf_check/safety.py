@@ -25,9 +25,10 @@ import unicodedata
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+from mlperf_check.lean_dataclass import dataclass
 
 MiB = 1024**2
 GiB = 1024**3

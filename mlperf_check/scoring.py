@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from mlperf_check.checkers import checker_version
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import (
     ERROR,
     RUN_VERDICT_CHECKERS,

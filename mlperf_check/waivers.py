@@ -12,9 +12,9 @@ in the totals, not in the exit status.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import PackageReport
 
 FORMAT = "mlperf-check-waivers/1"

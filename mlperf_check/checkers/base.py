@@ -17,10 +17,11 @@ and the pipeline reports that as a system error (our bug), never as the submitte
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, ClassVar
 
 from mlperf_check.checkers import checker_version
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import ERROR, INFO, WARNING, Finding, Record, RunLog
 
 if TYPE_CHECKING:

@@ -7,9 +7,9 @@ the figure is found by the pattern of the model's script; the first match wins.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from mlperf_check.inference.logs import decode_lines
+from mlperf_check.lean_dataclass import dataclass
 
 PATTERNS = {
     "acc": re.compile(r"^accuracy=([\d.]+)%?"),

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import partial
 from pathlib import Path
 
 from mlperf_check.checkers import checker_version
 from mlperf_check.inference.detect import SUMMARY, normalize_scenario, subdirs, submitter_roots
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import ERROR, INFO, Finding
 
 # Findings of discovery name it as their checker (registered with no class: it runs first).

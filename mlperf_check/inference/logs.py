@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import partial
 from typing import Any
 
 from mlperf_check.checkers import checker_version
 from mlperf_check.inference.detect import normalize_scenario
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import ERROR, Finding
 
 # Findings of the log parsers name them as their checker.

@@ -28,9 +28,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from pathlib import Path
+
+from mlperf_check.lean_dataclass import dataclass
 
 TIME_FORMAT = "%m-%d-%Y %H:%M:%S.%f"
 RUN_FILES = ("mlperf_log_summary.txt", "mlperf_log_detail.txt", "spl.txt")

@@ -6,11 +6,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from mlperf_check.inference.logs import Detail, Summary
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import ERROR, Finding
 
 PERCENTILES = ("50.00", "90.00", "95.00", "97.00", "99.00", "99.90")

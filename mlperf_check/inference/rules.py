@@ -13,9 +13,10 @@ Sources: the MLPerf Inference rules of each round and the official submission ch
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from mlperf_check.inference.round_tables import ROUND_TABLES
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.rules.facts import version_key
 
 SINGLE_STREAM = "SingleStream"

@@ -19,13 +19,13 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mlperf_check.inference.discovery import read_system_descriptions
 from mlperf_check.inference.report import InferenceReport
 from mlperf_check.inference.round_tables import ROUND_TABLES
+from mlperf_check.lean_dataclass import dataclass
 
 # The official checker's `--csv` columns (v2.1-v5.1), as generate_final_report.py renames them.
 CHECKER_TO_SUMMARY = {

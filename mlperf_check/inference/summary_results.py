@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from mlperf_check.lean_dataclass import dataclass
 
 # `v4.1-0001` or `5.1-0001`: the round, then the entry's number in it.
 ID_PATTERN = re.compile(r"^v?(\d+\.\d+)-(\d+)$")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from itertools import chain
 from typing import Any, BinaryIO
 
@@ -21,6 +20,7 @@ from orjson import JSONDecodeError
 from orjson import loads as loads_json
 
 from mlperf_check.checkers import checker_version
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.parsing.formats import (
     MLL,
     MLL_TOKEN,

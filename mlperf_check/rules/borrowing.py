@@ -15,8 +15,9 @@ seen until the target), `eval_*` or epoch counts, which differ from run to run o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from mlperf_check.lean_dataclass import dataclass
 
 BATCH_DEPENDENT_NAME_PARTS = (
     "batch_size",

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import date
 from functools import cache
 from pathlib import Path
 
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.rules.benchmarks import BENCHMARK_INFO
 from mlperf_check.rules.configs import COMPLIANCE_DIR, PACKAGE_DIR, load_config, shipped_configs
 from mlperf_check.rules.facts import (

@@ -20,7 +20,6 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 from types import CodeType, FunctionType, MappingProxyType
@@ -28,6 +27,7 @@ from typing import Any
 
 import mlperf_logging
 
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.rules import overrides
 from mlperf_check.rules.facts import config_folder, ruleset_facts, ruleset_label, ruleset_of_config_folder
 from mlperf_check.rules.stored import stored_entry

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import partial
 from typing import Any, NamedTuple
 
 from mlperf_check.checkers import checker_version
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.parsing import ParseStats
 from mlperf_check.parsing.formats import short_repr
 from mlperf_check.report import ERROR, INFO, WARNING, Finding, Record

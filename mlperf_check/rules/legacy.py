@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any
 
 from mlperf_check.checkers import checker_version
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.parsing.formats import short_repr
 from mlperf_check.report import ERROR, Finding, Record
 from mlperf_check.rules.engine import (

@@ -19,7 +19,8 @@ The renamed required key is BERT's LAMB epsilon in ruleset 2.1.0, below.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+
+from mlperf_check.lean_dataclass import dataclass
 
 
 @dataclass(frozen=True)

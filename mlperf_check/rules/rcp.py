@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import RcpOutcome, RunLog
 from mlperf_check.rules.catalog import BenchmarkSpec, RulesetSpec
 from mlperf_check.rules.stored import stored_entry

@@ -11,11 +11,11 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import Record
 from mlperf_check.rules import legacy
 from mlperf_check.rules.benchmarks import BENCHMARK_INFO

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -10,6 +9,7 @@ from mlperf_check.checkers.base import _Checker
 from mlperf_check.inference.discovery import ResultFolder
 from mlperf_check.inference.report import InferenceResult
 from mlperf_check.inference.rules import InferenceRound, ModelRule
+from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import Finding
 
 

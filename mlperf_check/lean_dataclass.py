@@ -2,10 +2,11 @@
 shared by every class instead of compiled for each.
 
 Why: Python 3.11's dataclasses.dataclass() writes the source of each method it adds and
-compile()s it, ~90 us a method on the machines we measure on. Every check imports 39 dataclasses
-before its first file, and their __repr__, __eq__ and __hash__ were ~9 ms of the start-up of
-`mlperf-check` (4% of a whole v0.7 round's wall time, more of a small package's; bench/RESULTS.md).
-__init__ (and a frozen class's __setattr__ and __delattr__) are still the standard library's own.
+compile()s it, ~90 us a method on the machines we measure on. Every check builds 39 dataclasses
+before its first file, and compiling their __repr__, __eq__ and __hash__ was ~7 ms of the start-up
+of `mlperf-check` (~4% of a whole v0.7 round's wall time, more of a small package's;
+bench/RESULTS.md, the sixth pass). __init__ (and a frozen class's __setattr__ and __delattr__) are
+still the standard library's own: they differ by class.
 
 The shared methods behave as the generated ones (tests/test_lean_dataclass.py compares them):
 __repr__ lists the fields with repr=True and shows '...' for a recursive reference; __eq__

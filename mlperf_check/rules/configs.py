@@ -332,7 +332,9 @@ def plain_rule(config: str, rule: KeyRule) -> PlainRule | None:
         target_met = on_fields((rule.atleast_one,), f"{config}:{rule.name}:ATLEAST_ONE_CHECK")
         if target_met is None:
             return None
-    return None if all_pass is None else PlainRule(rule.checks, all_pass, rule.atleast_one, target_met, rule.req == "EXACTLY_ONE")
+    if all_pass is None:
+        return None
+    return PlainRule(rule.checks, all_pass, rule.atleast_one, target_met, exactly_one=rule.req == "EXACTLY_ONE")
 
 
 def _compile_all(value: Any, where: str) -> tuple[Rule, ...]:

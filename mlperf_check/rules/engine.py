@@ -259,10 +259,7 @@ class ConfigPass:
         counts = self.counts
         counts[key] = counts.get(key, 0) + 1
         if rule.req == "EXACTLY_ONE":
-            counted = self.distinct.get(key)
-            if counted is None:
-                counted = self.distinct[key] = KeyCount()
-            counted.add(record)
+            self.keep_distinct(key, record)
         if key not in self.executed:
             if rule.pre is not None:
                 self.run_exec(rule.pre, "PRE", ll, record)
@@ -287,10 +284,7 @@ class ConfigPass:
         counts = self.counts
         counts[key] = counts.get(key, 0) + 1
         if plain.exactly_one:
-            counted = self.distinct.get(key)
-            if counted is None:
-                counted = self.distinct[key] = KeyCount()
-            counted.add(record)
+            self.keep_distinct(key, record)
         try:
             passed = plain.all_pass(value, metadata, self.s)
         except Exception:  # noqa: BLE001 - run_check says which check failed and why
@@ -306,6 +300,13 @@ class ConfigPass:
                 self.report_rule_error(plain.atleast_one, record, exc)
                 met = False
             self.count_at_least_one(plain.atleast_one, record, met)
+
+    def keep_distinct(self, key: str, record: Record) -> None:
+        """The lines and values of an EXACTLY_ONE key, for its requirement's report."""
+        counted = self.distinct.get(key)
+        if counted is None:
+            counted = self.distinct[key] = KeyCount()
+        counted.add(record)
 
     def run_check(self, rule: Rule, ll: LogLine, record: Record) -> None:
         try:

@@ -212,12 +212,19 @@ class LayoutChecker(PackageChecker):
     def _nested_results(
         self, subfolder: str, files: list[str], package: Package, context: PackageContext
     ) -> Finding:
-        # A run's digest is read from its file here where the parser left it out (RunContext.digest).
+        # Only a scored run of the size of a nested file can be its copy. Its digest is read from
+        # its file here where the parser left it out (RunContext.digest): a few files, not the package.
+        sizes = set()
+        for rel in files:
+            try:
+                sizes.add(package.size_of(rel))
+            except OSError:
+                continue  # unreadable: not a copy of anything (sha256_of gives "")
         scored = {
             digest: run.file
             for result in context.report.results
             for run in result.runs
-            if (digest := run.sha256 or package.sha256_of(run.file))
+            if run.size_bytes in sizes and (digest := run.sha256 or package.sha256_of(run.file))
         }
         copies = {}
         for rel in files:

@@ -18,6 +18,7 @@ from results.models import Finding, Result
 from review.findings import finding_counts, with_waivers
 
 from .models import Upload
+from .presence import ingest_worker_running, waiting_note
 from .services import UploadRefused, accept_upload, refusal_before_body, upload_target
 from .uploads import HashingUploadHandler
 
@@ -117,6 +118,16 @@ class JobSerializer(serializers.Serializer):
     error = serializers.CharField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
+    waiting = serializers.SerializerMethodField(
+        help_text='While the job is received: why it has not started, e.g. "no ingestion worker is running: ..."'
+    )
+    worker_running = serializers.SerializerMethodField(help_text="Whether any ingestion worker is running now")
+
+    def get_waiting(self, job) -> str:
+        return waiting_note(job)
+
+    def get_worker_running(self, job) -> bool:
+        return ingest_worker_running()
 
 
 class FindingSerializer(serializers.ModelSerializer):

@@ -22,5 +22,8 @@ ACTIVE_STATES = (JobState.UNPACKING, JobState.PARSING, JobState.CHECKING)
 
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".zip")
 
+# The queue ingestion tasks are routed to (settings.CELERY_TASK_ROUTES) and its workers consume.
+INGEST_QUEUE = "ingest"
+
 # The Celery task that ingests one upload (ingest/tasks.py); the services send it by this name.
 PROCESS_UPLOAD_TASK = "ingest.process_upload"

@@ -100,3 +100,18 @@ class IngestJob(models.Model):
     @property
     def badge_class(self) -> str:
         return "state-done-errors" if self.state == JobState.DONE and self.error_count else f"state-{self.state}"
+
+
+class WorkerPresence(models.Model):
+    """A Celery worker consuming the `ingest` queue, as it last said it was alive (ingest/presence.py):
+    how the upload pages know whether anyone will check an upload that waits."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    started_at = models.DateTimeField()
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-seen_at"]
+
+    def __str__(self) -> str:
+        return f"{self.hostname} (seen {self.seen_at:%Y-%m-%d %H:%M:%S})"

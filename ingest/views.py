@@ -14,6 +14,7 @@ from review.models import ResubmissionWindow
 from review.services import upload_refusal
 
 from .models import Upload
+from .presence import no_worker_note
 
 
 def round_states(organizations, now) -> list[dict]:
@@ -57,6 +58,7 @@ def upload_page(request):
         "uploads": uploads,
         "max_bytes": settings.UPLOAD_MAX_BYTES,
         "round_states": states,
+        "no_worker": no_worker_note(),
     }
     return render(request, "ingest/upload.html", context)
 
@@ -67,4 +69,4 @@ def upload_detail(request, pk: int):
         Upload.objects.visible_to(request.user).select_related("round", "organization", "uploaded_by", "job"),
         pk=pk,
     )
-    return render(request, "ingest/upload_detail.html", {"upload": upload})
+    return render(request, "ingest/upload_detail.html", {"upload": upload, "no_worker": no_worker_note()})

@@ -44,10 +44,14 @@
     var pct = j.state === "done" ? 100 : (j.files_total ? Math.round(100 * j.files_done / j.files_total) : 0);
     document.getElementById("job-bar").style.width = pct + "%";
     var stage = j.state_label;
-    if (j.stage) stage += ": " + j.stage;
+    if (j.waiting) stage = "Received: " + j.waiting;
+    else if (j.stage) stage += ": " + j.stage;
     if (j.files_total) stage += " (" + j.files_done + " of " + j.files_total + " result files)";
     if (j.attempts > 1) stage += " · attempt " + j.attempts;
-    document.getElementById("job-stage").textContent = stage;
+    var stageLine = document.getElementById("job-stage");
+    stageLine.textContent = stage;
+    // Nobody will check it until a worker starts: say so as a warning, not as muted progress.
+    stageLine.className = j.state === "received" && !j.worker_running ? "warning" : "muted";
     var error = document.getElementById("job-error");
     error.hidden = j.state !== "failed";
     if (j.state === "failed") {

@@ -8,7 +8,7 @@ PORT ?= 8000
 # Production (no DJANGO_ENV) refuses to start without a real SECRET_KEY and ALLOWED_HOSTS.
 export DJANGO_ENV ?= development
 
-.PHONY: run test venv dev-venv migrate static sample services services-stop lint bench-ingest bench-verify clean
+.PHONY: run test venv dev-venv migrate static sample demo services services-stop lint bench-ingest bench-verify clean
 
 $(VENV)/bin/activate:
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { \
@@ -46,10 +46,14 @@ sample: migrate
 static: venv
 	$(PY) manage.py collectstatic --noinput -v0
 
-# Embedded default: SQLite and in-process tasks, unless DATABASE_URL / CELERY_BROKER_URL are set.
-run: sample static
-	@echo "Serving on http://$(HOST):$(PORT)/"
-	$(PY) manage.py runserver $(HOST):$(PORT)
+# Embedded default: SQLite and a folder broker under var/, with a worker, beat and a verification
+# worker started beside the web server (scripts/run.sh), unless DATABASE_URL / CELERY_BROKER_URL are set.
+run: demo static
+	HOST=$(HOST) PORT=$(PORT) VENV=$(VENV) scripts/run.sh
+
+# Development only: demo accounts (chair, reviewer, submitter), an open round and a package to upload.
+demo: sample
+	$(PY) manage.py seed_demo
 
 # Real PostgreSQL and Redis: throwaway servers unless DATABASE_URL and CELERY_BROKER_URL are set.
 test: dev-venv
@@ -102,4 +106,4 @@ bench-verify: dev-venv
 	$(PY) bench/verify.py
 
 clean:
-	rm -rf $(VENV) db.sqlite3 media staticfiles
+	rm -rf $(VENV) db.sqlite3 db.sqlite3-wal db.sqlite3-shm media staticfiles var

@@ -1,7 +1,7 @@
 """One settings module, read from the environment (healthchecks style).
 
-Every setting has a default that works on a bare checkout: SQLite, in-process tasks, local
-files. Production and the test suite set DATABASE_URL, CELERY_BROKER_URL and REDIS_URL.
+Every setting has a default that works on a bare checkout: SQLite, a folder of message files as
+the task broker, local files. Production and the test suite set DATABASE_URL, CELERY_BROKER_URL and REDIS_URL.
 Every variable is listed in .env.example.
 """
 
@@ -12,7 +12,12 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from verify.broker import broker_url, local_state_dir, transport_options
+
 BASE_DIR = Path(__file__).resolve().parent.parent
+# What the embedded default keeps beside the SQLite file: the folder broker's messages, the logs of
+# the processes `make run` starts (scripts/run.sh), the demo package (seed_demo).
+LOCAL_STATE_DIR = local_state_dir()
 
 
 TRUE_WORDS = ("1", "true", "yes", "on")
@@ -54,6 +59,9 @@ DEBUG = env_bool("DEBUG", not PRODUCTION)
 DEVELOPMENT_SECRET_KEY = "insecure-local-development-key-change-me"
 SECRET_KEY = env_secret("SECRET_KEY", "" if PRODUCTION else DEVELOPMENT_SECRET_KEY)
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Whether SITE_URL was given: the Atom feeds' absolute links start with it then, else with the
+# address each request came to (a local checkout answers on any host and port).
+SITE_URL_SET = bool(os.environ.get("SITE_URL"))
 SITE_NAME = os.environ.get("SITE_NAME", "MLPerf Results")
 ALLOWED_HOSTS = [
     host.strip()
@@ -191,6 +199,15 @@ DATABASES = {
         conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The web server, the worker and beat of `make run` share the file. WAL: pages are read while a
+    # worker writes. A writer takes the lock when its transaction begins (IMMEDIATE: two writers never
+    # deadlock upgrading a read lock) and waits for it rather than failing at once.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 60,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    }
 if os.environ.get("TEST_DB_SUFFIX"):
     # Lets several test runs share one PostgreSQL server without clobbering each other.
     DATABASES["default"]["TEST"] = {"NAME": f"test_mlperf_{os.environ['TEST_DB_SUFFIX']}"}
@@ -217,10 +234,10 @@ if os.environ.get("EMAIL_HOST"):
 else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 
-# Celery: no broker URL means tasks run in-process (eager), for the embedded default.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
-CELERY_TASK_EAGER_PROPAGATES = True
+# Celery. With no CELERY_BROKER_URL (the embedded default) the broker is a folder of message files
+# under LOCAL_STATE_DIR (verify/broker.py): still a real broker, so the worker and beat that
+# `make run` starts beside the web server check uploads, publish rounds and take snapshots.
+CELERY_BROKER_URL = broker_url()
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -230,7 +247,7 @@ CELERY_TASK_ROUTES = {
     "verify.sweep_stale": {"queue": "ingest"},  # needs the database, which GPU workers do not have
     "verify.*": {"queue": "gpu"},
 }
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
+CELERY_BROKER_TRANSPORT_OPTIONS = transport_options(CELERY_BROKER_URL, env_int("CELERY_VISIBILITY_TIMEOUT", 3600))
 CELERY_RESULT_BACKEND = None
 
 STORAGES = {

@@ -2,7 +2,8 @@
 
 It loads no Django settings, so it needs neither a SECRET_KEY nor database credentials: its one
 task runs verify.worker, which speaks HTTP to the web app's token-authenticated internal API.
-Configured from the environment: CELERY_BROKER_URL, CELERY_VISIBILITY_TIMEOUT, and
+Configured from the environment: CELERY_BROKER_URL (Redis, or the folder broker of `make run`:
+verify/broker.py), CELERY_VISIBILITY_TIMEOUT, and
 VERIFY_SOFT_TIME_LIMIT_SECONDS for a whole job (the hard limit is 1.2 x that; keep it under the
 visibility timeout, or Redis redelivers a job still running). The web side sends the task by name
 (verify/services.py), never importing this module.
@@ -15,6 +16,7 @@ import os
 from celery import Celery
 from celery.exceptions import SoftTimeLimitExceeded
 
+from .broker import broker_url, transport_options
 from .task_names import GPU_QUEUE, RUN_JOB_TASK
 from .worker import report_outcome, run_job
 
@@ -24,15 +26,14 @@ HARD_TIME_LIMIT_SECONDS = int(SOFT_TIME_LIMIT_SECONDS * 1.2)
 # No fixups: Celery's Django fixup would load the settings wherever DJANGO_SETTINGS_MODULE happens to
 # be set. Not the current app: imported beside the web project (its tests), it must not take over
 # Celery's current_app, which the web side sends its tasks through.
-app = Celery(
-    "mlperf_gpu_worker", broker=os.environ.get("CELERY_BROKER_URL") or None, fixups=[], set_as_current=False
-)
+BROKER_URL = broker_url()
+app = Celery("mlperf_gpu_worker", broker=BROKER_URL, fixups=[], set_as_current=False)
 app.conf.update(
     task_default_queue=GPU_QUEUE,
     task_acks_late=True,  # a worker lost mid-job leaves the message for Redis to redeliver
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,
-    broker_transport_options={"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))},
+    broker_transport_options=transport_options(BROKER_URL, int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))),
     result_backend=None,
     broker_connection_retry_on_startup=True,
 )

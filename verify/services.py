@@ -159,10 +159,6 @@ def request_for_new_records(round_, runs: int | None = None) -> list[Verificatio
 
 def enqueue(job_id: int, token: str) -> bool:
     """Send the job by task name (the GPU worker's code is not imported here) to the `gpu` queue."""
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        # No broker (the embedded default): GPU work never runs in the web process.
-        VerificationJob.objects.filter(pk=job_id).update(stage="waiting: no task broker is configured (CELERY_BROKER_URL)")
-        return False
     try:
         sent = current_app.send_task(
             RUN_JOB_TASK,

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 import pytest
 from rest_framework.test import APIClient
 
+from verify.broker import is_folder_broker, transport_options
+
 
 @pytest.fixture
 def open_round(db, personas):
@@ -67,16 +69,18 @@ def celery_broker(url: str):
 
     # Celery prefers the CELERY_BROKER_URL environment variable to its configuration: set both.
     previous_env = os.environ.get("CELERY_BROKER_URL")
-    previous = app.conf.broker_url
+    previous, previous_options = app.conf.broker_url, app.conf.broker_transport_options
     reset_pools()
     os.environ["CELERY_BROKER_URL"] = url
     app.conf.broker_url = url
-    assert app.connection_for_write().port == int(url.rsplit(":", 1)[1].split("/")[0])
+    app.conf.broker_transport_options = transport_options(url, visibility_timeout=3600)
+    if not is_folder_broker(url):
+        assert app.connection_for_write().port == int(url.rsplit(":", 1)[1].split("/")[0])
     try:
         yield
     finally:
         reset_pools()
-        app.conf.broker_url = previous
+        app.conf.broker_url, app.conf.broker_transport_options = previous, previous_options
         if previous_env is None:
             os.environ.pop("CELERY_BROKER_URL", None)
         else:

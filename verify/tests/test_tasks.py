@@ -59,7 +59,6 @@ def test_with_the_broker_down_the_job_stays_queued_and_the_request_is_quick(pers
     from verify.models import VerificationJob
     from verify.tests.world import verifiable_result
 
-    settings.CELERY_TASK_ALWAYS_EAGER = False
     result = verifiable_result(personas, tmp_path)
     started = time.monotonic()
     with celery_broker(f"redis://127.0.0.1:{free_port()}/0"), django_capture_on_commit_callbacks(execute=True):
@@ -70,16 +69,26 @@ def test_with_the_broker_down_the_job_stays_queued_and_the_request_is_quick(pers
 
 
 @pytest.mark.django_db
-def test_without_a_broker_the_job_waits_and_says_why(personas, tmp_path, settings, django_capture_on_commit_callbacks):
+def test_with_the_embedded_folder_broker_the_job_is_sent_for_a_verification_worker(
+    personas, tmp_path, django_capture_on_commit_callbacks
+):
+    """No CELERY_BROKER_URL (`make run`): the job goes to the folder broker, where the verification
+    worker that `make run` starts reads it (verify/broker.py); nothing waits for a broker forever."""
+    import json
+
+    from ingest.tests.upload_fixtures import celery_broker
     from verify import services
+    from verify.broker import folder_broker_url
     from verify.models import VerificationJob
     from verify.tests.world import verifiable_result
 
-    settings.CELERY_TASK_ALWAYS_EAGER = True
     result = verifiable_result(personas, tmp_path)
-    with django_capture_on_commit_callbacks(execute=True):
+    with celery_broker(folder_broker_url(tmp_path / "broker")), django_capture_on_commit_callbacks(execute=True):
         job = services.request_verification(actor=personas["chair"], result=result, runs=1)
-    assert "no task broker" in VerificationJob.objects.get(pk=job.pk).stage
+    job = VerificationJob.objects.get(pk=job.pk)
+    assert (job.state, bool(job.task_id)) == ("queued", True)
+    [message] = (tmp_path / "broker" / "messages").glob("*.gpu.msg")
+    assert json.loads(message.read_text())["headers"]["task"] == "verify.run_job"
 
 
 @pytest.mark.django_db

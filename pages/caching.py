@@ -36,7 +36,7 @@ from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
 from redis.exceptions import RedisError
 
-from results.models import Result, Round, Submission
+from results.models import Result, Round, Snapshot, Submission
 from results.signals import data_changed
 
 PAGE_CACHE_SECONDS = 60
@@ -78,13 +78,15 @@ def _read_data_version() -> str:
         "result": Result._meta.db_table,
         "submission": Submission._meta.db_table,
         "round": Round._meta.db_table,
+        "snapshot": Snapshot._meta.db_table,  # beat takes them in another process: the snapshots page shows them
     }
     sql = (
         f"SELECT (SELECT COALESCE(MAX(id), 0) FROM {tables['result']}),"
         f" (SELECT COUNT(*) FROM {tables['result']}),"
         f" (SELECT COUNT(*) FROM {tables['submission']} WHERE is_published AND is_current),"
         f" (SELECT MAX(updated_at) FROM {tables['submission']}),"
-        f" (SELECT COUNT(*) FROM {tables['round']} WHERE state = 'published')"
+        f" (SELECT COUNT(*) FROM {tables['round']} WHERE state = 'published'),"
+        f" (SELECT COALESCE(MAX(id), 0) FROM {tables['snapshot']})"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql)

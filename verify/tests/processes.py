@@ -19,6 +19,7 @@ from ingest.tests.upload_fixtures import celery_broker
 class GpuWorker(CeleryProcess):
     def __init__(self, tmp: Path, broker_url: str, api_url: str, data_dir: Path):
         self.log = tmp / f"gpu-worker-{uuid.uuid4().hex[:6]}.log"
+        self.data_dir = data_dir  # bound read-only into every run: how a test finds its runs' processes
         secrets_free = {
             k: v for k, v in os.environ.items()
             if not k.startswith(("DATABASE", "PG", "REDIS_URL", "DJANGO", "SECRET_KEY"))

@@ -51,10 +51,11 @@ def verify_and_wait(personas, result, runs: int, timeout: float = 120) -> Verifi
     )
 
 
-def no_sandbox_left() -> bool:
+def no_sandbox_left(worker) -> bool:
+    """None of this worker's sandboxes is left: their processes mount its data folder."""
     from verify.tests.test_sandbox import sandbox_processes
 
-    return sandbox_processes() == []
+    return sandbox_processes(worker.data_dir) == []
 
 
 def test_the_tiny_benchmark_reproduces(gpu_queue, personas, tmp_path):
@@ -72,7 +73,7 @@ def test_the_tiny_benchmark_reproduces(gpu_queue, personas, tmp_path):
         "verification.requested", "verification.started", "verification.code_sent", "verification.finished"
     ]
     assert events[0].actor == personas["reviewer"] and events[3].result_id == result.result_id
-    assert no_sandbox_left()
+    assert no_sandbox_left(gpu_queue)
 
 
 def test_a_tampered_claim_is_not_reproduced_with_both_numbers(gpu_queue, personas, tmp_path):
@@ -94,7 +95,7 @@ def test_an_endless_run_times_out(gpu_queue, personas, tmp_path, settings):
     job = verify_and_wait(personas, verifiable_result(personas, tmp_path, run_script=ENDLESS), runs=1)
     assert job.outcome == Outcome.TIMED_OUT, job.message
     assert "3 s limit" in job.message and "spinning" in stored_log(job)
-    assert no_sandbox_left()
+    assert no_sandbox_left(gpu_queue)
 
 
 def test_a_network_attempt_is_a_sandbox_violation(gpu_queue, personas, tmp_path):

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from verify.sandbox import (
     OUT_OF_MEMORY,
     RLIMITS,
     SANDBOX_ENV,
+    SANDBOX_UID,
     SANDBOX_VIOLATION,
     TIMED_OUT,
     BubblewrapSandbox,
@@ -61,17 +63,39 @@ def run_python(sandbox: BubblewrapSandbox, tmp_path: Path, source: str, limits: 
     return outcome, output.decode()
 
 
-def sandbox_processes(settle_seconds: float = 10.0) -> list[str]:
-    """Processes of the sandbox's uid still alive anywhere on the machine, once the kernel has had
-    `settle_seconds` to finish tearing the PID namespace down (it reaps its processes asynchronously,
-    which takes a moment for dozens of them on a loaded machine)."""
+def sandbox_processes(folder: Path, settle_seconds: float = 10.0) -> list[str]:
+    """This test's sandboxed processes still alive once the kernel has had `settle_seconds` to tear
+    the PID namespace down (it reaps its processes asynchronously, which takes a moment for dozens
+    of them on a loaded machine): processes of the sandbox's uid that mount something from `folder`,
+    the test's own temporary folder (bound read-only at /code and /data). Other processes of that uid
+    on the machine (nginx workers run as nobody, another test run's sandboxes) are not this test's."""
+    source = mount_source(folder)
     deadline = time.monotonic() + settle_seconds
     while True:
-        listing = subprocess.run(["ps", "-u", "65534", "-o", "pid=,args="], capture_output=True, text=True).stdout
-        alive = [line for line in listing.splitlines() if line.strip()]
+        alive = []
+        for pid in (name for name in os.listdir("/proc") if name.isdigit()):
+            try:
+                if os.stat(f"/proc/{pid}").st_uid != SANDBOX_UID:
+                    continue
+                mounts = Path(f"/proc/{pid}/mountinfo").read_text()
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:  # gone meanwhile
+                continue
+            if any(line.split()[3].startswith(source) for line in mounts.splitlines()):
+                alive.append(f"{pid} {command}")
         if not alive or time.monotonic() > deadline:
             return alive
         time.sleep(0.2)
+
+
+def mount_source(folder: Path) -> str:
+    """`folder` as /proc/<pid>/mountinfo names a bind mount of it: its path inside the filesystem
+    that holds it (the same as its path unless that filesystem is mounted elsewhere than /)."""
+    folder = folder.resolve()
+    top = folder
+    while not os.path.ismount(top):
+        top = top.parent
+    return "/" + str(folder.relative_to(top)) if str(top) != "/" else str(folder)
 
 
 def test_a_well_behaved_run_exits_with_its_output_written_only_under_output(sandbox, tmp_path):
@@ -159,7 +183,7 @@ def test_a_fork_bomb_is_contained_and_nothing_is_left_running(sandbox, tmp_path)
     assert "fork refused after" in log, log
     assert outcome.status == TIMED_OUT
     assert time.monotonic() - started < 30
-    assert sandbox_processes() == []
+    assert sandbox_processes(tmp_path) == []
 
 
 def test_memory_beyond_the_limit_ends_as_out_of_memory(sandbox, tmp_path):
@@ -186,7 +210,7 @@ def test_an_endless_loop_is_killed_at_the_deadline_with_everything_it_started(sa
     assert "looping" in log
     assert outcome.status == TIMED_OUT
     assert 2 <= time.monotonic() - started < 20
-    assert sandbox_processes() == []
+    assert sandbox_processes(tmp_path) == []
 
 
 def test_classify_names_each_ending():
@@ -220,7 +244,7 @@ def test_memory_of_all_the_runs_processes_together_is_capped(sandbox, tmp_path):
     assert log.count("holding") < 4, log
     assert outcome.status == OUT_OF_MEMORY, (outcome, log)
     assert "processes together used up the 1 GiB memory limit" in outcome.detail
-    assert sandbox_processes() == []
+    assert sandbox_processes(tmp_path) == []
 
 
 def test_output_and_tmp_are_size_capped(sandbox, tmp_path):
@@ -275,6 +299,28 @@ def test_nothing_of_the_host_shows_in_proc(sandbox, tmp_path):
     assert outcome.succeeded, log
     assert "1 bwrap --args" in log, log
     assert str(tmp_path) not in log and sys.prefix not in log and "--ro-bind" not in log, log
+
+
+def test_a_test_counts_only_its_own_sandboxes_processes(sandbox, tmp_path):
+    """Processes of the sandbox's uid that are not this test's (nginx workers run as nobody on many
+    hosts) are not taken for a sandbox left behind; one of this test's own runs still alive is."""
+    others = [subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "60"])
+              for _ in range(3)]
+    try:
+        outcome, log = run_python(sandbox, tmp_path, "print('done')")
+        assert outcome.succeeded, log
+        assert sandbox_processes(tmp_path, settle_seconds=0) == []
+        with_a_straggler = tmp_path / "second"
+        with_a_straggler.mkdir()
+        run = threading.Thread(target=run_python, args=(sandbox, with_a_straggler, "import time; time.sleep(8)"))
+        run.start()
+        time.sleep(3)
+        assert len(sandbox_processes(with_a_straggler, settle_seconds=0)) >= 1
+        run.join()
+    finally:
+        for process in others:
+            process.kill()
+            process.wait()
 
 
 def test_the_process_limit_is_the_runs_own(sandbox, tmp_path):

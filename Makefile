@@ -39,7 +39,7 @@ sample: migrate
 	$(PY) manage.py import_results sample_data/inference-v0.7 --round inference-v0.7 --publish
 	$(PY) manage.py import_results sample_data/training-v4.0 --round training-v4.0 --publish
 	$(PY) manage.py import_results sample_data/hpc-v1.0 --round hpc-v1.0 --publish
-	$(PY) manage.py import_results sample_data/inference-v4.1 --round inference-v4.1 --publish
+	$(PY) manage.py import_results sample_data/inference-v4.1 --round inference-v4.1 --publish --ids sample_data/inference-v4.1-ids.json
 
 # Hashed, gzip-compressed copies under staticfiles/, which WhiteNoise serves with far-future cache
 # headers in every mode (config/storage.py). Rerun after editing static/.

@@ -21,6 +21,8 @@ OBJECTION_FILED = "objection.filed"
 OBJECTION_ANSWERED = "objection.answered"
 OBJECTION_RESOLVED = "objection.resolved"
 RESULT_WITHDRAWN = "result.withdrawn"
+RESULT_REMOVED = "result.removed"
+RESULT_REINSTATED = "result.reinstated"
 FINDING_WAIVED = "finding.waived"
 FACTOR_ACCEPTED = "factor.accepted"
 FACTOR_REJECTED = "factor.rejected"
@@ -46,10 +48,10 @@ BORROWING_REVERTED = "borrowing.reverted"
 BORROWING_OVERRIDDEN = "borrowing.overridden"
 
 # The review record's outcomes the public sees once a round is published (AuditEvent.visible_to):
-# publication, withdrawals, and decisions that change a score, with their reason. Objections,
-# borrowing and who reviewed stay confidential.
+# publication, withdrawals, removals and reinstatements, and decisions that change a score, with
+# their reason. Objections, borrowing and who reviewed stay confidential.
 PUBLIC_EVENT_KINDS = (
-    ROUND_PUBLISHED, VERSION_PUBLISHED, VERSION_SWITCHED, RESULT_WITHDRAWN,
+    ROUND_PUBLISHED, VERSION_PUBLISHED, VERSION_SWITCHED, RESULT_WITHDRAWN, RESULT_REMOVED, RESULT_REINSTATED,
     FACTOR_ACCEPTED, FACTOR_REJECTED, FINDING_WAIVED,
     VERIFICATION_STARTED, VERIFICATION_CODE_SENT, VERIFICATION_FINISHED,
 )
@@ -100,8 +102,11 @@ def version_switched(submission) -> AuditEvent:
     return _record(VERSION_SWITCHED, submission=submission, reason=f"version {submission.version} is the newest")
 
 
-def version_published(submission, *, actor, reason: str) -> AuditEvent:
-    return _record(VERSION_PUBLISHED, actor=actor, submission=submission, reason=reason)
+def version_published(submission, *, actor, reason: str, previous: int | None) -> AuditEvent:
+    """`previous`: the version the public saw before (the organization's published current one),
+    None when none was published: the change log's "before"."""
+    return _record(VERSION_PUBLISHED, actor=actor, submission=submission, reason=reason,
+                   data={"version": submission.version, "previous": previous})
 
 
 def version_held(submission) -> AuditEvent:
@@ -112,9 +117,23 @@ def version_released(submission, *, actor, reason: str, held: str) -> AuditEvent
     return _record(VERSION_RELEASED, actor=actor, submission=submission, reason=reason, data={"held": held})
 
 
-def result_withdrawn(result, *, actor, reason: str) -> AuditEvent:
-    return _record(RESULT_WITHDRAWN, actor=actor, submission=result.submission, result_id=result.result_id,
-                   reason=reason)
+def _result_status(kind: str, result, *, actor, reason: str, previous: str) -> AuditEvent:
+    """A citable result's status changed (results.services.lifecycle); `result` is the version
+    shown (the current one), `previous` the status it left."""
+    return _record(kind, actor=actor, submission=result.submission, result_id=result.result_id, reason=reason,
+                   data={"from": previous, "to": result.citable.status})
+
+
+def result_withdrawn(result, *, actor, reason: str, previous: str) -> AuditEvent:
+    return _result_status(RESULT_WITHDRAWN, result, actor=actor, reason=reason, previous=previous)
+
+
+def result_removed(result, *, actor, reason: str, previous: str) -> AuditEvent:
+    return _result_status(RESULT_REMOVED, result, actor=actor, reason=reason, previous=previous)
+
+
+def result_reinstated(result, *, actor, reason: str, previous: str) -> AuditEvent:
+    return _result_status(RESULT_REINSTATED, result, actor=actor, reason=reason, previous=previous)
 
 
 def withdrawal_requested(request, result, *, actor) -> AuditEvent:

@@ -15,6 +15,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from results.models import Finding, Result
+from results.states import version_state
 from review.findings import finding_counts, with_waivers
 
 from .models import Upload
@@ -66,6 +67,16 @@ class ReceiptSerializer(serializers.ModelSerializer):
     state = serializers.CharField(source="job.state")
     status_url = serializers.SerializerMethodField()
     page_url = serializers.SerializerMethodField()
+    version_state = serializers.SerializerMethodField(
+        help_text="Where this version stands (results.states.VersionState): received, held, written (checked, "
+                  "not current), current, published, superseded"
+    )
+    held_reason = serializers.CharField(
+        source="submission.held_reason",
+        help_text="Set while the version is held because its files speak for another organization: a chair of "
+                  "another organization decides; until then it is not current, not published and its results "
+                  "have no new ids",
+    )
 
     class Meta:
         model = Upload
@@ -85,7 +96,12 @@ class ReceiptSerializer(serializers.ModelSerializer):
             "state",
             "status_url",
             "page_url",
+            "version_state",
+            "held_reason",
         ]
+
+    def get_version_state(self, upload: Upload) -> str:
+        return version_state(upload.submission)
 
     def get_round_label(self, upload: Upload) -> str:
         return f"{upload.round.get_suite_display()} v{upload.round.version}"
@@ -159,8 +175,9 @@ class ResultSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     system_url = serializers.SerializerMethodField()
 
-    def get_url(self, result: Result) -> str:
-        return reverse("pages:result", args=[result.result_id])
+    def get_url(self, result: Result) -> str | None:
+        """None while the version is held: its results have no id (and no page) yet."""
+        return reverse("pages:result", args=[result.result_id]) if result.result_id else None
 
     def get_system_url(self, result: Result) -> str:
         return reverse("pages:system", args=[result.submission.organization.slug, result.system.system_id])
@@ -195,7 +212,8 @@ class UploadStatusSerializer(ReceiptSerializer):
         fields = ReceiptSerializer.Meta.fields + ["job", "finding_counts", "findings", "results"]
 
     def get_finding_counts(self, upload: Upload) -> dict[str, int]:
-        """Findings no decision waived, by severity, and `waived`: how many a decision waived."""
+        """Findings no decision waived, by severity; `waived`: how many a decision waived, and
+        `waived_<severity>` (e.g. `waived_error`) those of each severity with any waived."""
         return finding_counts(upload.submission.findings.all())
 
     @extend_schema_field(FindingSerializer(many=True))
@@ -303,7 +321,7 @@ class SubmissionUploadView(StreamingUploadMixin, APIView):
             )
         except UploadRefused as exc:
             return _error(str(exc), exc.status, exc.code)
-        upload = Upload.objects.select_related("round", "organization", "uploaded_by", "job").get(
+        upload = Upload.objects.select_related("round", "organization", "uploaded_by", "job", "submission").get(
             pk=upload.pk
         )
         return Response(ReceiptSerializer(upload, context={"request": request}).data, status=201)
@@ -321,7 +339,7 @@ class UploadListView(APIView):
     def get(self, request):
         uploads = (
             Upload.objects.visible_to(request.user)
-            .select_related("round", "organization", "uploaded_by", "job")
+            .select_related("round", "organization", "uploaded_by", "job", "submission")
             .order_by("-created_at", "-pk")[:200]
         )
         return Response(ReceiptSerializer(uploads, many=True, context={"request": request}).data)

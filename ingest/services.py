@@ -37,8 +37,9 @@ from results.constants import Suite
 from results.models import Organization, Round, fitted
 from results.querysets import RoundNotFound
 from results.services.inference_import import InferenceFolder, write_inference_report
+from results.services.lifecycle import make_current
 from results.services.training_import import waivers_for, write_report
-from results.services.versions import make_current, new_version
+from results.services.versions import new_version
 from review.services import check_borrowings, upload_refusal
 
 from .constants import ACTIVE_STATES, ARCHIVE_SUFFIXES, FINAL_STATES, PROCESS_UPLOAD_TASK, ErrorKind, JobState
@@ -343,7 +344,7 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
             _advance(job_id, token, state=JobState.CHECKING, stage=f"package checks ({done} of {total})")
 
     if upload.round.suite == Suite.INFERENCE:
-        return _check_inference(root, upload.round.version), root
+        return _check_inference(root, upload.round.ruleset_version or upload.round.version), root
     try:
         report = check_folder(
             root,
@@ -435,7 +436,7 @@ def _finish(job_id: int, token: str, report, root: Path) -> None:
             write_inference_report([report], submission=submission)
         else:
             write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
-        hold_if_speaking_for_another(submission)
+        # Writing admitted the version (results.services.lifecycle): a held one is not made current.
         make_current(submission)
         check_borrowings(submission)
         now = timezone.now()
@@ -458,25 +459,6 @@ def recount_errors(submissions) -> None:
         count = job.upload.submission.findings.not_waived().filter(severity="error").count()
         if count != job.error_count:
             IngestJob.objects.filter(pk=job.pk).update(error_count=count)
-
-
-def hold_if_speaking_for_another(submission) -> bool:
-    """A version whose system descriptions or logs name another organization than its uploader
-    (the uploader checker's errors, unless waived) is held: never made current nor published
-    until a chair decides (review.services.release_held_version). True when held."""
-    from mlperf_check.checkers.uploader import LOG_ORG_NOT_UPLOADER, SYSTEM_SUBMITTER_NOT_UPLOADER
-
-    foreign = submission.findings.filter(code__in=(SYSTEM_SUBMITTER_NOT_UPLOADER, LOG_ORG_NOT_UPLOADER)).not_waived()
-    count = foreign.count()
-    if not count:
-        return False
-    submission.held_reason = (
-        f"{count} file(s) speak for another organization than {submission.organization}: a chair decides "
-        "before this version is made current or published"
-    )
-    type(submission).objects.filter(pk=submission.pk).update(held_reason=submission.held_reason)
-    events.version_held(submission)
-    return True
 
 
 def _read_log(root: Path, rel: str) -> bytes | None:

@@ -49,6 +49,7 @@ _version = {"value": "", "read_at": -1e9}
 LOCAL_PAGES = 64
 _local: OrderedDict[str, tuple[float, dict]] = OrderedDict()
 API_PREFIX = "/api/"
+FEED_SUFFIX = ".atom"
 KEY_PREFIX = "page"  # tests give each test its own prefix instead of clearing a shared cache
 # Headers a stored page must not replay, or that are recomputed for each answer.
 NOT_STORED = {"set-cookie", "content-length", "content-encoding"}
@@ -95,9 +96,10 @@ def _read_data_version() -> str:
 
 def page_key(request) -> str:
     address = request.get_full_path()
-    if request.path.startswith(API_PREFIX):
-        # An API answer also depends on the format DRF negotiates from Accept (JSON or the
-        # browsable HTML) and holds absolute links (pagination's `next`) to the host it was asked on.
+    if request.path.startswith(API_PREFIX) or request.path.endswith(FEED_SUFFIX):
+        # An API answer or a feed also depends on the format negotiated from Accept (JSON or the
+        # browsable HTML; Atom or XML for a browser) and holds absolute links (pagination's `next`,
+        # the feed's links where SITE_URL is not set) to the host it was asked on.
         address = "|".join((request.scheme, request.META.get("HTTP_HOST", ""), address,
                             request.META.get("HTTP_ACCEPT", "")))
     return f"{KEY_PREFIX}:" + hashlib.sha1(f"{data_version()}|{address}".encode()).hexdigest()

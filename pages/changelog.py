@@ -10,16 +10,21 @@ from datetime import datetime
 
 from audit import events
 from audit.models import AuditEvent
-from results.models import Result, Round
+from results.constants import ResultStatus
+from results.models import Result, Round, Submission
 
 # The kinds a public log shows, with the words it uses for them.
 PUBLIC_KINDS = {
     events.ROUND_PUBLISHED: "Publication",
     events.VERSION_PUBLISHED: "Correction (new version published)",
     events.RESULT_WITHDRAWN: "Withdrawal",
+    events.RESULT_REMOVED: "Removal by review",
+    events.RESULT_REINSTATED: "Reinstatement",
     events.FACTOR_ACCEPTED: "Scaling-factor decision",
     events.FACTOR_REJECTED: "Scaling-factor decision",
 }
+# A citable result's status in the log's words: an active result of a published round is published.
+STATUS_WORDS = {ResultStatus.ACTIVE: "published", ResultStatus.WITHDRAWN: "withdrawn", ResultStatus.REMOVED: "removed"}
 
 
 @dataclass(frozen=True)
@@ -72,10 +77,12 @@ def _change(event: AuditEvent, round_: Round) -> Change:
         count = len(data.get("versions", []))
         subject = f"{count} submission{'' if count == 1 else 's'}"
     elif event.kind == events.VERSION_PUBLISHED and event.submission is not None:
-        version = event.submission.version
-        before, after = (f"version {version - 1}" if version > 1 else "unpublished"), f"version {version}"
-    elif event.kind == events.RESULT_WITHDRAWN:
-        before, after = "published", "withdrawn"
+        previous = _previously_published(event)
+        before = f"version {previous}" if previous else "unpublished"
+        after = f"version {event.submission.version}"
+    elif event.kind in (events.RESULT_WITHDRAWN, events.RESULT_REMOVED, events.RESULT_REINSTATED):
+        before = STATUS_WORDS.get(data.get("from", ResultStatus.ACTIVE), "")
+        after = STATUS_WORDS.get(data.get("to", ""), "") or event.kind.removeprefix("result.")
     elif event.kind in (events.FACTOR_ACCEPTED, events.FACTOR_REJECTED):
         subject = f"{organization} · {data.get('system', '')} · {data.get('benchmark', '')}"
         computed = (
@@ -89,4 +96,18 @@ def _change(event: AuditEvent, round_: Round) -> Change:
         pk=event.pk, date=event.created_at, round=round_, kind=event.kind, label=PUBLIC_KINDS[event.kind],
         result_id=event.result_id, organization_id=event.organization_id, subject=subject, before=before,
         after=after, reason=event.reason,
+    )
+
+
+def _previously_published(event: AuditEvent) -> int | None:
+    """The version the public saw before a correction: the event names it (publish_version records
+    the published current version it replaced), never a version that was held or never published.
+    Events written before it did: the newest published version below this one."""
+    data = event.data or {}
+    if "previous" in data:
+        return data["previous"]
+    return (
+        Submission.objects.filter(round=event.round_id, organization=event.organization_id, is_published=True,
+                                  version__lt=event.submission.version)
+        .order_by("-version").values_list("version", flat=True).first()
     )

@@ -28,6 +28,8 @@ BENCHMARK_COLOURS = {
     "ncf": "#56B4E9", "minigo": "#8c564b", "bert": "#000000", "dlrm": "#9467bd", "rnnt": "#7f7f7f",
     "unet3d": "#bcbd22", "retinanet": "#17becf", "stable_diffusion": "#d62728", "gpt3": "#393b79",
     "dlrm_dcnv2": "#e7298a", "llama2_70b_lora": "#2ca02c", "rgat": "#637939",
+    # MLPerf HPC (hashed, cosmoflow and deepcam drew in the same green on the HPC progress page).
+    "cosmoflow": "#b5cf6b", "deepcam": "#3b4cc0", "oc20": "#a6761d", "opencatalyst": "#a6cee3", "openfold": "#fb9a99",
 }
 
 
@@ -42,6 +44,7 @@ class Chart:
     def __post_init__(self) -> None:
         _fit_log_ticks(self.figure)
         _reserve_legend_room(self.figure)
+        _reserve_title_room(self.figure)
 
     @property
     def empty(self) -> bool:
@@ -59,11 +62,19 @@ class Chart:
         return f"figure-{self.name}"
 
 
+# Plotly draws its toolbar (the mode bar) over the figure's top right corner (always on a touch
+# screen, on hover elsewhere): the title goes below a strip the toolbar has to itself, then a gap
+# to the plot. static/js/charts.js places it the same way, wrapped to the chart's width.
+TOOLBAR_STRIP = 32  # px: the mode bar's height (about 26) and air
+TITLE_TOP = TOOLBAR_STRIP + 19 + 10  # the strip, one line of the 14 px title, the gap
+
+
 def layout(title: str, **extra) -> dict:
     layout = {
-        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 14}},
+        "title": {"text": title, "x": 0, "xref": "container", "xanchor": "left", "y": 1, "yref": "container",
+                  "yanchor": "top", "pad": {"t": TOOLBAR_STRIP, "l": 8}, "font": {"size": 14}},
         "font": FONT,
-        "margin": {"l": 60, "r": 20, "t": 48, "b": 50},
+        "margin": {"l": 60, "r": 20, "t": TITLE_TOP, "b": 50},
         # A chart with a single trace still names it: a lone bar or line is otherwise unlabelled.
         "showlegend": True,
         "hovermode": "closest",
@@ -107,6 +118,21 @@ def _reserve_legend_room(figure: dict) -> None:
     margin = layout.setdefault("margin", {})
     needed = round(max(len(name) for name in names) * LEGEND_PX_PER_CHAR + LEGEND_PX_EXTRA)
     margin["r"] = max(margin.get("r", 0), needed)
+
+
+def _reserve_title_room(figure: dict) -> None:
+    """A titled figure's top margin holds the toolbar's strip and the title (a builder may ask for
+    less); one of a set height grows by what it adds, so that its plot keeps its size and the box
+    the page holds for it before it is drawn is the drawn chart's (charts.js)."""
+    layout = figure.get("layout", {})
+    if not (layout.get("title") or {}).get("text"):
+        return
+    margin = layout.setdefault("margin", {})
+    missing = TITLE_TOP - margin.get("t", 0)
+    if missing > 0:
+        margin["t"] = TITLE_TOP
+        if layout.get("height"):
+            layout["height"] += missing
 
 
 # Plotly pads a log axis beyond its data (markers, text) by about this factor each side; around

@@ -205,7 +205,9 @@ class CitableId(models.Model):
     scenario), never deleted, so an id names one result in every suite and round, and every version
     of it. `entry` is the system's entry in the round in MLCommons' scheme (`4.1-0012`: one per
     system, shared by its benchmarks); `local` says it was numbered here, not published by
-    MLCommons (official ids come from summary_results.json or an id mapping)."""
+    MLCommons (official ids come from summary_results.json or an id mapping). `status` is the
+    citable result's: withdrawn and removed are states of the result, whatever version is shown
+    (docs/lifecycle.md)."""
 
     result_id = models.CharField(max_length=96, unique=True)
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="citable_ids")
@@ -215,6 +217,10 @@ class CitableId(models.Model):
     scenario = models.CharField(max_length=16, blank=True)
     entry = models.CharField(max_length=32, blank=True, help_text="The system's entry in the round, e.g. 4.1-0012")
     local = models.BooleanField(default=True, help_text="Numbered here, not an id MLCommons published")
+    status = models.CharField(
+        max_length=16, choices=ResultStatus.choices, default=ResultStatus.ACTIVE, editable=False,
+        help_text="Withdrawn or removed: the result in every version; only results.services.lifecycle changes it",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -240,8 +246,11 @@ class Result(models.Model):
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="results")
     system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="results")
     benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="results")
-    result_id = models.CharField(max_length=96, db_index=True, help_text="Citable id, e.g. training:4.1-0012:resnet")
-    citable = models.ForeignKey(CitableId, on_delete=models.PROTECT, related_name="results")
+    # Empty while the version is held (a chair decides first): a held version registers no id.
+    result_id = models.CharField(
+        max_length=96, db_index=True, blank=True, help_text="Citable id, e.g. training:4.1-0012:resnet"
+    )
+    citable = models.ForeignKey(CitableId, null=True, blank=True, on_delete=models.PROTECT, related_name="results")
     folder = models.CharField(max_length=512, help_text="results/<system>/<benchmark> in the package")
     division = models.CharField(max_length=8, choices=Division.choices, blank=True)
     score_minutes = models.FloatField(null=True, blank=True, help_text="Olympic mean x scaling factor")
@@ -261,9 +270,6 @@ class Result(models.Model):
     rcp = models.JSONField(default=dict, blank=True, help_text="RCP record used, mean, min, message")
     global_batch_size = models.PositiveIntegerField(null=True, blank=True)
     converge_mean = models.FloatField(null=True, blank=True, help_text="Olympic mean of epochs/samples to target")
-    status = models.CharField(
-        max_length=16, choices=ResultStatus.choices, default=ResultStatus.ACTIVE, editable=False
-    )
     scenario = models.CharField(max_length=16, choices=Scenario.choices, blank=True, help_text="Inference only")
     metric_value = models.FloatField(null=True, blank=True, help_text="The figure the result is ranked by")
     metric_unit = models.CharField(max_length=16, blank=True, help_text="minutes, ms, streams, queries/s, samples/s")
@@ -322,6 +328,15 @@ class Result(models.Model):
         for a reviewer (services/factors.py), flagged on the result and review pages."""
         shipped = self.shipped_scaling_factor
         return shipped is not None and abs(shipped - self.computed_scaling_factor) > FACTOR_TOLERANCE
+
+    @property
+    def status(self) -> str:
+        """The citable result's status (active, withdrawn, removed), the same for every version; a
+        result of a held version, with no id yet, is active."""
+        return self.citable.status if self.citable_id else ResultStatus.ACTIVE
+
+    def get_status_display(self) -> str:
+        return ResultStatus(self.status).label
 
     @property
     def id_is_local(self) -> bool:

@@ -14,7 +14,7 @@ import re
 from django.db import models
 from django.db.models import Q
 
-from audit.roles import is_privileged
+from audit.roles import CHAIR_ROLE, is_privileged, roles_of
 
 from .constants import ResultStatus, RoundState
 
@@ -59,8 +59,9 @@ def peer_review_rounds(user, now=None):
 
 def submission_visibility(user, prefix: str = "", result_status: str = "") -> Q | None:
     """A Q over Submission fields (reached through `prefix`), or None when the user sees everything.
-    `result_status` names a Result.status field to check too: withdrawn and removed results are
-    never public (their organization still sees them)."""
+    `result_status` names the citable result's status field (CitableId.status) to check too:
+    withdrawn and removed results are never public in any version (their organization still sees
+    them), and a held version's results, with no id yet, never are."""
     if is_privileged(user):
         return None
     public = Q(**{f"{prefix}is_published": True, f"{prefix}round__state": RoundState.PUBLISHED})
@@ -93,17 +94,21 @@ class RoundQuerySet(models.QuerySet):
         return round_
 
     def visible_to(self, user):
-        if is_privileged(user):
+        """Chairs see every round; a draft is theirs alone (reviewers and submitters see none)."""
+        roles = roles_of(user)
+        if CHAIR_ROLE in roles:
             return self
+        if roles:
+            return self.exclude(state=RoundState.DRAFT)
         rule = Q(state=RoundState.PUBLISHED)
         if user is not None and user.is_authenticated:
-            rule |= Q(submissions__organization__members=user)
+            rule |= Q(submissions__organization__members=user) & ~Q(state=RoundState.DRAFT)
         return self.filter(rule).distinct()
 
 
 class _SubmissionScoped(models.QuerySet):
     submission_prefix = "submission__"
-    result_status = ""  # the Result.status field, for querysets of results and their runs
+    result_status = ""  # the CitableId.status field, for querysets of results and their runs
 
     def visible_to(self, user):
         rule = submission_visibility(user, self.submission_prefix, self.result_status)
@@ -127,7 +132,7 @@ class SystemQuerySet(_SubmissionScoped):
 class ResultQuerySet(_SubmissionScoped):
     """Besides visibility: joins and narrowing shared by the pages and the API (never widening)."""
 
-    result_status = "status"
+    result_status = "citable__status"
 
     def with_related(self):
         return self.select_related("system", "benchmark", "citable", "submission__organization", "submission__round")
@@ -148,7 +153,7 @@ class ResultQuerySet(_SubmissionScoped):
 
 class RunQuerySet(_SubmissionScoped):
     submission_prefix = "result__submission__"
-    result_status = "result__status"
+    result_status = "result__citable__status"
 
 
 
@@ -187,11 +192,17 @@ class FindingQuerySet(models.QuerySet):
 
     def unwaived_of(self, severity: str, outer_result: str = "pk"):
         """unwaived_errors_of for findings of any severity."""
+        return self._count_per_result(self.filter(severity=severity).not_waived(), outer_result)
+
+    def waived_of(self, severity: str, outer_result: str = "pk"):
+        """unwaived_of's counterpart: the findings of `severity` a decision waived, which the pages
+        show apart ("0 (5 waived)")."""
+        return self._count_per_result(self.filter(models.Exists(self._waivers()), severity=severity), outer_result)
+
+    @staticmethod
+    def _count_per_result(findings, outer_result: str):
         from django.db.models import Count, OuterRef, Subquery
         from django.db.models.functions import Coalesce
 
-        counted = (
-            self.filter(result=OuterRef(outer_result), severity=severity).not_waived()
-            .order_by().values("result").annotate(n=Count("pk")).values("n")
-        )
-        return Coalesce(Subquery(counted), 0)
+        counted = findings.filter(result=OuterRef(outer_result)).order_by().values("result").annotate(n=Count("pk"))
+        return Coalesce(Subquery(counted.values("n")), 0)

@@ -1,6 +1,7 @@
-"""The public state of a result, derived from what the database already holds (versions, the
-result's status, the round's state, factor decisions in the audit log): never stored, so it
-cannot drift from the data it describes."""
+"""States derived from what the database already holds, never stored, so they cannot drift from
+the data they describe: a submission version's lifecycle state (version_state, the states of
+results.services.lifecycle's VERSION_TRANSITIONS) and the public state of a result (versions, its
+citable id's status, the round's state, factor decisions in the audit log). docs/lifecycle.md."""
 
 from __future__ import annotations
 
@@ -15,10 +16,36 @@ from .constants import ResultStatus, RoundState
 from .models import Result, Submission
 
 
+class VersionState(models.TextChoices):
+    RECEIVED = "received", "Received, being checked"
+    HELD = "held", "Held for a chair's decision"
+    WRITTEN = "written", "Checked, not current"
+    CURRENT = "current", "Current, not published"
+    PUBLISHED = "published", "Published"
+    SUPERSEDED = "superseded", "Published, then superseded"
+
+
+def version_state(submission: Submission) -> str:
+    """Where a version stands: received (its rows not written yet), held (its files speak for
+    another organization: a chair decides), written (checked but not the one the round shows: an
+    older version, or a fix waiting for a chair to publish it), current (the one the round shows,
+    before publication), published (the one the public sees), superseded (published once, then
+    another version was published)."""
+    if submission.written_at is None:
+        return VersionState.RECEIVED
+    if submission.held_reason:
+        return VersionState.HELD
+    if submission.is_current:
+        return VersionState.PUBLISHED if submission.is_published else VersionState.CURRENT
+    return VersionState.SUPERSEDED if submission.is_published else VersionState.WRITTEN
+
+
 class PublicationState(models.TextChoices):
     OFFICIAL = "official", "Official"
     PROVISIONAL = "provisional", "Provisional"
     SUPERSEDED = "superseded", "Superseded"
+    HELD = "held", "Held"
+    PENDING = "pending", "Not published"
     CORRECTED = "corrected", "Corrected"
     WITHDRAWN = "withdrawn", "Withdrawn"
     REMOVED = "removed", "Removed"
@@ -32,10 +59,11 @@ class State:
 
 
 def publication_state(result: Result) -> State:
-    """Withdrawn or removed (the result's status) before anything else; then superseded (a later
-    version is the current one); provisional (public before the round is published, where a chair
-    allowed it); corrected (a version published before this one, or a scaling-factor decision
-    after publication); else official."""
+    """Withdrawn or removed (its citable id's status, in every version) before anything else; then,
+    for a version that is not the current one: held (a chair decides), superseded (published, or
+    older than the current one) or not published (a later version waiting for a chair); provisional
+    (public before the round is published, where a chair allowed it); corrected (a version
+    published before this one, or a scaling-factor decision after publication); else official."""
 
     def state(value: PublicationState, why: str) -> State:
         return State(value.value, value.label, why)
@@ -45,6 +73,13 @@ def publication_state(result: Result) -> State:
     if result.status == ResultStatus.REMOVED:
         return state(PublicationState.REMOVED, "removed by a review decision")
     submission, round_ = result.submission, result.submission.round
+    version = version_state(submission)
+    if version == VersionState.HELD:
+        return state(PublicationState.HELD, f"version {submission.version}: {submission.held_reason}")
+    if version == VersionState.WRITTEN and not Submission.objects.filter(
+        round=round_, organization=submission.organization, version__gt=submission.version, is_current=True
+    ).exists():
+        return state(PublicationState.PENDING, f"version {submission.version} waits for a chair to publish it")
     if not submission.is_current:
         return state(PublicationState.SUPERSEDED, f"version {submission.version}: a later version is the current one")
     if round_.state != RoundState.PUBLISHED:

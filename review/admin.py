@@ -11,10 +11,12 @@ from django.core.exceptions import PermissionDenied
 
 from audit.admin import ReadOnlyAdmin
 from audit.roles import ROLE_GROUPS, is_chair
-from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
-from results.constants import RoundState, Suite
+from results.constants import RoundState
 from results.models import Benchmark, Organization, Round, Submission
+from results.querysets import RoundSlugError, parse_round_slug
+from results.services.rounds import UnknownRuleset, ruleset_of
 
+from .forms import ruleset_field
 from .models import BorrowingDeclaration, Notification, Objection, ResubmissionWindow, ReviewerAssignment
 from .services import (
     ReviewRefused,
@@ -79,25 +81,37 @@ def _round_action(to_state: str, label: str):
                      lambda round_: move_round(request.user, round_, to_state, f"admin action: {label}"))
 
     action.__name__ = f"move_to_{to_state}"
-    return admin.action(description=label)(action)
+    return admin.action(description=label, permissions=["change"])(action)
 
 
 class RoundAdminForm(forms.ModelForm):
-    """The ruleset must be one the catalog knows (its benchmarks come from it); a round's ruleset
-    is fixed once its review starts."""
+    """The ruleset is one of the round's suite's (its benchmarks come from it; left empty, the one
+    of its version): a select grouped by suite that follows the suite select (review/forms.py),
+    and another suite's ruleset is refused here as by the services. A round's ruleset is fixed
+    once its review starts."""
 
     class Meta:
         model = Round
         fields = "__all__"
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        existing = self.instance.pk is not None
+        self.fields["ruleset_version"] = ruleset_field([self.instance.suite] if existing else None, empty=not existing)
+
     def clean(self):
         data = super().clean()
-        if data.get("suite", Suite.TRAINING) == Suite.TRAINING:
-            try:
-                data["ruleset_version"] = get_ruleset(data.get("ruleset_version") or data.get("version") or "").version
-            except UnknownRuleset as exc:
-                raise forms.ValidationError({"ruleset_version": str(exc)}) from exc
-        changed = self.instance.pk and "ruleset_version" in self.changed_data
+        suite = data.get("suite") or self.instance.suite
+        version = data.get("version") or self.instance.version or ""
+        try:
+            parse_round_slug(f"{suite}-v{version}")
+        except RoundSlugError as exc:
+            raise forms.ValidationError({"version": "a round's version is two numbers, e.g. 5.0"}) from exc
+        try:
+            data["ruleset_version"] = ruleset_of(suite, data.get("ruleset_version") or version)
+        except UnknownRuleset as exc:
+            raise forms.ValidationError({"ruleset_version": str(exc)}) from exc
+        changed = self.instance.pk and data["ruleset_version"] != self.instance.ruleset_version
         if changed and self.instance.state not in (RoundState.DRAFT, RoundState.OPEN):
             raise forms.ValidationError({"ruleset_version": "the ruleset is fixed once the review starts"})
         return data
@@ -106,23 +120,24 @@ class RoundAdminForm(forms.ModelForm):
 @admin.register(Round)
 class RoundAdmin(admin.ModelAdmin):
     """State and dates change through review.services (admin actions and the review pages), so
-    every change is an audited event."""
+    every change is an audited event. A round's suite and version are its name: set once."""
 
     list_display = ("__str__", "ruleset_version", "state", "submission_deadline", "borrowing_deadline", "publish_at")
     list_filter = ("suite", "state")
-    readonly_fields = ("state", "submission_deadline", "borrowing_deadline", "publish_at")
     inlines = [BenchmarkInline]
     form = RoundAdminForm
 
+    def get_readonly_fields(self, request, obj=None):
+        named = ("suite", "version") if obj is not None else ()
+        return (*named, "state", "submission_deadline", "borrowing_deadline", "publish_at")
+
     def save_model(self, request, obj, form, change):
         """A new round and a ruleset change go through review.services: benchmarks from the
-        ruleset catalog, an audit event."""
+        round's suite's rules, an audit event. Nothing else of a round is edited here."""
         if not change:
             create_round(request.user, obj, "created in the admin")
-            return
-        if "ruleset_version" in form.changed_data:
+        elif "ruleset_version" in form.changed_data:
             change_ruleset(request.user, Round.objects.get(pk=obj.pk), obj.ruleset_version, "changed in the admin")
-        super().save_model(request, obj, form, change)
 
     actions = [
         _round_action(RoundState.OPEN, "Open for submissions"),
@@ -146,7 +161,8 @@ class SubmissionAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False  # versions come from uploads and imports (results.services.versions.new_version)
 
-    @admin.action(description="Publish this version (a fix accepted after the round's publication)")
+    @admin.action(description="Publish this version (a fix accepted after the round's publication)",
+                  permissions=["change"])
     def publish_fix(self, request, queryset):
         _run_service(self, request, queryset,
                      lambda submission: publish_fix(request.user, submission, "admin action: publish this version"))
@@ -209,7 +225,8 @@ admin.site.unregister(get_user_model())
 class PeopleAdmin(UserAdmin):
     """Memberships and review roles change through review.services (the same functions as the
     `add_member` and `grant_role` commands), so each change is a chair's audited decision. The
-    groups and organizations are not edited on the user form for the same reason."""
+    groups, organizations and staff flag are not edited on the user form for the same reason.
+    Chairs see the list and run the actions (auth.view_user); they edit no user."""
 
     action_form = PeopleActionForm
     actions = [
@@ -220,6 +237,10 @@ class PeopleAdmin(UserAdmin):
 
     def has_people_permission(self, request) -> bool:
         return is_chair(request.user)
+
+    def get_readonly_fields(self, request, obj=None):
+        # The staff flag opens the admin to chairs: set_role sets and clears it with the chair role.
+        return (*super().get_readonly_fields(request, obj), "is_staff")
 
     def get_fieldsets(self, request, obj=None):
         # The role groups are given with the actions above, never ticked on the form.

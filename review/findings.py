@@ -36,13 +36,34 @@ def with_waivers(findings) -> list[Finding]:
 
 
 def finding_counts(findings) -> dict[str, int]:
-    """A queryset of findings counted as every count shows them: by severity, only those no
-    decision waived, and `waived`: how many a decision waived."""
+    """A queryset of findings counted as every page and the upload status show them (the one
+    count): by severity ("error", "warning", "info") only those no decision waived; "waived": how
+    many a decision waived; and "waived_<severity>" for each severity with any waived ones, so that
+    a page says "Errors: 0 (5 waived)" rather than counting them as open."""
     from django.db.models import Count
 
-    rows = findings.not_waived().order_by().values("severity").annotate(n=Count("pk"))
-    counts = {row["severity"]: row["n"] for row in rows}
-    return {**counts, "waived": findings.count() - sum(counts.values())}
+    rows = list(findings.with_waiver().order_by().values("severity").annotate(total=Count("pk"),
+                                                                               waived=Count("waiver_id")))
+    open_ = {row["severity"]: row["total"] - row["waived"] for row in rows if row["total"] > row["waived"]}
+    waived = {f"waived_{row['severity']}": row["waived"] for row in rows if row["waived"]}
+    return {**open_, "waived": sum(waived.values()), **waived}
+
+
+# How the pages name each severity's count ("Errors: 0 (5 waived)").
+SEVERITY_PLURALS = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
+
+
+def severity_groups(findings: list[Finding], counts: dict[str, int]) -> list[dict]:
+    """A result's findings (each with `waiver`, as with_waivers gives them) grouped by severity
+    for its pages: each group's `open` and `waived` counts come from finding_counts."""
+    from results.constants import Severity
+
+    return [
+        {"key": severity, "label": SEVERITY_PLURALS[severity],
+         "findings": [f for f in findings if f.severity == severity],
+         "open": counts.get(severity, 0), "waived": counts.get(f"waived_{severity}", 0)}
+        for severity in Severity.values
+    ]
 
 
 def waivers_document(submission) -> dict:

@@ -16,14 +16,17 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from audit import events
-from audit.roles import CHAIRS_GROUP, PRIVILEGED_GROUPS, ROLE_GROUPS, is_chair, is_privileged
+from audit.roles import CHAIR_ROLE, CHAIRS_GROUP, PRIVILEGED_GROUPS, ROLE_GROUPS, is_chair, is_privileged
 from mlperf_check.package import natural_key
 from mlperf_check.rules.borrowing import Mismatch, batch_dependent, compare_hyperparameters, compare_systems
-from results.constants import Division, ResultStatus, RoundState, WaiverKind
+from results.constants import Division, ResultStatus, RoundState, Suite, WaiverKind
 from results.models import Finding, Organization, Result, Round, Run, Submission, System, Waiver, fitted
+from results.querysets import RoundSlugError, parse_round_slug
+from results.services import lifecycle
 from results.services.factors import DecisionRefused, accept_shipped_factor, reject_shipped_factor
-from results.services.rounds import fill_benchmarks, publish_round
-from results.services.versions import make_current, publish_version, touch_submissions
+from results.services.lifecycle import ROUND_TRANSITIONS, TransitionRefused
+from results.services.rounds import UnknownRuleset, fill_benchmarks, publish_round, ruleset_of
+from results.services.versions import touch_submissions
 
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState, WithdrawalState
 from .models import (
@@ -36,13 +39,8 @@ from .models import (
 )
 from .signals import findings_waived
 
-ROUND_TRANSITIONS = {
-    RoundState.DRAFT: {RoundState.OPEN},
-    RoundState.OPEN: {RoundState.REVIEW},
-    RoundState.REVIEW: {RoundState.FINAL},
-    RoundState.FINAL: {RoundState.PUBLISHED},
-    RoundState.PUBLISHED: set(),
-}
+# A round's transitions (ROUND_TRANSITIONS), a result's and a version's are the lifecycle's
+# (results/services/lifecycle.py, docs/lifecycle.md); the review record's own are below.
 OBJECTION_TRANSITIONS = {
     ObjectionState.OPEN: {ObjectionState.ANSWERED},
     ObjectionState.ANSWERED: {ObjectionState.RESOLVED},
@@ -134,7 +132,10 @@ def set_membership(actor, user, organization: Organization, member: bool = True)
 
 def set_role(actor, user, role: str, granted: bool = True) -> bool:
     """Give (or take) a role: `reviewer` or `chair` (the `reviewers` / `chairs` groups); `actor`
-    None is the operator at the command line. Audited; True when something changed."""
+    None is the operator at the command line. Chairs work in the admin too: the chair role sets the
+    user's staff flag (the admin's door; the chairs group's permissions say what they may do there,
+    audit.roles.CHAIR_PERMISSIONS) and taking it clears the flag, unless the user is a superuser.
+    Audited; True when something changed."""
     from django.contrib.auth.models import Group
 
     if role not in ROLE_GROUPS:
@@ -142,10 +143,14 @@ def set_role(actor, user, role: str, granted: bool = True) -> bool:
     if actor is not None:
         _require_chair(actor, "give roles")
     group, _ = Group.objects.get_or_create(name=ROLE_GROUPS[role])
-    if user.groups.filter(pk=group.pk).exists() == granted:
+    staff = (granted or user.is_superuser) if role == CHAIR_ROLE else user.is_staff
+    if user.groups.filter(pk=group.pk).exists() == granted and user.is_staff == staff:
         return False
     with transaction.atomic():
         (user.groups.add if granted else user.groups.remove)(group)
+        if user.is_staff != staff:
+            user.is_staff = staff
+            user.save(update_fields=["is_staff"])
         events.role_changed(user, role, actor=actor, granted=granted)
     return True
 
@@ -154,13 +159,21 @@ def set_role(actor, user, role: str, granted: bool = True) -> bool:
 
 
 def create_round(actor, round_: Round, reason: str) -> Round:
-    """A chair creates a round (an unsaved Round: suite, version, ruleset, dates) as a draft; its
-    benchmarks come from the ruleset catalog, so uploads to it have somewhere to go."""
+    """A chair creates a round (an unsaved Round: suite, version, ruleset, dates) as a draft. Its
+    ruleset is one of its suite's (results.services.rounds.suite_rulesets; none given: the one of
+    its version) and its benchmarks come from it, so uploads to it have somewhere to go."""
     _require_chair(actor, "create a round")
     reason = _require_reason(reason)
+    round_.version = (round_.version or "").strip()
+    try:
+        parse_round_slug(round_.slug)
+    except RoundSlugError as exc:
+        raise ReviewRefused(
+            f"a round names its suite ({', '.join(Suite.values)}) and its version as two numbers, e.g. 5.0; "
+            f"got {round_.suite or 'no suite'} {round_.version or 'no version'}", status=400) from exc
     if Round.objects.filter(suite=round_.suite, version=round_.version).exists():
         raise ReviewRefused(f"{round_.slug} already exists", status=409)
-    round_.ruleset_version = _known_ruleset(round_)
+    round_.ruleset_version = _known_ruleset(round_.suite, round_.ruleset_version or round_.version)
     round_.state = RoundState.DRAFT
     with transaction.atomic():
         round_.save()
@@ -170,8 +183,9 @@ def create_round(actor, round_: Round, reason: str) -> Round:
 
 
 def change_ruleset(actor, round_: Round, ruleset_version: str, reason: str) -> Round:
-    """A chair changes the ruleset of a round that takes no review yet (draft or open); its
-    benchmarks follow the new ruleset's catalog."""
+    """A chair changes the ruleset of a round that takes no review yet (draft or open) to another
+    of its suite's; its benchmarks follow the new ruleset (those the old one alone had stay, with
+    whatever results they hold)."""
     _require_chair(actor, "change a round's ruleset")
     reason = _require_reason(reason)
     with transaction.atomic():
@@ -179,8 +193,7 @@ def change_ruleset(actor, round_: Round, ruleset_version: str, reason: str) -> R
         if locked.state not in (RoundState.DRAFT, RoundState.OPEN):
             raise ReviewRefused(f"{locked} is {locked.state}: its ruleset is fixed once review starts", status=409)
         previous = locked.ruleset_version
-        locked.ruleset_version = ruleset_version
-        locked.ruleset_version = _known_ruleset(locked)
+        locked.ruleset_version = _known_ruleset(locked.suite, ruleset_version)
         if locked.ruleset_version == previous:
             return locked
         locked.save(update_fields=["ruleset_version"])
@@ -190,14 +203,12 @@ def change_ruleset(actor, round_: Round, ruleset_version: str, reason: str) -> R
     return round_
 
 
-def _known_ruleset(round_: Round) -> str:
-    """The round's ruleset as the catalog names it (1.0 -> 1.0.0); ReviewRefused when unknown."""
-    from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
-
-    if round_.suite != "training":
-        return round_.ruleset_version
+def _known_ruleset(suite: str, text: str) -> str:
+    """The ruleset of `suite` that `text` names, as its suite's rules name it (training 1.0 ->
+    1.0.0, HPC 2.0 -> hpc-2.0.0, inference 5.0 -> v5.0); ReviewRefused when the suite has none
+    (another suite's ruleset included)."""
     try:
-        return get_ruleset(round_.ruleset_version or round_.version).version
+        return ruleset_of(suite, text)
     except UnknownRuleset as exc:
         raise ReviewRefused(str(exc), status=400) from exc
 
@@ -248,9 +259,11 @@ def set_round_dates(actor, round_: Round, reason: str, **dates) -> Round:
 
 def upload_refusal(*, round_: Round, organization: Organization | None, now=None) -> str:
     """Why `organization` may not upload to `round_` now, or "" when it may: the one rule the upload
-    service and the /submit/ page both apply. A final round takes nothing, not even through a window.
+    service and the /submit/ page both apply. A draft or final round takes nothing, not even through a window.
     `organization` None: one without a resubmission window."""
     now = now or timezone.now()
+    if round_.state == RoundState.DRAFT:
+        return f"{round_.slug} is a draft: it takes no submissions until a chair opens it"
     if round_.state == RoundState.FINAL:
         return f"{round_.slug} is final: its results are frozen until publication"
     if ResubmissionWindow.objects.open_for(round_, organization, now).exists():
@@ -281,7 +294,8 @@ def publish_due_rounds(now=None) -> list[str]:
 
 def publish_fix(actor, submission: Submission, reason: str) -> Submission:
     """A chair publishes a later version of one organization after the round's publication (a
-    fix accepted late); it becomes that organization's current version."""
+    fix accepted late); it becomes that organization's current version. A withdrawn or removed
+    result stays so in it (its citable id's status): only reinstate_result brings one back."""
     _require_chair(actor, "publish a version")
     _refuse_conflict(actor, submission.organization, "publish its versions")
     reason = _require_reason(reason)
@@ -298,7 +312,7 @@ def publish_fix(actor, submission: Submission, reason: str) -> Submission:
             raise ReviewRefused(f"{locked} is held ({locked.held_reason}): release it first", status=409)
         if locked.pk in withheld_versions(locked.round):
             raise ReviewRefused(withheld_versions(locked.round)[locked.pk], status=409)
-        publish_version(locked, actor=actor, reason=reason)
+        _lifecycle(lifecycle.publish_version, locked, actor=actor, reason=reason)
         _notify_members(locked.organization, events.VERSION_PUBLISHED,
                         f"Version {locked.version} of {locked.organization} in {locked.round} is published.")
     submission.refresh_from_db()
@@ -307,8 +321,9 @@ def publish_fix(actor, submission: Submission, reason: str) -> Submission:
 
 def release_held_version(actor, submission: Submission, reason: str) -> Submission:
     """A chair of another organization decides that a held version (its files speak for another
-    organization) may stand for its uploader: it becomes current like any newest version (after
-    the round's publication a chair then publishes it with publish_fix)."""
+    organization) may stand for its uploader: its results get their ids, it becomes current like
+    any newest version (after the round's publication a chair then publishes it with publish_fix),
+    and its declared borrowings are checked as at ingestion."""
     _require_chair(actor, "release a held version")
     _refuse_conflict(actor, submission.organization, "release its versions")
     reason = _require_reason(reason)
@@ -316,10 +331,8 @@ def release_held_version(actor, submission: Submission, reason: str) -> Submissi
         locked = Submission.objects.select_for_update().select_related("round", "organization").get(pk=submission.pk)
         if not locked.held_reason:
             raise ReviewRefused(f"{locked} is not held", status=409)
-        held_reason, locked.held_reason = locked.held_reason, ""
-        locked.save(update_fields=["held_reason", "updated_at"])
-        events.version_released(locked, actor=actor, reason=reason, held=held_reason)
-        make_current(locked)
+        _lifecycle(lifecycle.release_version, locked, actor=actor, reason=reason)
+        check_borrowings(locked)
         _notify_members(locked.organization, events.VERSION_RELEASED,
                         f"Version {locked.version} of {locked.organization} in {locked.round} was released: {reason}")
     submission.refresh_from_db()
@@ -327,10 +340,14 @@ def release_held_version(actor, submission: Submission, reason: str) -> Submissi
 
 
 def grant_resubmission_window(actor, round_: Round, organization: Organization, closes_at, reason: str):
-    """A chair (or a fix-required decision) lets one organization upload after the deadline."""
+    """A chair (or a fix-required decision) lets one organization upload after the deadline, in
+    review or, for a correction, after publication (a draft or final round takes no upload at all)."""
     _require_reviewer(actor, "open resubmission windows")
     _refuse_conflict(actor, organization, "open resubmission windows for it")
     reason = _require_reason(reason)
+    if round_.state in (RoundState.DRAFT, RoundState.FINAL):
+        raise ReviewRefused(f"{round_} is {round_.get_state_display().lower()}: it takes no upload, window or not",
+                            status=409)
     with transaction.atomic():
         window = ResubmissionWindow.objects.create(
             round=round_, organization=organization, closes_at=closes_at, reason=reason, granted_by=actor
@@ -469,16 +486,16 @@ def resolve_objection(actor, objection: Objection, outcome: str, reason: str, *,
                 f"{locked.subject}: {reason}",
             )
             data["fix_until"] = window.closes_at.isoformat()
-        elif outcome in (ObjectionOutcome.MOVED_TO_OPEN, ObjectionOutcome.REMOVED) and locked.result is not None:
+        elif outcome == ObjectionOutcome.MOVED_TO_OPEN and locked.result is not None:
             every_version = Result.objects.filter(
                 submission__round=locked.round, submission__organization=locked.organization,
                 result_id=locked.result.result_id,
             )
-            if outcome == ObjectionOutcome.MOVED_TO_OPEN:
-                every_version.update(division=Division.OPEN)
-            else:
-                every_version.update(status=ResultStatus.REMOVED)
+            every_version.update(division=Division.OPEN)
             touch_submissions(Submission.objects.filter(pk__in=every_version.values("submission")))
+        elif outcome == ObjectionOutcome.REMOVED and locked.result is not None:
+            # The citable result: every version of it, later ones included (results.services.lifecycle).
+            _lifecycle(lifecycle.remove_result, locked.result, actor=actor, reason=f"{locked.subject}: {reason}")
         events.objection_resolved(locked, actor=actor, data=data)
         _notify_members(locked.organization, events.OBJECTION_RESOLVED,
                         f"{locked.subject} against {_target_name(locked)}: {locked.get_outcome_display()}. {reason}",
@@ -525,21 +542,22 @@ def _deciders_of(objection: Objection):
 
 
 def withdraw_result(actor, result: Result, reason: str) -> WithdrawalRequest | None:
-    """Its organization withdraws a result (every version of its citable id). Before publication
-    it is withdrawn at once; a published result is withdrawn when a chair approves the request
-    (decide_withdrawal), which this returns."""
+    """Its organization withdraws a result: its citable id, so every version, later ones included.
+    Before publication it is withdrawn at once; a published result is withdrawn when a chair
+    approves the request (decide_withdrawal), which this returns."""
     organization = result.submission.organization
     if not member_of(actor, organization):
         raise ReviewRefused(f"only members of {organization} withdraw its results")
     reason = _require_reason(reason)
+    if result.status != ResultStatus.ACTIVE:
+        raise ReviewRefused(f"{result.result_id} is already {result.get_status_display().lower()}", status=409)
     round_ = result.submission.round
-    every_version = Result.objects.filter(
-        submission__round=round_, submission__organization=organization, result_id=result.result_id
-    )
-    published = round_.is_published and every_version.filter(submission__is_published=True).exists()
+    published = round_.is_published and Result.objects.filter(
+        citable=result.citable_id, submission__is_published=True
+    ).exists()
     with transaction.atomic():
         if not published:
-            _withdraw(every_version, actor, result, reason)
+            _lifecycle(lifecycle.withdraw_result, result, actor=actor, reason=reason)
             return None
         try:
             with transaction.atomic():
@@ -558,7 +576,7 @@ def withdraw_result(actor, result: Result, reason: str) -> WithdrawalRequest | N
 
 def decide_withdrawal(actor, request: WithdrawalRequest, approve: bool, reason: str) -> WithdrawalRequest:
     """A chair of another organization approves (the result is withdrawn everywhere at once: pages,
-    cached pages, API) or refuses a request to withdraw a published result."""
+    cached pages, API, every version) or refuses a request to withdraw a published result."""
     _require_chair(actor, "decide on withdrawals")
     _refuse_conflict(actor, request.organization, "decide on its withdrawals")
     reason = _require_reason(reason)
@@ -569,13 +587,11 @@ def decide_withdrawal(actor, request: WithdrawalRequest, approve: bool, reason: 
         locked.state = WithdrawalState.APPROVED if approve else WithdrawalState.REFUSED
         locked.decided_by, locked.decided_at, locked.decision_reason = actor, timezone.now(), reason
         locked.save()
-        every_version = Result.objects.filter(
+        current = Result.objects.filter(
             submission__round=locked.round_id, submission__organization=locked.organization_id,
-            result_id=locked.result_id,
-        ).select_related("submission")
-        current = every_version.order_by("-submission__is_current", "-submission__version").first()
+        ).citable(locked.result_id).select_related("submission").first()
         if approve:
-            _withdraw(every_version, actor, current, f"{locked.reason} (approved: {reason})")
+            _lifecycle(lifecycle.withdraw_result, current, actor=actor, reason=f"{locked.reason} (approved: {reason})")
         else:
             events.withdrawal_refused(locked, current, actor=actor)
         _notify_members(locked.organization, f"withdrawal.{locked.state}",
@@ -583,11 +599,28 @@ def decide_withdrawal(actor, request: WithdrawalRequest, approve: bool, reason: 
     return locked
 
 
-def _withdraw(every_version, actor, result: Result, reason: str) -> None:
-    submissions = Submission.objects.filter(pk__in=every_version.values("submission"))
-    every_version.update(status=ResultStatus.WITHDRAWN)
-    touch_submissions(submissions)  # every cached page and API answer showing it is stale at once
-    events.result_withdrawn(result, actor=actor, reason=reason)
+def reinstate_result(actor, result: Result, reason: str) -> Result:
+    """A chair of another organization reinstates a withdrawn or removed result (its citable id,
+    every version): the only way one is public again, and the public change log says so.
+    Returns the version shown."""
+    _require_chair(actor, "reinstate a result")
+    organization = result.submission.organization
+    _refuse_conflict(actor, organization, "reinstate its results")
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        shown = _lifecycle(lifecycle.reinstate_result, result, actor=actor, reason=reason)
+        _notify_members(organization, events.RESULT_REINSTATED, f"{result.result_id} was reinstated: {reason}",
+                        link=f"/review/results/{result.result_id}/")
+    return shown
+
+
+def _lifecycle(move, *args, **kwargs):
+    """Call a lifecycle transition (results.services.lifecycle); a move its tables do not allow is
+    refused with 409."""
+    try:
+        return move(*args, **kwargs)
+    except TransitionRefused as exc:
+        raise ReviewRefused(str(exc), status=409) from exc
 
 
 def _chairs():
@@ -687,7 +720,9 @@ def decide_shipped_factor(actor, result: Result, accept: bool, reason: str) -> W
 
 def declare_borrowing(actor, result: Result, lender_result: Result, now=None) -> BorrowingDeclaration:
     """The borrower's organization declares that this closed-division result borrows the
-    lender's hyperparameters; its next version is checked against the lender's."""
+    lender's hyperparameters; its next version is checked against the lender's. The borrower may
+    upload that version through a resubmission window (borrowing_window), and the lender's
+    organization is told which of its results was borrowed from, by whom."""
     organization = result.submission.organization
     round_ = result.submission.round
     if not member_of(actor, organization):
@@ -717,7 +752,39 @@ def declare_borrowing(actor, result: Result, lender_result: Result, now=None) ->
         except IntegrityError as exc:
             raise ReviewRefused(f"{result.result_id} already declared its borrowing", status=409) from exc
         events.borrowing_declared(declaration, actor=actor)
+        window = borrowing_window(declaration, now)
+        _notify_members(organization, events.BORROWING_DECLARED,
+                        f"{result.result_id} ({result.benchmark.name}) borrows the hyperparameters of "
+                        f"{lender_result.result_id}: upload the resubmission to {round_} by "
+                        f"{window.closes_at:%Y-%m-%d %H:%M} UTC; it is checked against the lender's.",
+                        link="/submit/")
+        _notify_members(lender_result.submission.organization, events.BORROWING_DECLARED,
+                        f"{organization} declared that its result {result.result_id} ({result.benchmark.name}) "
+                        f"borrows the hyperparameters of your result {lender_result.result_id} in {round_}.",
+                        link=f"/review/results/{result.result_id}/")
     return declaration
+
+
+def borrowing_window(declaration: BorrowingDeclaration, now=None) -> ResubmissionWindow:
+    """The borrower's way to upload the version that uses the borrowed hyperparameters: a
+    resubmission window for its organization in the round until the borrowing deadline (else the
+    planned publication, else DEFAULT_FIX_WINDOW from now), as a fix required by review gets one.
+    An open window lasting as long already serves; a new one is audited as a chair's grant is,
+    granted by the rule (no actor)."""
+    now = now or timezone.now()
+    round_ = declaration.round
+    ahead = [date for date in (round_.borrowing_deadline, round_.publish_at) if date and date > now]
+    closes_at = ahead[0] if ahead else now + DEFAULT_FIX_WINDOW
+    lasting = ResubmissionWindow.objects.open_for(round_, declaration.organization, now).filter(closes_at__gte=closes_at)
+    window = lasting.order_by("-closes_at").first()
+    if window is None:
+        window = ResubmissionWindow.objects.create(
+            round=round_, organization=declaration.organization, closes_at=closes_at, granted_by=None,
+            reason=f"{declaration.subject}: {declaration.result_id} borrows the hyperparameters of "
+                   f"{declaration.lender_result.result_id}; the resubmission is checked against them",
+        )
+        events.resubmission_window_granted(window, actor=None)
+    return window
 
 
 def check_borrowings(submission: Submission) -> list[BorrowingDeclaration]:
@@ -916,10 +983,11 @@ def _notify_round(round_: Round, kind: str, message: str, link: str = "", key: s
 
 def remind_deadlines(now=None) -> int:
     """A day before a round's submission, borrowing or publication deadline passes, tell everyone
-    concerned, once (the notification key). The beat task runs it hourly."""
+    concerned, once (the notification key). The beat task runs it hourly. A draft is the chairs'
+    alone: its deadlines are told once it opens."""
     now = now or timezone.now()
     sent = 0
-    for round_ in Round.objects.exclude(state=RoundState.PUBLISHED):
+    for round_ in Round.objects.exclude(state__in=[RoundState.PUBLISHED, RoundState.DRAFT]):
         for name in ("submission_deadline", "borrowing_deadline", "publish_at"):
             deadline = getattr(round_, name)
             if deadline is None or not (now < deadline <= now + timedelta(days=1)):

@@ -17,16 +17,25 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from audit.models import AuditEvent
+from audit.roles import PRIVILEGED_GROUPS, ROLE_GROUPS
 from mlperf_check.package import natural_key
-from results.constants import RoundState, Severity, Suite
+from results.constants import ResultStatus, RoundState, Severity, Suite
 from results.lookups import result_or_404, round_or_404
 from results.models import Finding, Organization, Result, Round, Run, Submission, Waiver, version_order
 
 from . import services
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
 from .diff import version_diff
-from .findings import finding_counts, findings_with_log_urls, log_line_url, with_waivers
-from .models import BorrowingDeclaration, Notification, Objection, ReviewerAssignment, WithdrawalRequest
+from .findings import finding_counts, findings_with_log_urls, log_line_url, severity_groups, with_waivers
+from .forms import RulesetForm
+from .models import (
+    BorrowingDeclaration,
+    Notification,
+    Objection,
+    ResubmissionWindow,
+    ReviewerAssignment,
+    WithdrawalRequest,
+)
 from .preview import preview_obligations
 
 QUEUE_LIMIT = 500
@@ -74,6 +83,8 @@ def queue(request):
         results = results.annotate(
             errors=Finding.objects.unwaived_errors_of(),
             warnings=Finding.objects.unwaived_of(Severity.WARNING),
+            waived_errors=Finding.objects.waived_of(Severity.ERROR),
+            waived_warnings=Finding.objects.waived_of(Severity.WARNING),
             open_objections=Count("objections", filter=~Q(objections__state=ObjectionState.RESOLVED), distinct=True),
         ).distinct().order_by("submission__organization__name", "benchmark__name", "system__name")
         rows = list(results[:QUEUE_LIMIT])
@@ -134,12 +145,14 @@ def result_review(request, result_id: str):
     in_review = round_.state == RoundState.REVIEW
     deadline_passed = bool(round_.borrowing_deadline and timezone.now() > round_.borrowing_deadline)
     can_declare = member and in_review and not deadline_passed and result.division == "closed" and not borrowings
+    findings = findings_with_log_urls(result, runs)
     context = {
         "result": result,
         "round": round_,
         "organization": organization,
         "runs": runs,
-        "findings": findings_with_log_urls(result, runs),
+        "findings": findings,
+        "finding_groups": severity_groups(findings, finding_counts(result.findings.all())),
         "versions": versions,
         "objections": objections,
         "borrowings": borrowings,
@@ -157,8 +170,13 @@ def result_review(request, result_id: str):
         "withdrawals": WithdrawalRequest.objects.filter(round=round_, result_id=result_id)
         if member or services.is_chair(user) else [],
         "can_declare": can_declare,
+        # Where a declared borrowing's resubmission goes: the window declaring it opened.
+        "upload_window": ResubmissionWindow.objects.open_for(round_, organization).order_by("-closes_at").first()
+        if member else None,
         "lenders": lender_choices(user, result) if can_declare else [],
-        "can_withdraw": member and result.status == "active",
+        "can_withdraw": member and result.status == ResultStatus.ACTIVE,
+        # The only way back for a withdrawn or removed result: a chair of another organization.
+        "can_reinstate": result.status != ResultStatus.ACTIVE and services.is_chair(user) and not member,
         "outcomes": ObjectionOutcome.choices,
         "severities": Severity.choices,
         "waiver_kinds": [(kind.value, kind.label) for kind in services.waiver_kinds_for(user)],
@@ -176,7 +194,8 @@ def lender_choices(user, result: Result):
     the borrower may read (peer review), never one it may not (the same queryset the declaration
     looks the lender up in)."""
     return list(
-        _lenders(user, result).filter(benchmark__name=result.benchmark.name, division="closed", status="active")
+        _lenders(user, result).filter(benchmark__name=result.benchmark.name, division="closed",
+                                      citable__status=ResultStatus.ACTIVE)
         .exclude(submission__organization=result.submission.organization_id).with_related()
         .order_by("submission__organization__name", "system__name", "result_id")
     )
@@ -356,6 +375,14 @@ def withdraw(request, result_id: str):
 
 @login_required
 @require_POST
+def reinstate(request, result_id: str):
+    result = result_or_404(request.user, result_id)
+    return _act(request, lambda: services.reinstate_result(request.user, result, request.POST.get("reason", "")),
+                reverse("review:result", args=[result_id]))
+
+
+@login_required
+@require_POST
 def decide_withdrawal(request, pk: int):
     withdrawal = WithdrawalRequest.objects.filter(pk=pk).first()
     if withdrawal is None or not services.is_chair(request.user):
@@ -424,36 +451,58 @@ def _by_pk(queryset, pk):
     return queryset.filter(pk=pk).first() if str(pk or "").isdigit() else None
 
 
+def _chair_refusal(request, doing: str):
+    """The refusal every chair page gives anyone else, or None for a chair."""
+    if services.is_chair(request.user):
+        return None
+    return _refused(request, services.ReviewRefused(f"only chairs {doing}"))
+
+
+@login_required
+def rounds(request):
+    """Chairs: every round, drafts included, with its suite, ruleset and state."""
+    if refusal := _chair_refusal(request, "manage rounds"):
+        return refusal
+    every_round = Round.objects.annotate(benchmark_count=Count("benchmarks")).order_by(
+        "suite", version_order("version").desc())
+    return render(request, "review/rounds.html", {"rounds": every_round})
+
+
 @login_required
 def new_round(request):
-    """A chair creates a round: suite, version, ruleset (its benchmarks come from the catalog), dates."""
-    from mlperf_check.rules.catalog import known_rulesets
-
-    if not services.is_chair(request.user):
-        return _refused(request, services.ReviewRefused("only chairs create rounds"))
+    """A chair creates a round: suite, version, a ruleset of that suite (its benchmarks come from
+    it; none chosen: the one of the version), dates. A refusal shows the form again with why."""
+    if refusal := _chair_refusal(request, "create rounds"):
+        return refusal
+    fields = ("suite", "version", "ruleset_version", "reason", *DATE_FIELDS)
+    values = {name: request.POST.get(name, "") for name in fields}
+    error, status = "", 200
     if request.method == "POST":
-        reason = request.POST.get("reason", "")
-        round_ = Round(suite=request.POST.get("suite", ""), version=request.POST.get("version", "").strip(),
-                       ruleset_version=request.POST.get("ruleset_version", ""))
+        round_ = Round(suite=values["suite"], version=values["version"], ruleset_version=values["ruleset_version"])
         try:
-            if round_.suite not in Suite.values or not round_.version:
-                raise services.ReviewRefused("a round names its suite and version, e.g. training 5.0", status=400)
-            dates = {name: _date(request.POST.get(name, "")) for name in DATE_FIELDS}
+            dates = {name: _date(values[name]) for name in DATE_FIELDS}
             with transaction.atomic():
-                services.create_round(request.user, round_, reason)
+                services.create_round(request.user, round_, values["reason"])
                 if any(dates.values()):
-                    services.set_round_dates(request.user, round_, reason, **dates)
+                    services.set_round_dates(request.user, round_, values["reason"], **dates)
         except services.ReviewRefused as exc:
-            return _refused(request, exc)
-        return redirect("review:round", round_.slug)
-    return render(request, "review/new_round.html", {"suites": Suite.choices, "rulesets": known_rulesets()[::-1]})
+            error, status = str(exc), exc.status
+        else:
+            return redirect("review:round", round_.slug)
+    return render(request, "review/new_round.html", {
+        "suites": Suite.choices,
+        "values": values,
+        "ruleset_form": RulesetForm(initial={"ruleset_version": values["ruleset_version"]}),
+        "error": error,
+    }, status=status)
 
 
 @login_required
 def round_control(request, slug: str):
-    """Chairs move the round, set its dates, assign reviewers and publish later versions."""
-    if not services.is_chair(request.user):
-        return _refused(request, services.ReviewRefused("only chairs manage rounds"))
+    """Chairs move the round, set its dates and ruleset, assign reviewers, grant resubmission
+    windows and publish or release versions; the page shows its rules and benchmarks."""
+    if refusal := _chair_refusal(request, "manage rounds"):
+        return refusal
     round_ = round_or_404(request.user, slug)
     if request.method == "POST":
         action = request.POST.get("action")
@@ -464,11 +513,19 @@ def round_control(request, slug: str):
             elif action == "dates":
                 dates = {name: _date(request.POST[name]) for name in DATE_FIELDS if name in request.POST}
                 services.set_round_dates(request.user, round_, reason, **dates)
+            elif action == "ruleset":
+                services.change_ruleset(request.user, round_, request.POST.get("ruleset_version", ""), reason)
             elif action == "assign":
                 services.assign_reviewer(
                     request.user, round_, _by_pk(get_user_model().objects, request.POST.get("reviewer")),
                     _by_pk(Organization.objects, request.POST.get("organization")),
                 )
+            elif action == "window":
+                organization = _by_pk(Organization.objects, request.POST.get("organization"))
+                closes_at = _date(request.POST.get("closes_at", ""))
+                if organization is None or closes_at is None:
+                    raise services.ReviewRefused("a window is for an organization, until a date", status=400)
+                services.grant_resubmission_window(request.user, round_, organization, closes_at, reason)
             elif action == "publish_version":
                 submission = _by_pk(Submission.objects.filter(round=round_), request.POST.get("submission"))
                 if submission is None:
@@ -486,13 +543,61 @@ def round_control(request, slug: str):
         return redirect("review:round", slug)
     return render(request, "review/round.html", {
         "round": round_,
+        "benchmarks": round_.benchmarks.order_by("name"),
+        "ruleset_form": RulesetForm(suites=[round_.suite], empty=False,
+                                    initial={"ruleset_version": round_.ruleset_version}),
+        "ruleset_changes": round_.state in (RoundState.DRAFT, RoundState.OPEN),
         "next_states": sorted(services.ROUND_TRANSITIONS[round_.state]),
         "events": AuditEvent.objects.filter(round=round_).order_by("-created_at")[:50],
         "submissions": Submission.objects.filter(round=round_).select_related("organization")
         .order_by("organization__name", "-version"),
-        "reviewers": get_user_model().objects.filter(groups__name__in=["reviewers", "chairs"]).distinct(),
+        "reviewers": get_user_model().objects.filter(groups__name__in=PRIVILEGED_GROUPS).distinct(),
         "organizations": Organization.objects.filter(submissions__round=round_).distinct(),
+        "all_organizations": Organization.objects.order_by("name"),
         "assignments": ReviewerAssignment.objects.filter(round=round_).select_related("reviewer", "organization"),
+        "windows": ResubmissionWindow.objects.filter(round=round_).select_related("organization", "granted_by"),
+        "borrowings": BorrowingDeclaration.objects.filter(round=round_)
+        .select_related("organization", "lender_result__submission__organization").order_by("result_id"),
+        "now": timezone.now(),
+    })
+
+
+# --- Chairs: people --------------------------------------------------------------------------------
+
+
+@login_required
+def people(request):
+    """Chairs give organizations their members and people their review roles (the same services
+    as `manage.py add_member` / `grant_role` and the admin's user actions: audited)."""
+    if refusal := _chair_refusal(request, "manage people"):
+        return refusal
+    users = get_user_model().objects
+    if request.method == "POST":
+        action = request.POST.get("action")
+        username = request.POST.get("username", "").strip()
+        add = request.POST.get("change") != "remove"
+        try:
+            user = users.filter(username=username).first()
+            if user is None:
+                raise services.ReviewRefused(f"no user {username!r}", status=400)
+            if action == "member":
+                organization = _by_pk(Organization.objects, request.POST.get("organization"))
+                if organization is None:
+                    raise services.ReviewRefused("choose the organization", status=400)
+                services.set_membership(request.user, user, organization, member=add)
+            elif action == "role":
+                services.set_role(request.user, user, request.POST.get("role", ""), granted=add)
+            else:
+                raise services.ReviewRefused(f"unknown action {action!r}", status=400)
+        except services.ReviewRefused as exc:
+            return _refused(request, exc)
+        return redirect("review:people")
+    listed = (users.filter(organizations__isnull=False) | users.filter(groups__name__in=PRIVILEGED_GROUPS)
+              | users.filter(is_staff=True) | users.filter(is_superuser=True))
+    return render(request, "review/people.html", {
+        "people": listed.distinct().prefetch_related("organizations", "groups").order_by("username"),
+        "organizations": Organization.objects.order_by("name"),
+        "roles": ROLE_GROUPS,
     })
 
 

@@ -18,6 +18,7 @@ from ingest.models import IngestJob, Upload
 from ingest.tests.upload_fixtures import client_for, dead_broker, open_round, post_upload, unthrottled  # noqa: F401
 from results.models import Finding, Result, Round
 from results.services.rounds import ensure_round
+from review.services import release_held_version
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unthrottled", "dead_broker")]
 
@@ -66,9 +67,13 @@ def test_an_hpc_upload_is_checked_with_the_rounds_hpc_rules_and_stored(personas,
     assert (weak.number_of_models, weak.instance_scale) == (6, 512)
     assert weak.time_to_train_all_minutes == pytest.approx(7.9394)
     assert weak.metric_value == weak.models_per_minute
-    assert results["strong"].result_id != weak.result_id
-    # The logs name HelmholtzAI, not the uploading organization: the uploader check says so.
+    # The logs name HelmholtzAI, not the uploading organization: the uploader check says so, and the
+    # version is held, with no result ids, until a chair lets it stand (docs/lifecycle.md).
     assert Finding.objects.filter(submission=upload.submission, severity="error").exists()
+    assert upload.submission.held_reason and {r.result_id for r in results.values()} == {""}
+    release_held_version(personas["chair"], upload.submission, "HelmholtzAI's package, uploaded for it")
+    strong, weak = (Result.objects.get(pk=results[scaling].pk) for scaling in ("strong", "weak"))
+    assert strong.result_id and weak.result_id and strong.result_id != weak.result_id
 
 
 def test_an_hpc_package_uploaded_to_a_training_round_is_refused_with_the_reason(personas, open_round, tmp_path):

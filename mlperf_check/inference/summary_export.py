@@ -7,7 +7,8 @@ renames its columns, adds the links, the audit key and the entry IDs, keeps the 
 category lists for a model, drops the duplicates and merges each power row into its performance
 row. `summary_records` does both steps from our own checked results (`AcceptedResult`), following
 the report script of 2024-10-01 (`6eff0998`, the first to write the JSON, the one behind the v4.1
-reference): the same field names, order, types and values. The CSV has the JSON's columns.
+reference): the same field names, order, types and values; entry IDs spelled as the round's own
+file spells them (`official_id`: "v4.1-0001", "5.1-0001"). The CSV has the JSON's columns.
 
 One function serves the command line (`mlperf-check --format summary-json|summary-csv`), the
 round page, the API and the round snapshots.
@@ -25,6 +26,7 @@ from typing import Any
 from mlperf_check.inference.discovery import read_system_descriptions
 from mlperf_check.inference.report import InferenceReport
 from mlperf_check.inference.round_tables import ROUND_TABLES
+from mlperf_check.inference.summary_results import ID_PATTERN
 from mlperf_check.lean_dataclass import dataclass
 
 # The official checker's `--csv` columns (v2.1-v5.1), as generate_final_report.py renames them.
@@ -47,6 +49,12 @@ SUMMARY_COLUMNS = [
 ]  # fmt: skip
 # Columns pandas reads as numbers when every value of the column is one (read_csv's inference).
 NUMERIC_COLUMNS = ("Result", "Nodes", "host_processors_per_node", "host_processor_core_count", "a#")
+# The rounds whose official summary writes the entry IDs with a "v". The report script writes
+# "<--version>-NNNN": MLCommons ran it with `--version v4.1` for v4.1 (inference_results_v4.1's
+# summary_results.json: "v4.1-0001") and with the bare number from v5.0 on (the script's
+# `args.version == "5.0"` tests; inference_results_v5.1's file: "5.1-0001"). Rounds before v4.1 had
+# no JSON; their spreadsheets' IDs came from the default `--version 4.0`, without a v.
+ID_WITH_V = frozenset({"4.1"})
 
 
 @dataclass(frozen=True)
@@ -98,9 +106,9 @@ def summary_records(
         row[AUDIT_KEY] = "/".join(key + ([row["UsedModel"]] if row["Category"] == "open" else []))
         row["ColorKey"] = row["Availability"] + row["Submitter"]
     keys = sorted({(r["Category"], r["Availability"], r["Submitter"], r[AUDIT_KEY]) for r in rows})
-    numbered = {key[3]: f"{version}-{number:04}" for number, key in enumerate(keys, start=1)}
+    numbered = {key[3]: official_id(version, number) for number, key in enumerate(keys, start=1)}
     for (result, _), row in zip(pairs, rows, strict=True):
-        row["ID"] = result.entry or numbered[row[AUDIT_KEY]]
+        row["ID"] = _entry_id(version, result.entry) if result.entry else numbered[row[AUDIT_KEY]]
 
     kept = []  # per division and category sheet, as the script writes them
     for division in ("closed", "open", "network"):
@@ -136,6 +144,19 @@ def summary_records(
             index += 1
         records.append(record)
     return records
+
+
+def official_id(version: str, number: int) -> str:
+    """Entry `number` of round `version` ("v5.1" or "5.1") as the round's official summary writes
+    it: "5.1-0001"; v4.1's "v4.1-0001" (ID_WITH_V)."""
+    bare = version.removeprefix("v")
+    return f"{'v' if bare in ID_WITH_V else ''}{bare}-{number:04}"
+
+
+def _entry_id(version: str, entry: str) -> str:
+    """A known entry ("4.1-0052", as the database keeps it) in the round's official spelling."""
+    match = ID_PATTERN.match(entry)
+    return official_id(version, int(match.group(2))) if match else entry
 
 
 def _is_power(unit: str) -> bool:

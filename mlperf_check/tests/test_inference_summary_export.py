@@ -14,6 +14,7 @@ from mlperf_check.cli import main
 from mlperf_check.inference.summary_export import (
     SUMMARY_COLUMNS,
     AcceptedResult,
+    official_id,
     report_summary,
     round_scenarios,
     summary_csv,
@@ -102,9 +103,9 @@ def test_the_report_scripts_rules_on_small_cases():
     # A datacenter SingleStream result is in no sheet (its entry is numbered all the same, before
     # the sheets are made); a "datacenter,edge" result is there once.
     assert [(r["Location"], r["ID"]) for r in records] == [
-        (both, "v5.0-0001"),
-        ("closed/Acme/results/box/resnet50/Server", "v5.0-0001"),
-        ("open/Acme/results/box/resnet-pruned/Offline", "v5.0-0003"),
+        (both, "5.0-0001"),
+        ("closed/Acme/results/box/resnet50/Server", "5.0-0001"),
+        ("open/Acme/results/box/resnet-pruned/Offline", "5.0-0003"),
     ]
     offline, _, open_ = records
     assert list(offline)[-4:] == ["Power_Result", "Power_Units", "Performance_Result", "Performance_Units"]
@@ -123,6 +124,18 @@ def test_the_report_scripts_rules_on_small_cases():
     results[-1] = AcceptedResult(**{**results[-1].__dict__, "entry": "5.0-0042"})
     kept = summary_records(results, version="v5.0")
     assert [r["ID"] for r in kept if r["Category"] == "open"] == ["5.0-0042"]
+
+
+def test_entry_ids_are_spelled_as_each_rounds_official_file_spells_them():
+    """Issue 34: v4.1's summary_results.json writes `v4.1-0001`, v5.1's `5.1-0001` (and so every round
+    from v5.0); an entry the database keeps as `4.1-0052` is written in the round's spelling."""
+    assert [official_id(v, 1) for v in ("v4.1", "4.1", "v5.0", "v5.1", "v6.0", "v0.7")] == [
+        "v4.1-0001", "v4.1-0001", "5.0-0001", "5.1-0001", "6.0-0001", "0.7-0001"]
+    result = _result("closed/Acme/results/box/resnet/Offline", "Offline")
+    for version, entry, written in (("v4.1", "4.1-0052", "v4.1-0052"), ("v5.1", "v5.1-0007", "5.1-0007"),
+                                    ("v5.1", "", "5.1-0001"), ("v4.1", "", "v4.1-0001")):
+        record = summary_records([AcceptedResult(**{**result.__dict__, "entry": entry})], version=version)[0]
+        assert record["ID"] == written, (version, entry)
 
 
 @pytest.mark.corpus

@@ -1,9 +1,11 @@
 """django-filter FilterSets of the public API."""
 
 import django_filters
+from rest_framework.exceptions import ValidationError
 
 from results.models import Benchmark, Result, Round, Run, System
 from results.querysets import RoundSlugError, parse_round_slug
+from results.services.citable import entry_reference
 
 
 def filter_round_slug(queryset, prefix: str, value: str):
@@ -49,6 +51,10 @@ class SystemFilter(django_filters.FilterSet):
 
 class ResultFilter(django_filters.FilterSet):
     round = django_filters.CharFilter(method="by_round", help_text="Round slug, e.g. training-v1.0")
+    entry = django_filters.CharFilter(
+        method="by_entry", help_text="MLCommons' entry id, one system in one round: 4.1-0012 (or v4.1-0012)"
+    )
+    suite = django_filters.CharFilter(field_name="submission__round__suite", help_text="training, inference or hpc")
     benchmark = django_filters.CharFilter(field_name="benchmark__name")
     organization = django_filters.CharFilter(field_name="submission__organization__slug")
     system_id = django_filters.CharFilter(field_name="system__system_id")
@@ -61,12 +67,20 @@ class ResultFilter(django_filters.FilterSet):
 
     class Meta:
         model = Result
-        fields = ["round", "benchmark", "organization", "system_id", "result_id", "division", "availability",
-                  "deployment", "accelerator", "accelerators_min", "accelerators_max", "rcp_status", "minutes_max",
-                  "scaling"]
+        fields = ["round", "entry", "suite", "benchmark", "organization", "system_id", "result_id", "division",
+                  "availability", "deployment", "accelerator", "accelerators_min", "accelerators_max", "rcp_status",
+                  "minutes_max", "scaling"]
 
     def by_round(self, queryset, name, value):
         return filter_round_slug(queryset, "submission__round__", value)
+
+    def by_entry(self, queryset, name, value):
+        reference = entry_reference(value)
+        if reference is None:
+            raise ValidationError({"entry": f"{value!r} is not an entry id such as 4.1-0012"})
+        if reference.suite:
+            queryset = queryset.filter(submission__round__suite=reference.suite)
+        return queryset.filter(citable__entry=reference.entry)
 
 
 class RunFilter(django_filters.FilterSet):

@@ -1,8 +1,11 @@
 """Read-only API. Every queryset starts from `visible_to(request.user)`; lists use cursor pagination.
 Anonymous answers are served from the front cache like the public pages (pages.caching)."""
 
-from django.http import Http404
-from rest_framework import viewsets
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpResponseRedirect
+from django.urls import reverse
+from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
@@ -10,8 +13,10 @@ from rest_framework.response import Response
 from pages.caching import PublicApiCacheMixin
 from pages.suites.inference.tables import summary_results
 from results.constants import Suite
+from results.lookups import Tombstone, entry_results, find_result_id, tombstone
 from results.models import Benchmark, Result, Round, Run, System
 from results.querysets import RoundNotFound
+from results.services.citable import entry_reference
 
 from . import filters, serializers
 
@@ -69,8 +74,36 @@ class SystemViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
         )
 
 
+def tombstone_json(gone: Tombstone) -> dict:
+    """What the tombstone page says, as the API's body for the same result."""
+    result = gone.result
+    return {
+        "detail": f"{result.result_id} was {gone.what}.",
+        "result_id": result.result_id,
+        "entry": result.citable.entry,
+        "status": gone.status,
+        "gone_at": gone.gone_at.isoformat(),
+        "reason": gone.reason,
+        "round": result.submission.round.slug,
+        "last_published": {
+            "submission_version": result.submission.version, "organization": result.submission.organization.slug,
+            "system": result.system.name, "system_id": result.system.system_id, "benchmark": result.benchmark.name,
+            "scenario": result.scenario, "division": result.division, "metric_value": result.metric_value,
+            "metric_unit": result.metric_unit,
+        },
+        "earlier_versions": [reverse("pages:result-version", args=[result.result_id, version]) for version in gone.earlier],
+        "url": reverse("pages:permalink", args=[result.result_id]),
+        "changes": reverse("pages:round-changes", args=[result.submission.round.slug]),
+    }
+
+
 class ResultViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
-    """Results of current submission versions, looked up by citable id (`1.0-0042`)."""
+    """Results of current submission versions, looked up by citable id
+    (`/api/v1/results/training:4.1-0012:resnet/`, `/api/v1/results/inference:4.1-0001:resnet50:Offline/`;
+    the entry may be written `v4.1-0001`, and case does not matter). An MLCommons entry id alone
+    (`/api/v1/results/4.1-0001/`) redirects to its results (`?entry=4.1-0001`: one system in one
+    round, each suite's entry of that number). A result that was public and is withdrawn or removed
+    answers 410 Gone with what happened, when, why, and its last published figures."""
 
     # Columns of the joined rows that ResultSerializer does not show: their JSON would be read and
     # decoded for every row of a page for nothing.
@@ -86,14 +119,26 @@ class ResultViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         return Result.objects.visible_to(self.request.user).current().with_related().defer(*self.unshown)
 
+    def retrieve(self, request, *args, **kwargs):
+        text = kwargs["result_id"]
+        if find_result_id(request.user, text) is None:
+            gone = tombstone(text)
+            if gone is not None:
+                # Cacheable by default, but a chair may reinstate it: ask again each time.
+                return Response(tombstone_json(gone), status=status.HTTP_410_GONE, headers={"Cache-Control": "no-cache"})
+            reference = entry_reference(text)
+            if reference is not None and entry_results(request.user, text):
+                query = {"entry": reference.entry, **({"suite": reference.suite} if reference.suite else {})}
+                return HttpResponseRedirect(f"{reverse('result-list')}?{urlencode(query)}")
+        return super().retrieve(request, *args, **kwargs)
+
     def get_object(self):
-        result = (
-            Result.objects.visible_to(self.request.user).citable(self.kwargs["result_id"]).with_related()
-            .defer(*self.unshown).first()
-        )
-        if result is None:
+        result_id = find_result_id(self.request.user, self.kwargs["result_id"])
+        if result_id is None:
             raise Http404("no such result")
-        return result
+        return (
+            Result.objects.visible_to(self.request.user).citable(result_id).with_related().defer(*self.unshown).first()
+        )
 
 
 class RunViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):

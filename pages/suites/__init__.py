@@ -12,8 +12,18 @@ the functions the page families call for a round or result of that suite (`of_ro
     result_page(request, result)                             a result's page
     result_chart(request, result, chart, fmt)                one of its charts
 
-Each returns a response (Http404 where the suite has no such page or chart). A new suite is a
-new package with these functions and one line below; the views, URLs and API stay as they are.
+Each returns a response (Http404 where the suite has no such page or chart). The shared pages
+(home, progress, compare) speak of the suite in its own words and pictures, never by testing
+which suite it is:
+
+    HOME_TAGLINE                                             the home page's line under its heading
+    PROGRESS_NOTE                                            what its progress page compares
+    progress_charts(user) -> [Chart]                         its progress across rounds
+    home_charts(user) -> [{"chart", "caption"}]              what the home page plots of it
+    compare_rows() -> [(label, figure of a result)]          its rows of the compare page's scores
+
+A new suite is a new package with these and one line below; the views, URLs and API stay as
+they are.
 """
 
 from __future__ import annotations

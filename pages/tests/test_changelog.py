@@ -11,8 +11,8 @@ import pytest
 
 from results.models import Result
 from results.services.factors import accept_shipped_factor
+from results.services.lifecycle import publish_version
 from results.services.rounds import publish_round
-from results.services.versions import publish_version
 from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
 from review.services import decide_withdrawal, withdraw_result
 

@@ -7,8 +7,8 @@ import io
 import pytest
 from django.core.management import call_command
 
+from results.services.lifecycle import publish_version
 from results.services.rounds import publish_round
-from results.services.versions import publish_version
 from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
 
 pytestmark = pytest.mark.django_db

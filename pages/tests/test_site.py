@@ -77,7 +77,8 @@ def test_submit_explains_the_state_of_every_round(personas):
     ResubmissionWindow.objects.create(round=review, organization=personas["alpha"], closes_at=now + timedelta(days=1))
     owner = client_for(personas, "owner").get("/submit/").content.decode()
     assert "Open for submissions until" in owner
-    assert "In review" in owner and "Resubmission window for Alpha Systems until" in owner
+    assert "Open for your resubmission until" in owner and "(in review)" in owner
+    assert "Resubmission window for Alpha Systems until" in owner
     assert "Published" in owner
     outsider = client_for(personas, "outsider").get("/submit/").content.decode()
     assert "Resubmission window" not in outsider  # Beta was granted none

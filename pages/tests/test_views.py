@@ -459,7 +459,7 @@ def test_search_lists_each_system_once_with_its_rounds_and_hides_systems_without
     response = client.get("/search/?q=dgx a100")
     systems = response.context["systems"]
     assert [(s["organization"], s["system_id"]) for s in systems] == [("alpha", "dgx"), ("gamma", "dgx_twin")]
-    assert systems[0]["rounds"] == [("training-v1.0", 2)] and systems[0]["ambiguous"]
+    assert systems[0]["rounds"] == [("training-v1.0", "Training v1.0", 2)] and systems[0]["ambiguous"]
     html = response.content.decode()
     assert "<code>dgx_twin</code>" in html and "MXNet 21.05" in html  # what tells the twins apart
 

@@ -1,18 +1,23 @@
-"""The public change log of the whole site and of each round, and its Atom feed (pages/changelog.py)."""
+"""The public change log of the whole site and of each round, and their Atom feeds (RFC 4287) from
+pages/changelog.py."""
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.feedgenerator import Atom1Feed
+from django.utils import timezone
+from django.utils.cache import patch_vary_headers
 
 from pages.caching import cache_public_page
-from pages.changelog import public_changes
+from pages.changelog import Change, public_changes
 from results.lookups import round_or_404
 
 FEED_LENGTH = 100
+ATOM = "application/atom+xml; charset=utf-8"
+# A browser shows application/atom+xml as plain text; as application/xml it applies the feed's
+# stylesheet (static/css/atom.css) and shows the XHTML in it as a page with working links.
+XML_FOR_BROWSERS = "application/xml; charset=utf-8"
 
 
 @cache_public_page
@@ -28,28 +33,51 @@ def round_changes(request, slug: str):
 
 @cache_public_page
 def changes_feed(request):
-    """Atom: publications and every later change, newest first. Links start with SITE_URL (the
-    answer is cached and served to everyone)."""
-    base = settings.SITE_URL.rstrip("/")
-    feed = Atom1Feed(
-        title="MLPerf Results: publications and changes",
-        link=base + reverse("pages:changes"),
-        description="Every publication of a round and every change to published results, with the reason.",
-        feed_url=base + reverse("pages:changes-feed"),
-    )
-    for change in public_changes(limit=FEED_LENGTH):
-        link = base + (reverse("pages:permalink", args=[change.result_id]) if change.result_id
-                       else reverse("pages:round", args=[change.round.slug]))
-        what = " ".join(part for part in (change.label, change.result_id or change.round.slug) if part)
-        feed.add_item(
-            title=f"{change.round.get_suite_display()} v{change.round.version}: {what}",
-            link=link,
-            unique_id=f"{base}/changes/#change-{change.pk}",
-            description=f"{change.subject}. Before: {change.before or '—'}. After: {change.after or '—'}. "
-                        f"Reason: {change.reason or '—'}",
-            pubdate=change.date,
-            updateddate=change.date,
-        )
-    response = HttpResponse(content_type="application/atom+xml; charset=utf-8")
-    feed.write(response, "utf-8")
+    """Every round's publication and every later change, newest first."""
+    return _feed(request, public_changes(limit=FEED_LENGTH), title=f"{settings.SITE_NAME}: publications and changes",
+                 page=reverse("pages:changes"), feed=reverse("pages:changes-feed"))
+
+
+@cache_public_page
+def round_changes_feed(request, slug: str):
+    """One round's publication and every change to it after."""
+    round_ = round_or_404(None, slug)
+    return _feed(request, public_changes(round_, limit=FEED_LENGTH),
+                 title=f"{settings.SITE_NAME}: {round_.get_suite_display()} v{round_.version} changes",
+                 page=reverse("pages:round-changes", args=[slug]),
+                 feed=reverse("pages:round-changes-feed", args=[slug]))
+
+
+def site_address(request) -> str:
+    """Where the absolute links of a feed start: SITE_URL where the operator set it (the address
+    people cite), else the scheme and host the request came to (request.build_absolute_uri, which
+    honours SECURE_PROXY_SSL_HEADER), so `make run` links to itself on any host and port. The
+    front cache keys such answers on the host (pages.caching.page_key)."""
+    if settings.SITE_URL_SET:
+        return settings.SITE_URL.rstrip("/")
+    return request.build_absolute_uri("/").rstrip("/")
+
+
+def _feed(request, changes: list[Change], *, title: str, page: str, feed: str):
+    base = site_address(request)
+    entries = []
+    for change in changes:
+        link = reverse("pages:permalink", args=[change.result_id]) if change.result_id else reverse(
+            "pages:round", args=[change.round.slug])
+        entries.append({
+            "change": change,
+            "title": " ".join(part for part in (f"{change.round.get_suite_display()} v{change.round.version}:",
+                                                change.label, change.result_id or change.round.slug) if part),
+            "link": base + link,
+            # A stable URL for every feed that lists the change: its row in the site's change log.
+            "id": f"{base}{reverse('pages:changes')}#change-{change.pk}",
+            "log": f"{base}{reverse('pages:round-changes', args=[change.round.slug])}#change-{change.pk}",
+        })
+    context = {
+        "title": title, "site_name": settings.SITE_NAME, "base": base, "page_url": base + page,
+        "feed_url": base + feed, "entries": entries, "updated": changes[0].date if changes else timezone.now(),
+    }
+    browser = "text/html" in request.META.get("HTTP_ACCEPT", "")
+    response = render(request, "results/changes.atom", context, content_type=XML_FOR_BROWSERS if browser else ATOM)
+    patch_vary_headers(response, ["Accept"])
     return response

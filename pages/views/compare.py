@@ -10,10 +10,8 @@ from django.urls import reverse
 
 from pages.caching import cache_public_page
 from pages.normalised import mixing_warning
+from pages.suites import SUITES
 from pages.tables import category_of
-from pages.templatetags.numbers import format_power, format_quantity
-from pages.views.common import convergence_unit
-from results.constants import Suite
 from results.models import Result, Run, System, version_order
 
 SYSTEM_FIELDS = [
@@ -35,45 +33,17 @@ def _compare_rows(sections: list[tuple[str, list[tuple[str, list]]]]) -> list[di
 
 
 def _score_rows(results: list[Result]) -> list[tuple[str, list]]:
-    """The figures each compared result is judged by, in its own suite's terms: a row of one suite
-    is blank in the columns of another (a training time is not an inference throughput)."""
-    suites = {r.submission.round.suite for r in results}
-
-    def of(suite_set, value):
-        return [value(r) if r.submission.round.suite in suite_set else None for r in results]
-
-    timed = {Suite.TRAINING, Suite.HPC}
-    rows = [
-        ("Round", [r.submission.round.slug for r in results]),
-        ("Benchmark" if suites <= timed else "Benchmark or model", [r.benchmark.name for r in results]),
-    ]
-    if suites & timed:
-        rows += [
-            ("Scaling (HPC)", of({Suite.HPC}, lambda r: r.get_scaling_display() if r.scaling else None)),
-            ("Time to train (min)", of(timed, lambda r: f"{r.score_minutes:.2f}" if r.score_minutes else r.score_note)),
-            ("Models per minute (HPC weak scaling)", of({Suite.HPC}, lambda r: f"{r.models_per_minute:.4g}"
-                                                         if r.models_per_minute else None)),
-            ("Olympic mean before RCP factor", of(timed, lambda r: f"{r.mean_minutes:.2f}" if r.mean_minutes else "")),
-            ("RCP status", of(timed, lambda r: r.get_rcp_status_display())),
-            ("Global batch size", of(timed, lambda r: r.global_batch_size)),
-            ("To converge (olympic mean)", of(timed, lambda r: format_quantity(r.converge_mean, convergence_unit(
-                r.benchmark.name)) if r.converge_mean is not None else None)),
-        ]
-    if Suite.INFERENCE in suites:
-        inference = {Suite.INFERENCE}
-        rows += [
-            ("Scenario", of(inference, lambda r: r.scenario)),
-            ("Result", of(inference, lambda r: format_quantity(r.metric_value, r.metric_unit)
-                          if r.metric_value is not None else None)),
-            ("Verdict", of(inference, lambda r: r.verdict)),
-            ("Power", of(inference, lambda r: _inference_power(r))),
-        ]
-    return [(label, values) for label, values in rows if any(v not in (None, "") for v in values)]
-
-
-def _inference_power(result: Result) -> str | None:
-    power = (result.inference or {}).get("power") or {}
-    return format_power(power["value"], power.get("unit", "")) if power.get("value") is not None else None
+    """The figures each compared result is judged by, in its own suite's words (each suite's
+    compare_rows, pages/suites/): a row of one suite is blank in the columns of another (a
+    training time is not an inference throughput); a label two suites share is one row."""
+    rows: dict[str, list] = {"Round": [r.submission.round.slug for r in results]}
+    for suite in dict.fromkeys(r.submission.round.suite for r in results):
+        for label, figure in SUITES[suite].compare_rows():
+            values = rows.setdefault(label, [None] * len(results))
+            for index, result in enumerate(results):
+                if result.submission.round.suite == suite:
+                    values[index] = figure(result)
+    return [(label, values) for label, values in rows.items() if any(v not in (None, "") for v in values)]
 
 
 @cache_public_page

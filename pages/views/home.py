@@ -15,14 +15,10 @@ from django.utils.html import escape
 
 from mlperf_check.rules.facts import version_key
 from pages.caching import cache_public_page
-from pages.charts import Chart
-from pages.suites.inference import charts as inference_charts
-from pages.suites.training import charts as training_charts
+from pages.suites import SUITES
 from pages.views.common import chart_response, draws
 from results.constants import RoundState, Suite
 from results.models import Benchmark, Result, Round
-
-FIXED_SCALE = 8  # accelerators; the round-over-round speedup compares the best entries at this scale
 
 
 @cache_public_page
@@ -49,57 +45,22 @@ def home(request):
             round_.counts = counts.get(round_.pk, {"results": 0, "systems": 0, "submitters": 0})
             round_.benchmark_count = benchmarks.get(round_.pk, 0)
         if mine:
-            suites.append({"label": suite.label, "value": suite.value, "rounds": mine})
-    # Pictures first: the best time per benchmark across rounds, and the newest round against the one before.
-    progress_charts = {chart.name: chart for chart in _progress_charts(request.user, Suite.TRAINING)}
+            # Each suite in its own words and pictures (pages/suites/<suite>/views.py).
+            pages = SUITES[suite]
+            suites.append({"label": suite.label, "value": suite.value, "rounds": mine, "tagline": pages.HOME_TAGLINE,
+                           "charts": pages.home_charts(request.user)})
     return render(request, "results/home.html", {
-        "suites": suites, "best_time": progress_charts["best-time"], "headlines": progress_charts["headlines"],
-        "draws_charts": not progress_charts["headlines"].empty,
+        "suites": suites, "draws_charts": draws([item["chart"] for suite in suites for item in suite["charts"]]),
     })
-
-
-def _progress_charts(user, suite: str) -> list[Chart]:
-    if suite == Suite.INFERENCE:
-        return _inference_progress_charts(user)
-    rounds = Round.objects.visible_to(user).filter(suite=suite)
-    entries = [
-        {"round": row["submission__round__version"], "benchmark": row["benchmark__name"],
-         "minutes": row["score_minutes"], "accelerators": row["system__accelerators_count"],
-         "system": row["system__name"], "submitter": row["submission__organization__name"],
-         "result_id": row["result_id"]}
-        for row in Result.objects.visible_to(user).current()
-        .filter(submission__round__suite=suite, division="closed", score_minutes__isnull=False)
-        .values("submission__round__version", "benchmark__name", "score_minutes", "system__accelerators_count",
-                "system__name", "submission__organization__name", "result_id")
-    ]
-    targets = [
-        {"round": b["round__version"], "benchmark": b["name"], "target": b["quality_target"]}
-        for b in Benchmark.objects.filter(round__in=rounds).values("round__version", "name", "quality_target")
-    ]
-    return [*training_charts.round_over_round(entries, targets, FIXED_SCALE), training_charts.headlines(entries, targets)]
-
-
-def _inference_progress_charts(user) -> list[Chart]:
-    entries = [
-        {"round": row["submission__round__version"], "model": row["benchmark__name"], "scenario": row["scenario"],
-         "value": row["metric_value"], "unit": row["metric_unit"], "accelerators": row["system__accelerators_count"],
-         "system": row["system__name"], "submitter": row["submission__organization__name"],
-         "result_id": row["result_id"]}
-        for row in Result.objects.visible_to(user).current()
-        .filter(submission__round__suite=Suite.INFERENCE, division="closed", valid=True, metric_value__isnull=False)
-        .values("submission__round__version", "benchmark__name", "scenario", "metric_value", "metric_unit",
-                "system__accelerators_count", "system__name", "submission__organization__name", "result_id")
-    ]
-    return [inference_charts.progress(entries), inference_charts.progress(entries, per_accelerator=True)]
 
 
 @cache_public_page
 def progress(request, suite: str = Suite.TRAINING):
     if suite not in Suite.values:
         raise Http404("no such suite")
-    built = _progress_charts(request.user, suite)
+    built = SUITES[suite].progress_charts(request.user)
     return render(request, "results/progress.html", {
-        "suite": Suite(suite), "charts": built, "fixed_scale": FIXED_SCALE, "draws_charts": draws(built),
+        "suite": Suite(suite), "charts": built, "note": SUITES[suite].PROGRESS_NOTE, "draws_charts": draws(built),
     })
 
 
@@ -107,7 +68,7 @@ def progress(request, suite: str = Suite.TRAINING):
 def progress_chart(request, suite: str, chart: str, fmt: str):
     if suite not in Suite.values:
         raise Http404("no such suite")
-    for built in _progress_charts(request.user, suite):
+    for built in SUITES[suite].progress_charts(request.user):
         if built.name == chart:
             return chart_response(built, fmt, f"{suite}-progress")
     raise Http404("no such chart")

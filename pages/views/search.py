@@ -10,6 +10,7 @@ from django.shortcuts import render
 from mlperf_check.rules.facts import version_key
 from pages.caching import cache_public_page
 from pages.tables import accelerator_choices, accelerator_key
+from results.constants import Suite
 from results.models import Result
 
 SEARCH_LIMIT = 200
@@ -51,7 +52,11 @@ def search(request):
             entry["rounds"][slug] = entry["rounds"].get(slug, 0) + row["results"]
         systems = list(by_system.values())[:SEARCH_LIMIT]
         for entry in systems:
-            entry["rounds"] = sorted(entry["rounds"].items(), key=lambda item: version_key(item[0].rsplit("-v", 1)[1]))
+            # (slug, "Training v1.0", results): a round named with its suite, as every page names it.
+            entry["rounds"] = [
+                (slug, f"{Suite(slug.rsplit('-v', 1)[0]).label} v{slug.rsplit('-v', 1)[1]}", n)
+                for slug, n in sorted(entry["rounds"].items(), key=lambda item: version_key(item[0].rsplit("-v", 1)[1]))
+            ]
         # Same-named systems are told apart by what differs between them.
         names = defaultdict(list)
         for entry in systems:

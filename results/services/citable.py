@@ -6,23 +6,61 @@ An id reads `<suite>:<entry>:<benchmark>` (inference: `:<scenario>` after it), e
 in the round in MLCommons' scheme (`<version>-NNNN`, one per system, shared by its benchmarks):
 the official one where the data carries it (summary_results.json, an id mapping), else numbered
 here and marked local. The suite is part of the id because MLCommons numbers each suite's entries
-on its own (training 4.1-0012 and inference 4.1-0012 are different systems)."""
+on its own (training 4.1-0012 and inference 4.1-0012 are different systems).
+
+A version's results get their ids once it is admitted (assign_result_ids, from
+results.services.lifecycle): a held version registers none, so a package a chair never lets stand
+leaves no gap in the round's numbering; it carries only the ids its results already had."""
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import transaction
 
 from mlperf_check.inference.summary_results import ID_PATTERN, SummaryResultsError, parse_summary_results
 
-from ..models import CitableId, Organization, Round
+from ..models import CitableId, Organization, Result, Round, Submission
+
+# An entry id as people paste it: `4.1-0012`, `v4.1-0012`, `V4.1-12`, with its suite before it as in
+# a result id (`inference:4.1-0012`) or not.
+PASTED_ENTRY = re.compile(r"^(?:(training|inference|hpc):)?v?(\d+\.\d+)-(\d+)$", re.IGNORECASE)
 
 
 class IdMappingError(ValueError):
     """An id mapping file that cannot be read, with the file and the entry at fault."""
+
+
+@dataclass(frozen=True)
+class EntryReference:
+    suite: str  # "" where the text names none: the entry of that number in every suite
+    entry: str  # as the registry keeps it: "4.1-0012"
+
+
+def entry_reference(text: str) -> EntryReference | None:
+    """The entry that `text` names as people paste one (`v4.1-0012`, `4.1-12`, `inference:4.1-0012`),
+    or None when it is no entry id."""
+    match = PASTED_ENTRY.match(text.strip())
+    if match is None:
+        return None
+    suite, version, number = match.groups()
+    return EntryReference((suite or "").lower(), f"{version}-{int(number):04d}")
+
+
+def canonical_result_id(text: str) -> str:
+    """A result id as people paste it, spelled as the registry spells it: the suite in lower case and
+    the entry without its v, in four digits (`Inference:v4.1-1:resnet50:Offline` ->
+    `inference:4.1-0001:resnet50:Offline`). The benchmark and scenario are left as written."""
+    text = text.strip()
+    suite, _, rest = text.partition(":")
+    entry, separator, tail = rest.partition(":")
+    reference = entry_reference(entry)
+    if not separator or reference is None:
+        return text
+    return f"{suite.lower()}:{reference.entry}:{tail}"
 
 
 def official_entry(text: str) -> str:
@@ -62,6 +100,31 @@ def citable_id(
         return CitableId.objects.create(
             **key, entry=entry, local=local, result_id=result_id_for(round_, entry, benchmark, scenario)
         )
+
+
+def assign_result_ids(submission: Submission, *, register: bool = True, official: dict[int, str] | None = None) -> int:
+    """Give every result of `submission` that has no id yet its citable id: the one already
+    registered for its (system, benchmark, scenario or HPC scaling) in the round, else, when
+    `register`, a newly registered one (`official`: MLCommons' entry by result pk, from an import's
+    id mapping). A held version is assigned with `register` False. Returns how many got an id.
+    Numbered in the order the results were written, as the imports always numbered them."""
+    official = official or {}
+    assigned = []
+    waiting = Result.objects.filter(submission=submission, citable__isnull=True).select_related("system", "benchmark")
+    for result in waiting.order_by("pk"):
+        key = dict(system_id=result.system.system_id, benchmark=result.benchmark.name,
+                   scenario=result.scenario or result.scaling)
+        if register:
+            citable = citable_id(submission.round, submission.organization, **key, official=official.get(result.pk))
+        else:
+            citable = CitableId.objects.filter(round=submission.round_id, organization=submission.organization_id,
+                                               **key).first()
+            if citable is None:
+                continue
+        result.citable, result.result_id = citable, citable.result_id
+        assigned.append(result)
+    Result.objects.bulk_update(assigned, ["citable", "result_id"], batch_size=1000)
+    return len(assigned)
 
 
 def _next_local_entry(round_: Round) -> str:

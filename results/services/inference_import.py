@@ -14,16 +14,14 @@ from mlperf_check.inference.rules import rules_for
 
 from ..constants import MetricDirection
 from ..models import Benchmark, Finding, Result, Round, Submission, System, fitted
-from .citable import citable_id
+from .lifecycle import admit_written_version, make_current, publish_version
 from .versions import (
     ImportOutcome,
     VersionAlreadyWritten,
     finding_rows,
     jsonable,
-    make_current,
     new_version,
     organization_named,
-    publish_version,
 )
 
 # Inference (issue 12) ------------------------------------------------------------------------
@@ -81,9 +79,10 @@ def write_inference_report(
     folders: list[InferenceFolder], *, submission: Submission, official_entries: dict[str, str] | None = None
 ) -> ImportOutcome:
     """Write the systems, results and findings of one new submission version from checked
-    inference folders (import_results and upload ingestion alike). A version is written once.
-    Citable ids already given to the organization's (system, model, scenario) in this round, in
-    any version, are reused; `official_entries` gives MLCommons' entry id of each system id."""
+    inference folders (import_results and upload ingestion alike). A version is written once, then
+    admitted (services/lifecycle.py: held, or given its result ids: those already given to the
+    organization's (system, model, scenario) in this round, in any version, are reused);
+    `official_entries` gives MLCommons' entry id of each system id."""
     with transaction.atomic():
         locked = Submission.objects.select_for_update().get(pk=submission.pk)
         if locked.written_at is not None:
@@ -93,8 +92,11 @@ def write_inference_report(
         submission.save(update_fields=["ruleset_version", "written_at", "updated_at"])
         outcome = ImportOutcome(submission, "created")
         divisions_of = Counter(system for folder in folders for system in {r.system for r in folder.report.results})
+        official = {}
         for folder in folders:
-            _write_inference_rows(folder, submission, official_entries or {}, outcome, shared=divisions_of)
+            official.update(_write_inference_rows(folder, submission, official_entries or {}, outcome,
+                                                  shared=divisions_of))
+        admit_written_version(submission, official=official)
     return outcome
 
 
@@ -126,9 +128,13 @@ def _inference_system(
     )
 
 
-def _write_inference_rows(folder: InferenceFolder, submission, official_entries, outcome: ImportOutcome, shared) -> None:
+def _write_inference_rows(
+    folder: InferenceFolder, submission, official_entries, outcome: ImportOutcome, shared
+) -> dict[int, str]:
     """`shared` counts the divisions each system id has results in: a system in several divisions
-    gets one row per division (`<id>.open`, `<id>.network` beside the closed one)."""
+    gets one row per division (`<id>.open`, `<id>.network` beside the closed one). The results have
+    no ids yet; returns MLCommons' entry of each result (by pk) that `official_entries` names."""
+    official = {}
     report, systems = folder.report, folder.systems
     benchmarks = {b.name: b for b in submission.round.benchmarks.all()}
     system_rows: dict[str, System] = {}
@@ -155,16 +161,10 @@ def _write_inference_rows(folder: InferenceFolder, submission, official_entries,
             system_rows[result.system] = _inference_system(
                 submission, system_id, systems.get(result.system), result.division, result.system_info
             )
-        citable = citable_id(
-            submission.round, submission.organization, system_id, benchmark.name, result.scenario,
-            official=official_entries.get(f"{result.system}.{result.division}") or official_entries.get(result.system),
-        )
         row = Result.objects.create(
             submission=submission,
             system=system_rows[result.system],
             benchmark=benchmark,
-            result_id=citable.result_id,
-            citable=citable,
             folder=fitted(Result, "folder", result.folder),
             division=result.division,
             scenario=result.scenario,
@@ -177,10 +177,14 @@ def _write_inference_rows(folder: InferenceFolder, submission, official_entries,
             score_note="" if result.valid else "invalid: see the findings",
             inference=jsonable(_inference_details(result)),
         )
+        entry = official_entries.get(f"{result.system}.{result.division}") or official_entries.get(result.system)
+        if entry:
+            official[row.pk] = entry
         outcome.results += 1
         outcome.runs += len(result.runs)
         findings.extend(finding_rows(result.all_findings(), submission, result=row))
     Finding.objects.bulk_create(findings, batch_size=1000)
+    return official
 
 
 def _aliases_of(model: str, aliases: dict[str, str]) -> list[str]:

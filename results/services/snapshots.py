@@ -3,7 +3,10 @@ checksummed and written once. A snapshot already covering the newest change is n
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import tarfile
+from typing import BinaryIO
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -16,6 +19,31 @@ SNAPSHOT_PREFIX = "snapshots"
 
 def snapshot_path(snapshot: Snapshot, name: str) -> str:
     return f"{SNAPSHOT_PREFIX}/{snapshot.round.slug}/{snapshot.number}/{name}"
+
+
+def archive_folder(snapshot: Snapshot) -> str:
+    """The folder a snapshot's archive unpacks into: `inference-v4.1-snapshot-1`."""
+    return f"{snapshot.round.slug}-snapshot-{snapshot.number}"
+
+
+def write_archive(snapshot: Snapshot, out: BinaryIO) -> None:
+    """The snapshot's files and SHA256SUMS as one gzipped tar, under archive_folder(): unpacked,
+    `sha256sum -c SHA256SUMS` passes in that folder. The same snapshot always gives the same bytes
+    (every time in it is the snapshot's), so the archive needs no copy of its own in storage."""
+    folder, mtime = archive_folder(snapshot), int(snapshot.created_at.timestamp())
+
+    def member(name: str, kind: bytes, size: int = 0) -> tarfile.TarInfo:
+        info = tarfile.TarInfo(name)
+        info.type, info.size, info.mtime = kind, size, mtime
+        info.mode = 0o755 if kind == tarfile.DIRTYPE else 0o644
+        return info
+
+    with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=mtime) as zipped:
+        with tarfile.open(fileobj=zipped, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+            tar.addfile(member(folder, tarfile.DIRTYPE))
+            for listed in snapshot.files:
+                with default_storage.open(snapshot_path(snapshot, listed["name"]), "rb") as data:
+                    tar.addfile(member(f"{folder}/{listed['name']}", tarfile.REGTYPE, listed["bytes"]), data)
 
 
 def store_snapshot(round_: Round, files: dict[str, bytes], *, covers_event: int) -> Snapshot | None:

@@ -1,8 +1,9 @@
 """Training import: `import_report` turns a PackageReport (mlperf_check/report.py) into rows for
 one organization's submission, in one transaction. It is idempotent: the same content imported
 twice changes nothing, changed content becomes a new version, and citable result ids
-(services/citable.py) are kept for every (system, benchmark, scaling) seen before. HPC packages are
-stored here too; their scores are hpc_import's."""
+(services/citable.py) are kept for every (system, benchmark, scaling) seen before, given once the
+version is admitted (services/lifecycle.py). HPC packages are stored here too; their scores are
+hpc_import's."""
 
 import hashlib
 
@@ -15,18 +16,16 @@ from mlperf_check.report import BenchmarkResult, PackageReport, RunEnergy, RunLo
 
 from ..constants import FactorSource, MetricDirection
 from ..models import Finding, Result, Round, Run, Submission, System, Waiver, fitted
-from .citable import citable_id
 from .factors import apply_factor_decisions, record_published_factors
 from .hpc_import import hpc_score_fields
+from .lifecycle import admit_written_version, make_current, publish_version
 from .versions import (
     ImportOutcome,
     VersionAlreadyWritten,
     finding_rows,
     jsonable,
-    make_current,
     new_version,
     organization_named,
-    publish_version,
 )
 
 # Log copies are stored content-addressed, so identical logs are stored once.
@@ -107,9 +106,10 @@ def write_report(
 ) -> ImportOutcome:
     """Write the systems, results, runs and findings of one new submission version from a report.
 
-    A version is written once (VersionAlreadyWritten otherwise). Citable ids already given to the
-    same organization's (system, benchmark, scaling) in this round, in any version, are reused. Runs
-    inside the caller's transaction, or opens one.
+    A version is written once (VersionAlreadyWritten otherwise), then admitted (held when its
+    files speak for another organization, else given its result ids: those already given to the
+    same organization's (system, benchmark, scaling) in this round, in any version, are reused).
+    Runs inside the caller's transaction, or opens one.
     """
     with transaction.atomic():
         locked = Submission.objects.select_for_update().get(pk=submission.pk)
@@ -121,13 +121,17 @@ def write_report(
         submission.written_at = timezone.now()
         submission.save(update_fields=["ruleset_version", "size_bytes", "written_at", "updated_at"])
         outcome = ImportOutcome(submission, "created")
-        _write_rows(report, submission, official_entries or {}, store_logs, outcome)
+        official = _write_rows(report, submission, official_entries or {}, store_logs, outcome)
+        admit_written_version(submission, official=official)
         apply_factor_decisions(submission.round, submission.organization)
     return outcome
 
 
-def _write_rows(report, submission, official_entries, store_logs, outcome: ImportOutcome) -> None:
+def _write_rows(report, submission, official_entries, store_logs, outcome: ImportOutcome) -> dict[int, str]:
+    """The version's rows, its results without their ids yet; returns MLCommons' entry of each
+    result (by pk) that the id mapping names."""
     round_ = submission.round
+    official = {}
     benchmarks = {b.name: b for b in round_.benchmarks.all()}
     systems = {}
     for system_report in report.systems:
@@ -168,18 +172,10 @@ def _write_rows(report, submission, official_entries, store_logs, outcome: Impor
             for run in result_report.runs:
                 findings.extend(finding_rows(run.findings, submission))
             continue
-        # HPC's scaling (strong, weak) takes the scenario's place in the id: one system may enter
-        # both on one benchmark.
-        citable = citable_id(
-            round_, submission.organization, result_report.system_id, result_report.benchmark,
-            result_report.scaling, official=official_entries.get(result_report.system_id),
-        )
         fields = dict(
             submission=submission,
             system=system,
             benchmark=benchmark,
-            result_id=citable.result_id,
-            citable=citable,
             folder=result_report.folder,
             division=result_report.division or system.division,
             score_minutes=result_report.score_minutes,
@@ -203,6 +199,8 @@ def _write_rows(report, submission, official_entries, store_logs, outcome: Impor
         if result_report.scaling:
             fields.update(hpc_score_fields(result_report))
         result = Result.objects.create(**fields)
+        if result_report.system_id in official_entries:
+            official[result.pk] = official_entries[result_report.system_id]
         outcome.results += 1
         findings.extend(finding_rows(result_report.findings, submission, result=result))
         scoring = {s.file: s for s in result_report.run_scores}
@@ -214,6 +212,7 @@ def _write_rows(report, submission, official_entries, store_logs, outcome: Impor
             outcome.runs += 1
             findings.extend(finding_rows(run_report.findings, submission, result=result, run=run))
     Finding.objects.bulk_create(findings, batch_size=1000)
+    return official
 
 
 def _energy_fields(result: BenchmarkResult) -> dict:

@@ -1,6 +1,7 @@
-"""Submission versions: new_version() numbers them for uploads and imports alike, the imports
-write each once, make_current() / publish_version() switch the current and published ones. Also
-what both imports share when they write a version's rows (outcome, result ids, findings)."""
+"""Submission versions: new_version() numbers them for uploads and imports alike and the imports
+write each once; which one is current or published is the lifecycle's (services/lifecycle.py:
+make_current, publish_version). Also what both imports share when they write a version's rows
+(outcome, organization, findings)."""
 
 from collections import Counter
 from dataclasses import dataclass
@@ -9,8 +10,6 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
-
-from audit import events
 
 from ..models import Finding, Organization, Round, Submission, fitted
 from ..signals import data_changed
@@ -72,46 +71,6 @@ def new_version(
             is_current=False,
             is_published=False,
         )
-
-
-def make_current(submission: Submission) -> bool:
-    """Make the newest written version of an organization's submission the current one; an
-    older version finishing late is not. True when `submission` is now current.
-
-    Once the round is published the public tables show the published version: a later version
-    (a fix) stays non-current until a chair publishes it (publish_version)."""
-    with transaction.atomic():
-        # The organization row lock orders this with new_version() and publish_version().
-        Organization.objects.select_for_update().get(pk=submission.organization_id)
-        if Round.objects.get(pk=submission.round_id).is_published:
-            return False
-        versions = Submission.objects.filter(round=submission.round_id, organization=submission.organization_id)
-        if versions.filter(pk=submission.pk, held_reason__gt="").exists():
-            return False  # a chair decides first (review.services.release_held_version)
-        if versions.filter(version__gt=submission.version, written_at__isnull=False).exists():
-            return False
-        _switch_current(submission)
-        events.version_switched(submission)
-    return True
-
-
-def _switch_current(submission: Submission) -> None:
-    Submission.objects.filter(round=submission.round_id, organization=submission.organization_id).exclude(
-        pk=submission.pk
-    ).update(is_current=False)
-    Submission.objects.filter(pk=submission.pk).update(is_current=True)
-    submission.is_current = True
-
-
-def publish_version(submission: Submission, *, actor=None, reason: str = "") -> None:
-    """Publish one version and make it its organization's current one: how a chair publishes a
-    fix accepted after the round's publication (and how an import publishes what it imports)."""
-    with transaction.atomic():
-        Organization.objects.select_for_update().get(pk=submission.organization_id)
-        _switch_current(submission)
-        Submission.objects.filter(pk=submission.pk).update(is_published=True)
-        submission.is_published = True
-        events.version_published(submission, actor=actor, reason=reason or "published")
 
 
 def touch_submissions(submissions) -> None:

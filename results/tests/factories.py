@@ -116,6 +116,7 @@ def make_result(
         converge_mean=40.0,
     )
     values.update(fields)
+    status = values.pop("status", None)  # the citable result's (CitableId.status), every version's
     organization = system.submission.organization
     if result_id is None:
         citable = citable_id(round_, organization, system.system_id, benchmark.name, values.get("scenario", ""))
@@ -125,6 +126,9 @@ def make_result(
             defaults=dict(round=round_, organization=organization, system_id=system.system_id,
                           benchmark=benchmark.name, scenario=values.get("scenario", "")),
         )
+    if status is not None:
+        CitableId.objects.filter(pk=citable.pk).update(status=status)
+        citable.status = status
     result = Result.objects.create(
         submission=system.submission,
         system=system,

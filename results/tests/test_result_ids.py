@@ -46,7 +46,7 @@ def test_training_and_inference_of_one_version_never_share_an_id(client, sample_
     assert len({next(iter(e)) for e in entries.values()}) == len(entries)
     # The audit log holds the longest ids (suite, entry, model and scenario).
     longest = max(Result.objects.all(), key=lambda r: len(r.result_id))
-    assert events.result_withdrawn(longest, actor=None, reason="test").result_id == longest.result_id
+    assert events.result_withdrawn(longest, actor=None, reason="test", previous="active").result_id == longest.result_id
 
 
 def test_a_new_version_keeps_the_ids_and_an_id_is_never_given_twice(sample_data):

@@ -9,9 +9,9 @@ import pytest
 from django.utils import timezone
 
 from results.constants import ResultStatus, RoundState
-from results.models import Result
+from results.models import CitableId, Result
 from results.services.factors import accept_shipped_factor
-from results.services.versions import publish_version
+from results.services.lifecycle import publish_version
 from results.states import publication_state
 from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
 
@@ -39,7 +39,7 @@ def test_a_result_published_with_its_round_is_official(client, published):
 
 def test_a_later_published_version_supersedes_the_first_and_is_a_correction(client, published):
     first = published.submission
-    second = make_submission(first.round, first.organization, version=2)
+    second = make_submission(first.round, first.organization, version=2, published=False, is_current=False)
     again = make_result(make_system(second, "box"), "resnet")
     publish_version(second)  # a chair publishes the fix
     assert state_of(published) == "superseded" and state_of(again) == "corrected"
@@ -55,7 +55,7 @@ def test_public_before_the_round_is_published_is_provisional(published):
 
 @pytest.mark.parametrize("status", [ResultStatus.WITHDRAWN, ResultStatus.REMOVED])
 def test_withdrawn_and_removed(published, status):
-    Result.objects.filter(pk=published.pk).update(status=status)
+    CitableId.objects.filter(results=published).update(status=status)
     assert state_of(published) == status
 
 

@@ -34,7 +34,7 @@ def test_batch_size_dependent_keys_may_differ_and_every_other_must_match():
 
 def resubmit(world, hyperparameters: dict, **system_fields) -> Result:
     """Alpha's version 2 of its resnet result, its runs logging `hyperparameters`."""
-    v2 = make_submission(world["round"], world["alpha"], published=False, is_current=True, version=2)
+    v2 = make_submission(world["round"], world["alpha"], published=False, is_current=False, version=2)
     system = make_system(v2, "alpha-sys", **system_fields)
     result = make_result(system, "resnet", minutes=26.0, result_id=world["alpha_result"].result_id)
     Run.objects.filter(result=result).update(hyperparameters=hyperparameters)
@@ -100,7 +100,7 @@ def test_the_published_result_keeps_its_borrowing_confidential(world, lender_log
     new = resubmit(world, {**lender_logged, "global_batch_size": 1632})
     (checked,) = services.check_borrowings(new.submission)
     services.decide_borrowing(world["reviewer"], checked, True, "matches the lender")
-    from results.services.versions import make_current
+    from results.services.lifecycle import make_current
 
     make_current(new.submission)
     url = f"/results/{new.result_id}/"
@@ -117,7 +117,7 @@ def rejected(world, lender_logged):
     new = resubmit(world, {**lender_logged, "lars_opt_momentum": 0.95})
     (checked,) = services.check_borrowings(new.submission)
     declaration = services.decide_borrowing(world["reviewer"], checked, False, "momentum differs")
-    from results.services.versions import make_current
+    from results.services.lifecycle import make_current
 
     make_current(new.submission)
     return declaration, new.submission

@@ -50,7 +50,7 @@ def test_a_chair_waives_a_package_finding_and_it_leaves_every_count(world, packa
 
     assert (waiver.system_id, waiver.benchmark, waiver.kind) == ("", "", "false_positive")
     status = api.get(f"/api/v1/uploads/{upload.pk}/").json()
-    assert status["finding_counts"] == {"error": 1, "warning": 1, "waived": 1}
+    assert status["finding_counts"] == {"error": 1, "warning": 1, "waived": 1, "waived_error": 1}
     assert status["job"]["summary"] == "done, 1 error"
     waived = [f for f in status["findings"] if f["waived_by"]]
     assert [(f["file"], f["waived_by"]) for f in waived] == [("notes.txt", {

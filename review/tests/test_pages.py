@@ -247,9 +247,10 @@ def test_override_withdrawal_and_release_actions_persona(world):
 
 def test_withdraw_action_persona(world):
     url = f"/review/results/{world['alpha_result'].result_id}/withdraw/"
-    # Before publication Alpha's members withdraw at once; a peer reads the result but may not.
+    # Before publication Alpha's members withdraw at once (a second member finds it withdrawn
+    # already: 409); a peer reads the result but may not.
     assert statuses(world, url, "post", {"reason": "hardware recalled"}) == {
-        "anonymous": 302, "owner": 302, "outsider": 403, "reviewer": 403, "alpha_reviewer": 302, "chair": 403,
+        "anonymous": 302, "owner": 302, "outsider": 403, "reviewer": 403, "alpha_reviewer": 409, "chair": 403,
     }
     assert Result.objects.get(pk=world["alpha_result"].pk).status == "withdrawn"
 

@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from audit.models import AuditEvent
-from results.models import Result, Round, Submission
+from results.models import CitableId, Result, Round, Submission
 from results.tests.factories import make_result, make_submission, make_system
 from review import services
 
@@ -41,7 +41,7 @@ def test_the_public_sees_nothing_of_a_round_before_publication_and_every_accepte
 
 def test_withdrawn_and_removed_results_are_never_published(world):
     services.withdraw_result(world["owner"], world["alpha_result"], "hardware recalled")
-    Result.objects.filter(pk=world["beta_result"].pk).update(status="removed")
+    CitableId.objects.filter(results=world["beta_result"]).update(status="removed")
     finalize(world)
     services.move_round(world["chair"], world["round"], "published", "on time")
     assert visible_ids(None) == set() and visible_ids(world["outsider"]) == {world["beta_result"].result_id}

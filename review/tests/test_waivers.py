@@ -80,7 +80,7 @@ def test_the_pages_and_the_upload_status_count_only_what_no_decision_waived(worl
     assert "2 checker errors not waived" in page
     assert f"waived by decision {waiver.pk}" in page and "RCP table gap for this batch" in page
     status = api.get(f"/api/v1/uploads/{upload.pk}/").json()
-    assert status["finding_counts"] == {"error": 2, "waived": 1}
+    assert status["finding_counts"] == {"error": 2, "waived": 1, "waived_error": 1}
     assert status["job"]["error_count"] == 2 and status["job"]["summary"] == "done, 2 errors"
     assert {f["code"]: f["waiver"] for f in status["findings"]}["RCP_FAIL"] == waiver.pk
     queue = reviewer.get("/review/?round=training-v1.0").context["rows"]

@@ -51,7 +51,7 @@ def test_a_published_result_is_withdrawn_when_a_chair_approves_and_at_once_in_ca
     version_before = caching._read_data_version()  # what every other process keys its cache on
     services.decide_withdrawal(world["chair"], request, True, "the vendor recalled the part")
     assert caching._read_data_version() != version_before
-    assert client.get(page).status_code == 404 and client.get(api).status_code == 404
+    assert client.get(page).status_code == 410 and client.get(api).status_code == 410  # gone: its tombstone
     event = AuditEvent.objects.get(kind="result.withdrawn")
     assert event.actor == world["chair"] and "the vendor recalled the part" in event.reason
     assert WithdrawalRequest.objects.get().state == "approved"

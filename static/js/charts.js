@@ -13,21 +13,46 @@
   var queue = []; // charts waiting to be drawn, the ones on screen first
   var drawing = false;
 
+  // Plotly draws its toolbar (the mode bar) over the figure's top right corner, always on a touch
+  // screen and on hover elsewhere: it covered a phone's titles and long ones on a laptop. The title
+  // goes below a strip the toolbar has to itself, wrapped to the chart's width (Plotly does not
+  // wrap a title: a long one ran under the toolbar or off the edge).
+  var TOOLBAR_STRIP = 32; // px: the mode bar's height (about 26) and air; pages/charts.py reserves the same
+  var TITLE_GAP = 10; // px between the title's last line and the plot area
+
+  function placeTitle(div, layout) {
+    var title = Object.assign({}, layout.title || {});
+    if (typeof title.text !== "string" || !title.text) { return layout; }
+    var narrow = div.clientWidth < NARROW;
+    var size = narrow ? 12 : ((title.font && title.font.size) || 14);
+    // A character of the sans-serif font is about 0.55 em wide: 0.6 leaves some room.
+    var width = Math.max(20, Math.floor((div.clientWidth - 16) / (size * 0.6)));
+    var lines = wrapWords(title.text.split("<br>").join(" "), width);
+    title.text = lines.join("<br>");
+    title.font = Object.assign({}, title.font || {}, { size: size });
+    // Plotly lifts a title of several lines by about 0.7 em a line beyond the first: pushed down as much.
+    var pad = TOOLBAR_STRIP + Math.ceil(size * 0.7) * (lines.length - 1);
+    Object.assign(title, { x: 0, xref: "container", xanchor: "left", y: 1, yref: "container", yanchor: "top",
+                           pad: { t: pad, l: 8 } });
+    var margin = Object.assign({}, layout.margin || {});
+    var top = pad + Math.ceil(size * 1.3) * lines.length + TITLE_GAP;
+    var grown = Math.max(0, top - (margin.t || 0));
+    margin.t = Math.max(margin.t || 0, top);
+    var placed = Object.assign({}, layout, { title: title, margin: margin });
+    // A chart of a set height keeps its plot area: the box grows by what the title took.
+    if (layout.height) { placed.height = layout.height + grown; }
+    return placed;
+  }
+
   // On a narrow screen a legend at the right would eat most of the plot area: put it below. The
   // figure then takes its box's height, which on a phone grows with the legend's entries (site.css,
   // --legend-entries), so a long legend does not squash the plot.
   function fitToWidth(div, layout) {
+    layout = placeTitle(div, layout);
     if (div.clientWidth >= NARROW) { return layout; }
     var margin = Object.assign({}, layout.margin || {}, { l: 50, r: 10 });
-    var title = Object.assign({}, layout.title || {}, { font: { size: 12 } });
-    // Plotly does not wrap a title: a long one is cut at the chart's edge on a phone.
-    if (typeof title.text === "string") {
-      var lines = wrapWords(title.text, Math.max(20, Math.floor((div.clientWidth - 20) / 7)));
-      title.text = lines.join("<br>");
-      margin.t = (margin.t || 48) + 16 * (lines.length - 1);
-    }
     return Object.assign({}, layout, {
-      margin: margin, title: title, height: layout.height || div.clientHeight,
+      margin: margin, height: layout.height || div.clientHeight,
       // Anchored to the bottom of the whole figure (not the plot area), so it never covers the x-axis title.
       legend: { orientation: "h", x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom" }
     });

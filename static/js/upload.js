@@ -58,6 +58,9 @@
       error.textContent = (j.error_kind === "submitter" ? "The package was refused: " : "Our side failed: ") + j.error;
     }
     if (j.state === "done") renderOutcome(data);
+    // A version speaking for another organization waits for a chair: say so, with what comes next.
+    document.getElementById("job-held").hidden = !data.held_reason;
+    document.getElementById("job-held-reason").textContent = data.held_reason || "";
   }
 
   function renderOutcome(data) {
@@ -67,7 +70,8 @@
     data.results.forEach(function (r) {
       var tr = el("tr");
       // The same labels and links as the public result and system pages.
-      var id = el("td"); id.append(link(r.result_id, r.url));
+      var id = el("td");
+      id.append(r.url ? link(r.result_id, r.url) : el("span", "no id while held", "muted"));
       var system = el("td"); system.append(link(r.system_name, r.system_url));
       tr.append(id, system, el("td", r.benchmark), el("td", r.division),
         el("td", r.score_minutes === null ? "n/a" : r.score_minutes.toFixed(2), "num"),
@@ -88,8 +92,11 @@
       var details = el("details", null, "sev-" + group);
       details.id = "findings-" + group;
       details.open = group === "error" && count > 0;
+      // Each severity's count says how many of its findings a decision waived: "0 errors (5 waived)".
+      var waived = data.finding_counts["waived_" + group] || 0;
       details.append(el("summary", group === "waived" ? count + " waived by a decision"
-                                                      : count + " " + group + (count === 1 ? "" : "s")));
+                                                      : count + " " + group + (count === 1 ? "" : "s") +
+                                                        (waived ? " (" + waived + " waived)" : "")));
       var list = el("ul", null, "findings-list");
       data.findings.filter(function (f) {
         return group === "waived" ? f.waived_by : f.severity === group && !f.waived_by;

@@ -8,23 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from .servers import EmbeddedServer
-
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots" / "journeys"
 WIDTHS = {"desktop": (1366, 900), "phone": (390, 844)}
-# The periodic work comes round every few seconds instead of every minute (the documented settings).
-QUICK_BEAT = {"REVIEW_PUBLISH_CHECK_SECONDS": "2", "SNAPSHOT_CHECK_SECONDS": "2", "INGEST_SWEEP_SECONDS": "5"}
-
-
-@pytest.fixture(scope="session")
-def embedded(tmp_path_factory):
-    """`make run` in a fresh copy of this working tree; stopped with Ctrl-C at the end."""
-    server = EmbeddedServer(tmp_path_factory.mktemp("embedded"), QUICK_BEAT)
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -61,28 +48,5 @@ class Person:
         assert "/accounts/login/" not in self.page.url, f"{username} could not sign in"
         return self
 
-    def shoot(self, name: str) -> None:
-        """Full-page screenshots of the page at both widths (test-output/screenshots/journeys/)."""
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        viewport = self.page.viewport_size
-        for width, (width_px, height_px) in WIDTHS.items():
-            self.page.set_viewport_size({"width": width_px, "height": height_px})
-            self.page.screenshot(path=str(SCREENSHOTS / f"{name}-{width}.png"), full_page=True)
-        self.page.set_viewport_size(viewport)
-
     def close(self) -> None:
         self.context.close()
-
-
-@pytest.fixture
-def person(chromium):
-    """person(base_url, width="desktop") -> a Person; closed after the test."""
-    opened = []
-
-    def open_person(base_url: str, width: str = "desktop") -> Person:
-        opened.append(Person(chromium, base_url, width))
-        return opened[-1]
-
-    yield open_person
-    for someone in opened:
-        someone.close()

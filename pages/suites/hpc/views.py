@@ -12,12 +12,20 @@ from pages.charts import Chart
 from pages.normalised import time_view, view_links
 from pages.suites.training import charts as training_charts
 from pages.suites.training import views as training
-from pages.views.common import chart_response, csv_response, draws
-from results.constants import Scaling
+from pages.templatetags.numbers import format_quantity
+from pages.views.common import chart_response, convergence_unit, csv_response, draws
+from results.constants import Scaling, Suite
 from results.models import Benchmark, Result, Round
 
 from . import charts
 from .tables import export_rows, hpc_points, leaderboards
+
+# How the shared pages (home, progress, compare) speak of this suite: pages/suites/__init__.py.
+HOME_TAGLINE = ("Scientific machine learning at supercomputer scale: time to solution (strong scaling) and "
+                "models trained per minute (weak scaling), per benchmark and system.")
+PROGRESS_NOTE = ("Closed division, time to solution (strong scaling) only: throughput (weak scaling) is on each "
+                 "round's benchmark pages. Quality targets changed between some rounds (hollow diamonds, hatched "
+                 "bars), so the times are not strictly the same task.")
 
 
 def _chosen(points: list[dict], query) -> list[dict]:
@@ -34,7 +42,8 @@ def _benchmark_charts(points: list[dict], benchmark: Benchmark) -> list[Chart]:
         charts.throughput([p for p in points if p["scaling"] == Scaling.WEAK], benchmark.name),
     ]
     if any(p["energy"] is not None for p in strong):
-        built.append(training_charts.energy(strong, benchmark.name))
+        built.append(training_charts.energy(strong, benchmark.name, measure="time to solution",
+                                            minutes_axis=charts.MINUTES_TO_SOLUTION_AXIS))
     return built
 
 
@@ -102,3 +111,41 @@ def result_page(request, result: Result):
 
 def result_chart(request, result: Result, chart: str, fmt: str):
     return training.result_chart(request, result, chart, fmt)
+
+
+def progress_charts(user) -> list[Chart]:
+    """Progress across HPC rounds: the training charts of the time to solution (strong scaling)."""
+    return training.progress_charts(user, Suite.HPC, measure="time to solution",
+                                    minutes_axis=charts.MINUTES_TO_SOLUTION_AXIS)
+
+
+def home_charts(user) -> list[dict]:
+    return []  # the home page plots training's progress; HPC's is on its progress page
+
+
+def compare_rows() -> list[tuple[str, object]]:
+    """The compare page's score rows of an HPC result: each score in its own row (time to
+    solution for strong scaling, the summarizer's figures for weak scaling), the note apart."""
+    def weak(figure):
+        return lambda r: figure(r) if r.scaling == Scaling.WEAK else None
+
+    def strong(figure):
+        return lambda r: figure(r) if r.scaling != Scaling.WEAK else None
+
+    return [
+        ("Benchmark", lambda r: r.benchmark.name),
+        ("Scaling", lambda r: r.get_scaling_display() if r.scaling else None),
+        ("Time to solution (min)", strong(lambda r: f"{r.score_minutes:.2f}" if r.score_minutes is not None else "n/a")),
+        ("Models per minute (derived)", weak(lambda r: f"{r.models_per_minute:.4g}"
+                                              if r.models_per_minute is not None else "n/a")),
+        ("Models trained", weak(lambda r: r.number_of_models)),
+        ("Time to train all (min)", weak(lambda r: f"{r.time_to_train_all_minutes:.2f}"
+                                          if r.time_to_train_all_minutes is not None else None)),
+        ("Olympic mean before RCP factor (min)", strong(lambda r: f"{r.mean_minutes:.2f}" if r.mean_minutes else None)),
+        ("Energy to train (MJ)", lambda r: f"{r.energy_joules / 1e6:.3f}" if r.energy_joules is not None else None),
+        ("Score note", lambda r: r.score_note or None),
+        ("RCP status", strong(lambda r: r.get_rcp_status_display())),
+        ("Global batch size", lambda r: r.global_batch_size),
+        ("To converge (olympic mean)", strong(lambda r: format_quantity(r.converge_mean, convergence_unit(
+            r.benchmark.name)) if r.converge_mean is not None else None)),
+    ]

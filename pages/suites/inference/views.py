@@ -12,11 +12,12 @@ from django.urls import reverse
 
 from pages.normalised import View, throughput_view, view_links
 from pages.tables import CATEGORIES, CATEGORY_LABELS, accelerator_choices, category_of
+from pages.templatetags.numbers import format_power, format_quantity
 from pages.views.common import chart_response, csv_response, result_versions
-from results.constants import Division, Scenario, Severity
+from results.constants import Division, Scenario, Suite
 from results.models import Benchmark, Finding, Result, Round
 from results.states import publication_state
-from review.findings import with_waivers
+from review.findings import finding_counts, severity_groups, with_waivers
 
 from . import charts as inference_charts
 from .tables import (
@@ -32,6 +33,14 @@ from .tables import (
     round_tables_export,
 )
 
+# How the shared pages (home, progress, compare) speak of this suite: pages/suites/__init__.py.
+HOME_TAGLINE = ("How fast each system runs each model, per scenario: samples, queries or tokens per second, or "
+                "latency, as LoadGen measures them under each round's rules.")
+PROGRESS_NOTE = ("Closed division, valid results only. For each model and throughput scenario (Offline solid, Server "
+                 "dotted), the best result of each round relative to the model's first round with one: the models' "
+                 "units differ (samples/s, queries/s, tokens/s), the ratio shares one axis. The second chart divides "
+                 "each throughput by the system's accelerators first (normalised). Latency scenarios are left out.")
+
 
 def _charts(points: list[dict], view: View) -> list:
     charts = [
@@ -44,12 +53,29 @@ def _charts(points: list[dict], view: View) -> list:
     return charts
 
 
+def _ranked_by(points: list[dict]) -> list[str]:
+    """What the shown results are ranked by, from their own figures: each unit with its scenarios
+    and direction, "Tokens/s for Server and Offline (higher is better)"."""
+    scenarios: dict[tuple[str, str], set[str]] = {}
+    for p in points:
+        if p["unit"]:
+            scenarios.setdefault((p["unit"], p["direction"]), set()).add(p["scenario"])
+    return [
+        f"{unit} for {' and '.join(sorted(names, key=inference_charts.scenario_rank))} ({direction} is better)"
+        for (unit, direction), names in sorted(scenarios.items(), key=lambda item: item[0][1] != "lower")
+    ]
+
+
 def round_page(request, round_: Round):
     points = inference_points(request.user, round_)
     kept, chosen = filtered(points, request.GET)
     view = throughput_view(request.GET, kept)
     context = {
         "round": round_,
+        # The page's words follow what it shows: TTFT and TPOT only where a shown result has them
+        # (LLMs, from v4.0), the units its results are ranked by.
+        "ranked_by": _ranked_by(kept),
+        "token_latency": any(p["ttft_limit_ms"] or p["tpot_limit_ms"] for p in kept),
         "tables": round_tables(kept),
         "leaderboards": leaderboards(kept, view),
         "power_boards": power_boards(kept),
@@ -115,11 +141,7 @@ def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fm
 
 def result_page(request, result: Result):
     details = result.inference or {}
-    findings = with_waivers(Finding.objects.with_waiver().filter(result=result).order_by("severity", "file", "line", "pk"))
-    by_severity = [
-        {"severity": label, "key": value, "findings": [f for f in findings if f.severity == value]}
-        for value, label in Severity.choices
-    ]
+    findings = with_waivers(Finding.objects.with_waiver().filter(result=result).order_by("file", "line", "pk"))
     accuracy = details.get("accuracy") or {}
     latency = _result_chart(result, "latency")
     checks = []
@@ -159,8 +181,8 @@ def result_page(request, result: Result):
         "details": details,
         "checks": checks,
         "settings": sorted((details.get("settings") or {}).items()),
-        "findings": by_severity,
-        "finding_count": len(findings),
+        "findings": severity_groups(findings, finding_counts(result.findings.all())),
+        "finding_total": len(findings),
         "latency_chart": latency,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
         "system_type": (details.get("system_type") or "").replace(",", " and "),
@@ -191,3 +213,38 @@ def _query_latency_bound(details: dict) -> tuple[float | None, float | None]:
     if tokens.get("ttft_limit_ms") or tokens.get("tpot_limit_ms"):
         return None, None
     return details.get("latency_bound_ms"), details.get("latency_percentile")
+
+
+def progress_charts(user) -> list:
+    """Progress across inference rounds: the best valid closed result per model and throughput
+    scenario relative to the model's first round, in total and per accelerator."""
+    entries = [
+        {"round": row["submission__round__version"], "model": row["benchmark__name"], "scenario": row["scenario"],
+         "value": row["metric_value"], "unit": row["metric_unit"], "accelerators": row["system__accelerators_count"],
+         "system": row["system__name"], "submitter": row["submission__organization__name"],
+         "result_id": row["result_id"]}
+        for row in Result.objects.visible_to(user).current()
+        .filter(submission__round__suite=Suite.INFERENCE, division="closed", valid=True, metric_value__isnull=False)
+        .values("submission__round__version", "benchmark__name", "scenario", "metric_value", "metric_unit",
+                "system__accelerators_count", "system__name", "submission__organization__name", "result_id")
+    ]
+    return [inference_charts.progress(entries), inference_charts.progress(entries, per_accelerator=True)]
+
+
+def home_charts(user) -> list[dict]:
+    return []  # the home page plots training's progress; inference's is on its progress page
+
+
+def compare_rows() -> list[tuple[str, object]]:
+    """The compare page's score rows of an inference result: (label, the figure of a result)."""
+    def power(result: Result):
+        figure = (result.inference or {}).get("power") or {}
+        return format_power(figure["value"], figure.get("unit", "")) if figure.get("value") is not None else None
+
+    return [
+        ("Model", lambda r: r.benchmark.name),
+        ("Scenario", lambda r: r.scenario),
+        ("Result", lambda r: format_quantity(r.metric_value, r.metric_unit) if r.metric_value is not None else "n/a"),
+        ("Verdict", lambda r: r.verdict),
+        ("Power", power),
+    ]

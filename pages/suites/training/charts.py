@@ -237,7 +237,8 @@ def pareto(points: list[dict], benchmark: str) -> Chart:
     return Chart("pareto", "Pareto frontier", figure, columns, [{k: p.get(k) for k in columns} for p in rows])
 
 
-def energy(points: list[dict], benchmark: str) -> Chart:
+def energy(points: list[dict], benchmark: str, *, measure: str = "time to train",
+           minutes_axis: str = MINUTES_AXIS) -> Chart:
     """Energy to train against time to train (training v4.0+, HPC), one trace per division, with
     each division's Pareto frontier: the results no other result beats on both time and energy."""
     rows = [dict(p) for p in points if common.number(p.get("minutes")) and common.number(p.get("energy"))]
@@ -264,8 +265,8 @@ def energy(points: list[dict], benchmark: str) -> Chart:
         })
     figure = {
         "data": traces,
-        "layout": common.layout(f"{common.text(benchmark)}: energy against time to train",
-                                xaxis=common.axis(MINUTES_AXIS, log=True),
+        "layout": common.layout(f"{common.text(benchmark)}: energy against {measure}",
+                                xaxis=common.axis(minutes_axis, log=True),
                                 yaxis=common.axis("Energy to train (MJ, log)", log=True)),
     }
     columns = ["result_id", "division", "submitter", "system", "accelerator", "accelerators", "minutes", "energy",
@@ -407,8 +408,9 @@ def run_times(runs: list[dict]) -> Chart:
     return Chart("run-times", "Run times", figure, ["run", "minutes", "scoring", "reason"], plotted)
 
 
-def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int) -> list[Chart]:
-    """Progress across rounds of one suite.
+def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int, *, measure: str = "time to train",
+                     minutes_axis: str = MINUTES_AXIS) -> list[Chart]:
+    """Progress across rounds of one suite, its minutes called `measure` (HPC: "time to solution").
 
     entries: one per visible result: round (version), benchmark, minutes, accelerators, system,
     submitter, result_id. targets: round, benchmark, target, metric.
@@ -497,11 +499,11 @@ def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int)
                                  "hovertemplate": "%{fullData.name} %{x}: %{y:.2f}×<br>%{customdata}<extra></extra>",
                                  "marker": {"color": colour, "pattern": {"shape": hatches}}})
     round_labels = [f"v{r}" for r in rounds]
-    best_chart = Chart("best-time", "Best time to train per round", {
+    best_chart = Chart("best-time", f"Best {measure} per round", {
         "data": best_traces,
-        "layout": common.layout("Best time to train per benchmark and round",
+        "layout": common.layout(f"Best {measure} per benchmark and round",
                           xaxis=common.axis("Round", categoryorder="array", categoryarray=round_labels),
-                          yaxis=common.axis(MINUTES_AXIS, log=True)),
+                          yaxis=common.axis(minutes_axis, log=True)),
     }, ["round", "benchmark", "minutes", "result_id", "system", "submitter", "accelerators", "quality_target",
         "target_changed"], best_rows)
     fixed_chart = Chart("fixed-scale-speedup", f"Speedup at {fixed_scale} accelerators", {
@@ -524,7 +526,8 @@ def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int)
     return [best_chart, fixed_chart, scale_chart]
 
 
-def headlines(entries: list[dict], targets: list[dict]) -> Chart:
+def headlines(entries: list[dict], targets: list[dict], *, measure: str = "time to train",
+              minutes_axis: str = MINUTES_AXIS) -> Chart:
     """The newest round's best time per benchmark beside the previous round's best: what changed.
 
     entries and targets as for round_over_round. Rows: one per benchmark of the newest round, with
@@ -579,10 +582,10 @@ def headlines(entries: list[dict], targets: list[dict]) -> Chart:
     })
     figure = {
         "data": traces,
-        "layout": common.layout(f"v{common.text(newest)}: best time per benchmark" + (f", against v{common.text(previous)}" if previous
+        "layout": common.layout(f"v{common.text(newest)}: best {measure} per benchmark" + (f", against v{common.text(previous)}" if previous
                                                                             else ""),
                           barmode="group", height=max(260, 60 + 34 * len(rows)), showlegend=bool(compared),
-                          xaxis=common.axis(MINUTES_AXIS, log=True),
+                          xaxis=common.axis(minutes_axis, log=True),
                           yaxis=common.axis("", autorange="reversed", categoryorder="array", categoryarray=names)),
     }
     columns = ["benchmark", "round", "minutes", "system", "submitter", "accelerators", "result_id", "previous_round",

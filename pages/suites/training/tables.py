@@ -118,12 +118,19 @@ class RoundTable:
     rows: list[dict]
     filters: RoundFilters
     options: dict
+    # The benchmarks with a result among the rows: the page's columns (the exports keep every
+    # benchmark's). A benchmark nobody entered is named above the table, not given an empty column.
+    shown_benchmarks: list[str] = field(default_factory=list)
+    # The benchmarks with an energy to train among the rows (training v4.0+ power results): each
+    # gets an energy column beside its time, on the page and in the exports; the others none.
+    energy_benchmarks: list[str] = field(default_factory=list)
 
     @property
     def columns(self) -> list[str]:
         return (
             [key for key, _ in SYSTEM_COLUMNS]
             + self.benchmarks
+            + [f"{name}_energy_joules" for name in self.energy_benchmarks]
             + [f"{name}_result_id" for name in self.benchmarks]
             + [f"{name}_factor_source" for name in self.benchmarks]
         )
@@ -170,7 +177,8 @@ def round_table(round_: Round, user, query, factors: str = DECIDED) -> RoundTabl
     with_errors = filters.apply(visible).annotate(error_count=Finding.objects.unwaived_errors_of())
     results = with_errors.values(
         "system_id", "result_id", "division", "score_minutes", "computed_score_minutes", "factor_source",
-        "scaling_factor", "score_note", "benchmark__name", "error_count", "citable__entry", "citable__local",
+        "scaling_factor", "score_note", "energy_joules", "benchmark__name", "error_count", "citable__entry",
+        "citable__local",
         "submission__organization__name", "submission__organization__slug",
         *[f"system__{name}" for name in system_fields],
     )
@@ -209,17 +217,27 @@ def round_table(round_: Round, user, query, factors: str = DECIDED) -> RoundTabl
             "factor_source": FactorSource.DECISION if decided else FactorSource.COMPUTED,
             "decided_factor": result["scaling_factor"] if decided else None,
             "errors": result["error_count"],
+            "energy": result["energy_joules"],
         }
     table_rows = list(rows.values())
+    shown_benchmarks = [name for name in benchmarks if any(name in row["cells"] for row in table_rows)]
+    energy_benchmarks = [name for name in benchmarks
+                         if any(row["cells"].get(name, {}).get("energy") is not None for row in table_rows)]
     for row in table_rows:
         for name in benchmarks:
-            cell = row["cells"].get(name) or {"minutes": None, "result_id": "", "note": "", "factor_source": ""}
+            cell = row["cells"].get(name) or {"minutes": None, "result_id": "", "note": "", "factor_source": "",
+                                              "energy": None}
             row[name] = cell["minutes"]
+            row[f"{name}_energy_joules"] = cell["energy"]
             row[f"{name}_result_id"] = cell["result_id"]
             row[f"{name}_factor_source"] = cell["factor_source"]
-        row["cell_list"] = [row["cells"].get(name) for name in benchmarks]
+        # One entry per benchmark column of the page ({} where the system has no result), each
+        # saying whether an energy column follows it.
+        row["cell_list"] = [{**row["cells"].get(name, {}), "energy_column": name in energy_benchmarks}
+                            for name in shown_benchmarks]
     _sort_rows(table_rows, filters.sort)
-    return RoundTable(benchmarks=benchmarks, rows=table_rows, filters=filters, options=_options(round_, user))
+    return RoundTable(benchmarks=benchmarks, rows=table_rows, filters=filters, options=_options(round_, user),
+                      shown_benchmarks=shown_benchmarks, energy_benchmarks=energy_benchmarks)
 
 
 def _sort_rows(rows: list[dict], sort: str) -> None:

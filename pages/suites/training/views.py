@@ -24,6 +24,7 @@ from pages.tables import (
     category_of,
     system_fields,
 )
+from pages.templatetags.numbers import format_quantity
 from pages.views.common import (
     chart_response,
     convergence_unit,
@@ -32,14 +33,20 @@ from pages.views.common import (
     official_links,
     result_versions,
 )
-from results.constants import FactorSource, Severity, WaiverKind
+from results.constants import FactorSource, Suite, WaiverKind
 from results.models import Benchmark, Result, Round, Run
 from results.states import publication_state
-from review.findings import findings_with_log_urls
+from review.findings import finding_counts, findings_with_log_urls, severity_groups
 from review.summary import review_summary
 
 from . import charts
 from .tables import factor_view, round_table
+
+# How the shared pages (home, progress, compare) speak of this suite: pages/suites/__init__.py.
+HOME_TAGLINE = "Who trained what, how fast: minutes to train each benchmark to its quality target, per system."
+PROGRESS_NOTE = ("Closed division only. Quality targets changed between some rounds (hollow diamonds on the lines, "
+                 "hatched bars), so the times are not strictly the same task; see each benchmark page for its target.")
+FIXED_SCALE = 8  # accelerators; the round-over-round speedup compares the best entries at this scale
 
 SUMMARY_COLUMNS = [
     "division",
@@ -150,17 +157,17 @@ def round_page(request, round_: Round):
     for row in table.rows:
         row["url"] = system_url.replace("ORG", quote(row["organization"])).replace("SID", quote(row["system_id"]))
         for cell in row["cell_list"]:
-            if cell:
+            if cell.get("result_id"):
                 cell["url"] = result_url.replace("RID", quote(cell["result_id"]))
     query = request.GET.copy()
     query.pop("sort", None)
     context = {
         "round": round_,
         "table": table,
-        "decided_cells": any(cell and cell["factor_source"] == FactorSource.DECISION
+        "decided_cells": any(cell.get("factor_source") == FactorSource.DECISION
                              for row in table.rows for cell in row["cell_list"]),
         "groups": table.groups(),
-        "colspan": 9 + len(table.benchmarks),
+        "colspan": 9 + len(table.shown_benchmarks) + len(table.energy_benchmarks),
         "sort_base": query.urlencode(),
         "export_query": request.GET.urlencode(),
         "benchmark_rows": round_.benchmarks.order_by("name"),
@@ -277,10 +284,7 @@ def result_page(request, result: Result):
         run.convergence = _run_convergence(run, result.benchmark.name)
     result_charts = _result_charts(result, runs)
     findings = findings_with_log_urls(result, runs)
-    by_severity = [
-        {"severity": label, "key": value, "findings": [f for f in findings if f.severity == value]}
-        for value, label in Severity.choices
-    ]
+    counts = finding_counts(result.findings.all())
     review = review_summary(result, request.user)
     context = {
         "result": result,
@@ -289,9 +293,9 @@ def result_page(request, result: Result):
         "round": result.submission.round,
         "benchmark": result.benchmark,
         "runs": runs,
-        "findings": by_severity,
-        "finding_count": len(findings),
-        "error_count": sum(1 for f in findings if f.severity == Severity.ERROR and f.waiver is None),
+        "findings": severity_groups(findings, counts),
+        "finding_counts": counts,
+        "finding_total": len(findings),
         "hyperparameters": _hyperparameter_rows(runs),
         "run_labels": [_run_label(r) for r in runs],
         "charts": result_charts,
@@ -315,3 +319,54 @@ def result_chart(request, result: Result, chart: str, fmt: str):
         if built.name == chart:
             return chart_response(built, fmt, result.result_id)
     raise Http404("no such chart")
+
+
+def progress_charts(user, suite: str = Suite.TRAINING, **words) -> list[Chart]:
+    """Progress across the suite's rounds (closed division): the best time per benchmark and
+    round, the speedup at FIXED_SCALE accelerators, the fastest entry's scale, and the newest
+    round against the one before ("headlines"). HPC uses it for its time to solution, `words`
+    naming it (charts.round_over_round's measure and minutes_axis)."""
+    rounds = Round.objects.visible_to(user).filter(suite=suite)
+    entries = [
+        {"round": row["submission__round__version"], "benchmark": row["benchmark__name"],
+         "minutes": row["score_minutes"], "accelerators": row["system__accelerators_count"],
+         "system": row["system__name"], "submitter": row["submission__organization__name"],
+         "result_id": row["result_id"]}
+        for row in Result.objects.visible_to(user).current()
+        .filter(submission__round__suite=suite, division="closed", score_minutes__isnull=False)
+        .values("submission__round__version", "benchmark__name", "score_minutes", "system__accelerators_count",
+                "system__name", "submission__organization__name", "result_id")
+    ]
+    targets = [
+        {"round": b["round__version"], "benchmark": b["name"], "target": b["quality_target"]}
+        for b in Benchmark.objects.filter(round__in=rounds).values("round__version", "name", "quality_target")
+    ]
+    return [*charts.round_over_round(entries, targets, FIXED_SCALE, **words), charts.headlines(entries, targets, **words)]
+
+
+def home_charts(user) -> list[dict]:
+    """The home page's pictures of this suite, each {"chart", "caption"}: the newest round against
+    the previous one, and the best time per benchmark across rounds (none before any result)."""
+    built = {chart.name: chart for chart in progress_charts(user)}
+    if built["headlines"].empty:
+        return []
+    return [
+        {"chart": built["headlines"],
+         "caption": "closed division; the change since the previous round, where the quality target stayed the same"},
+        {"chart": built["best-time"], "caption": "closed division; hollow diamonds mark a changed quality target"},
+    ]
+
+
+def compare_rows() -> list[tuple[str, object]]:
+    """The compare page's score rows of a training result: (label, the figure of a result)."""
+    return [
+        ("Benchmark", lambda r: r.benchmark.name),
+        ("Time to train (min)", lambda r: f"{r.score_minutes:.2f}" if r.score_minutes is not None else "n/a"),
+        ("Olympic mean before RCP factor (min)", lambda r: f"{r.mean_minutes:.2f}" if r.mean_minutes else None),
+        ("Energy to train (MJ)", lambda r: f"{r.energy_joules / 1e6:.3f}" if r.energy_joules is not None else None),
+        ("Score note", lambda r: r.score_note or None),
+        ("RCP status", lambda r: r.get_rcp_status_display()),
+        ("Global batch size", lambda r: r.global_batch_size),
+        ("To converge (olympic mean)", lambda r: format_quantity(r.converge_mean, convergence_unit(r.benchmark.name))
+         if r.converge_mean is not None else None),
+    ]

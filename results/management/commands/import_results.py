@@ -29,13 +29,12 @@ from mlperf_check.inference import InferencePackageError, check_inference_packag
 from mlperf_check.inference.discovery import find_submitters, read_system_descriptions
 from mlperf_check.package import looks_like_submitter_folder
 from mlperf_check.pipeline import PackageError, check_package
-from mlperf_check.rules.catalog import HPC_ROUND_PUBLISHED, ROUND_PUBLISHED
 from results.constants import Suite
 from results.querysets import RoundSlugError
 from results.services.citable import IdMappingError, read_id_mapping
 from results.services.factors import DecisionRefused
 from results.services.inference_import import InferenceFolder, import_inference_report
-from results.services.rounds import ensure_round, publish_round
+from results.services.rounds import ensure_round, publication_date, publish_round
 from results.services.training_import import import_report, waivers_for
 
 
@@ -64,7 +63,8 @@ class Command(BaseCommand):
         parser.add_argument("--publish", action="store_true", help="publish the round and the imported results")
         parser.add_argument(
             "--published-at", type=date.fromisoformat, metavar="YYYY-MM-DD",
-            help="with --publish: the round's publication date (default: from the ruleset catalog, else today)",
+            help="with --publish: the round's publication date (default: the day MLCommons published it, "
+            "results.services.rounds.publication_date; a round without one needs this)",
         )
         parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
         parser.add_argument(
@@ -98,6 +98,10 @@ class Command(BaseCommand):
             round_ = ensure_round(round)
         except (RoundSlugError, ValueError) as exc:
             raise CommandError(str(exc), returncode=2) from exc
+        published_at = published_at or publication_date(round_)
+        if publish and published_at is None:
+            raise CommandError(f"{round_.slug}: no known publication date: give it with --published-at YYYY-MM-DD",
+                               returncode=2)
         if round_.suite == Suite.INFERENCE:
             return self._import_inference(root, round_, publish, published_at, official)
         if looks_like_submitter_folder(root):
@@ -142,9 +146,7 @@ class Command(BaseCommand):
                 progress.update()
         progress.close()
         if publish:
-            # The ruleset catalog knows the training and HPC rounds' press-release dates.
-            dates = HPC_ROUND_PUBLISHED if round_.suite == Suite.HPC else ROUND_PUBLISHED
-            publish_round(round_, published_at=_midnight(published_at or dates.get(round_.version)))
+            publish_round(round_, published_at=_midnight(published_at))
         if failures:
             raise CommandError(f"{failures} submitter folder(s) could not be imported")
 

@@ -1,5 +1,6 @@
 """manage.py grant_role <username> reviewer|chair [--revoke]: the review roles (the `reviewers` and
-`chairs` groups). Audited."""
+`chairs` groups). The chair role also opens the admin, with the chairs group's permissions (it sets
+the staff flag; --revoke clears it unless the user is a superuser). Audited."""
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError

@@ -1,6 +1,6 @@
 """manage.py seed_demo: what a newcomer needs to try every role on `make run`'s embedded server.
 
-Development only (DEBUG on and the embedded SQLite database; refused anywhere else): the accounts
+Development only (DJANGO_ENV=development, as `make` sets it; refused in production): the accounts
 `chair`, `reviewer` and `submitter` (password DEMO_PASSWORD, printed), `submitter` a member of Dell,
 the round hpc-v2.0 created and opened by the chair through the review services (audited like any
 round), and Dell's real HPC v2.0 package (sample_data/uploads/) packed as an archive to upload on
@@ -30,9 +30,9 @@ class Command(BaseCommand):
     help = "Development only: demo accounts (chair, reviewer, submitter), an open round and a package to upload."
 
     def handle(self, **options):
-        if not settings.DEBUG or settings.DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
-            raise CommandError("seed_demo makes accounts with a known password: only for the embedded development "
-                               "server (DEBUG on, SQLite)")
+        if settings.PRODUCTION:
+            raise CommandError("seed_demo makes accounts with a known password: development only "
+                               "(DJANGO_ENV=development, as make sets it)")
         chair = self.account("chair", role="chair")
         self.account("reviewer", role="reviewer")
         submitter = self.account("submitter")

@@ -456,7 +456,8 @@ VERIFY_RUN_SCRIPT = os.environ.get("VERIFY_RUN_SCRIPT", "run_and_time.sh")
 # seconds plus this fraction of the elapsed time (pipe latency, a loaded host).
 VERIFY_TIMING_SLACK_SECONDS = float(os.environ.get("VERIFY_TIMING_SLACK_SECONDS", "2.0"))
 VERIFY_TIMING_SLACK_FRACTION = float(os.environ.get("VERIFY_TIMING_SLACK_FRACTION", "0.02"))
-# Reproduced when the re-runs' olympic mean is within this fraction of the claimed one.
+# On like hardware, re-runs whose olympic mean is slower than the claimed one by more than this
+# fraction are not reproduced (faster is never a failure: verify/reproduce.py decide).
 VERIFY_TOLERANCE_VISION = float(os.environ.get("VERIFY_TOLERANCE_VISION", "0.05"))
 VERIFY_TOLERANCE_OTHER = float(os.environ.get("VERIFY_TOLERANCE_OTHER", "0.10"))
 # Per benchmark, written as VERIFY_TOLERANCES=resnet=0.05,tiny_mlp=0.5
@@ -472,3 +473,11 @@ VERIFY_REPEAT_SECONDS = env_int("VERIFY_REPEAT_SECONDS", 24 * 3600)
 VERIFY_QUEUED_EXPIRE_SECONDS = env_int("VERIFY_QUEUED_EXPIRE_SECONDS", 7 * 24 * 3600)
 VERIFY_MAX_LOG_CHARS = env_int("VERIFY_MAX_LOG_CHARS", 20_000_000)
 VERIFY_MAX_REQUEST_BYTES = env_int("VERIFY_MAX_REQUEST_BYTES", 2 * 1024**2)  # under DATA_UPLOAD_MAX_MEMORY_SIZE
+# The GPU workers' key (verify/tokens.py): each job's token is derived from it, so the task message
+# carries nothing usable. Set the same on the web app and the GPU workers; production refuses
+# verification requests without it; development falls back on a key under LOCAL_STATE_DIR.
+VERIFY_WORKER_KEY = env_secret("VERIFY_WORKER_KEY")
+# What shows that a re-run worked during its timed span (verify/reproduce.py check_work): CPUs busy
+# on average (CPU systems), the accelerators' mean utilization in % (accelerator systems).
+VERIFY_MIN_CPU_BUSY = float(os.environ.get("VERIFY_MIN_CPU_BUSY", "0.25"))
+VERIFY_MIN_GPU_BUSY_PCT = float(os.environ.get("VERIFY_MIN_GPU_BUSY_PCT", "10"))

@@ -8,9 +8,12 @@ class JobState(models.TextChoices):
 
 
 class Outcome(models.TextChoices):
-    """How a finished job ended. Values match the worker's (verify.reproduce, verify.sandbox)."""
+    """How a finished job ended, as the server decided it (verify.reproduce.decide; the failures'
+    values are verify.sandbox's). "Reproduced" needs the worker's own evaluation of the quality;
+    without an evaluator for the benchmark the best a job can say is "timing only"."""
 
     REPRODUCED = "reproduced", "Reproduced"
+    TIMING_ONLY = "timing_only", "Timing only"
     NOT_REPRODUCED = "not_reproduced", "Not reproduced"
     CANNOT_COMPARE = "cannot_compare", "Cannot compare"
     FAILED = "failed", "Failed"
@@ -18,7 +21,3 @@ class Outcome(models.TextChoices):
     OUT_OF_MEMORY = "out_of_memory", "Out of memory"
     SANDBOX_VIOLATION = "sandbox_violation", "Sandbox violation"
     WORKER_LOST = "worker_lost", "Worker lost"
-
-
-# The outcomes a worker may report (worker_lost is the sweep's).
-WORKER_OUTCOMES = tuple(value for value in Outcome.values if value != Outcome.WORKER_LOST)

@@ -3,22 +3,29 @@
 It loads no Django settings, so it needs neither a SECRET_KEY nor database credentials: its one
 task runs verify.worker, which speaks HTTP to the web app's token-authenticated internal API.
 Configured from the environment: CELERY_BROKER_URL (Redis, or the folder broker of `make run`:
-verify/broker.py), CELERY_VISIBILITY_TIMEOUT, and
+verify/broker.py), CELERY_VISIBILITY_TIMEOUT, VERIFY_WORKER_KEY (or _FILE: verify/tokens.py), and
 VERIFY_SOFT_TIME_LIMIT_SECONDS for a whole job (the hard limit is 1.2 x that; keep it under the
 visibility timeout, or Redis redelivers a job still running). The web side sends the task by name
-(verify/services.py), never importing this module.
+(verify/services.py), never importing this module. When the worker starts it removes what a killed
+predecessor left behind (its jobs' folders, its runs' cgroups), and it refuses to start without a
+usable key.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 
 from celery import Celery
 from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_init
 
 from .broker import broker_url, transport_options
 from .task_names import GPU_QUEUE, RUN_JOB_TASK
-from .worker import report_outcome, run_job
+from .tokens import MissingWorkerKey
+from .worker import WorkerConfig, clean_leftovers, report_ended, run_job
+
+log = logging.getLogger(__name__)
 
 SOFT_TIME_LIMIT_SECONDS = int(os.environ.get("VERIFY_SOFT_TIME_LIMIT_SECONDS", "2700"))
 HARD_TIME_LIMIT_SECONDS = int(SOFT_TIME_LIMIT_SECONDS * 1.2)
@@ -44,10 +51,23 @@ app.conf.update(
     name=RUN_JOB_TASK, shared=False, acks_late=True,
     soft_time_limit=SOFT_TIME_LIMIT_SECONDS, time_limit=HARD_TIME_LIMIT_SECONDS,
 )
-def run_job_task(job_id: int, token: str) -> str:
+def run_job_task(job_id: int, nonce: str) -> str:
+    """`nonce` is no secret: the job's token is derived from it with this worker's key."""
     try:
-        return run_job(job_id, token)
+        return run_job(job_id, nonce)
     except SoftTimeLimitExceeded:
         message = f"the whole verification took longer than {SOFT_TIME_LIMIT_SECONDS} s and was stopped"
-        report_outcome(job_id, token, "timed_out", message)
-        return "timed_out"
+        return report_ended(job_id, nonce, "timed_out", message)
+
+
+@worker_init.connect
+def start_clean(sender=None, **_kwargs) -> None:
+    """Before the first task: a usable key, and nothing left of a killed predecessor's runs."""
+    if getattr(sender, "app", None) is not app:
+        return
+    try:
+        config = WorkerConfig.from_env()
+    except MissingWorkerKey as exc:
+        raise SystemExit(f"the verification worker cannot start: {exc}") from exc
+    for path in clean_leftovers(config):
+        log.warning("removed what a killed verification worker left behind: %s", path)

@@ -1,9 +1,14 @@
 """/internal/verify/<job>/...: the only way a GPU worker reads or writes anything.
 
-Authenticated by the job's worker token (`Authorization: Bearer <token>`), which opens this job
-only and only until it finishes: any other job, a wrong token or a finished job answers 403 with
-the same words, so the answer tells an attacker nothing. No session, no CSRF (no cookies are
-accepted here), bodies capped at VERIFY_MAX_REQUEST_BYTES.
+Authenticated by the job's worker token (`Authorization: Bearer <token>`, derived from the task's
+nonce with VERIFY_WORKER_KEY: verify/tokens.py), which opens this job only and only until it
+finishes: any other job, a wrong token or a finished job answers 403 with the same words, so the
+answer tells an attacker nothing. No session, no CSRF (no cookies are accepted here), bodies capped
+at VERIFY_MAX_REQUEST_BYTES and checked field by field (verify/schema.py): a malformed one answers
+400 saying what is wrong, and nothing of it is stored.
+
+spec (GET, starts the job) · code (GET) · progress · log (output, arrivals, telemetry) ·
+run (one re-run's evidence: the server judges it) · outcome (the job ended: the server decides).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from django.http import FileResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from . import services
+from . import schema, services
 
 REFUSED = {"error": "this token does not open this job (wrong job, wrong token, or the job has finished)"}
 
@@ -92,14 +97,29 @@ def code(request, job):
     return FileResponse(handle, content_type="application/gzip", filename="implementation.tar.gz")
 
 
+def _parsed(request, parse) -> tuple[dict | None, JsonResponse | None]:
+    """The body as `parse` (verify/schema.py) checked it, or the 400 that says why it is refused."""
+    payload = _payload(request)
+    if payload is None:
+        return None, _bad("expected a JSON object")
+    try:
+        return parse(payload), None
+    except ValueError as exc:
+        return None, _bad(str(exc))
+
+
+# Each view below: parse, call one service; a ValueError of the service (e.g. a job that has not
+# started, a re-run reported twice) is a 400 with its words.
+
+
 @require_POST
 @job_endpoint
 def progress(request, job):
-    payload = _payload(request)
-    if payload is None:
-        return _bad("expected a JSON object")
+    cleaned, refused = _parsed(request, lambda body: schema.progress(body, job.runs_requested))
+    if refused:
+        return refused
     try:
-        services.record_progress(job, payload)
+        services.record_progress(job, cleaned)
     except ValueError as exc:
         return _bad(str(exc))
     return JsonResponse({"ok": True})
@@ -108,21 +128,34 @@ def progress(request, job):
 @require_POST
 @job_endpoint
 def output(request, job):
-    payload = _payload(request)
-    if payload is None or not isinstance(payload.get("text", ""), str) or not isinstance(payload.get("telemetry", []), list):
-        return _bad('expected {"text": str, "telemetry": [sample, ...]}')
-    services.append_output(job, payload.get("text", ""), payload.get("telemetry", []))
+    append, refused = _parsed(request, lambda body: schema.log_append(body, job.runs_requested))
+    if refused:
+        return refused
+    try:
+        services.append_output(job, append["text"], append["telemetry"], run=append["run"], arrivals=append["arrivals"])
+    except ValueError as exc:
+        return _bad(str(exc))
     return JsonResponse({"ok": True})
 
 
 @require_POST
 @job_endpoint
-def outcome(request, job):
-    payload = _payload(request)
-    if payload is None:
-        return _bad("expected a JSON object")
+def run(request, job):
+    evidence, refused = _parsed(request, lambda body: schema.run_evidence(body, job.runs_requested))
+    if refused:
+        return refused
     try:
-        finished = services.finish_job(job, payload)
+        rerun = services.record_run(job, evidence)
     except ValueError as exc:
         return _bad(str(exc))
-    return JsonResponse({"ok": True, "outcome": finished.outcome})
+    return JsonResponse({"ok": True, "violations": rerun["violations"]})
+
+
+@require_POST
+@job_endpoint
+def outcome(request, job):
+    ended, refused = _parsed(request, schema.ended)
+    if refused:
+        return refused
+    finished = services.finish_job(job, **ended)
+    return JsonResponse({"ok": True, "outcome": finished.outcome, "message": finished.message})

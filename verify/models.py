@@ -1,9 +1,11 @@
-"""Verification jobs: one re-run of a result's submitted code, requested by a reviewer or chair.
+"""Verification jobs: re-runs of a result's submitted code, requested by a reviewer or chair.
 
 The state machine queued -> running -> finished is written only by verify/services.py. A job
 carries the SHA-256 of its worker token: the token works on the internal API for this job only
 and only until the job is finished. Every state change is an audit event (audit.events,
-subject "verification <id>").
+subject "verification <id>"). What the worker observed is kept as evidence (the log in chunks,
+each line's arrival time, telemetry, each re-run's exit and CPU time); the re-runs' figures, the
+checks and the outcome are the server's, computed from it (verify/reproduce.py).
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ class VerificationJob(models.Model):
     claimed_minutes = models.FloatField(null=True, blank=True, help_text="The claimed olympic mean")
     rerun_minutes = models.FloatField(null=True, blank=True, help_text="Olympic mean of the re-runs")
     tolerance = models.FloatField(help_text="Allowed relative difference, e.g. 0.05")
-    reruns = models.JSONField(default=list, blank=True, help_text="One entry per re-run (verify.reproduce.Rerun)")
+    reruns = models.JSONField(default=list, blank=True, help_text="One entry per re-run, as the server judged it (verify.reproduce.Rerun)")
+    checks = models.JSONField(default=list, blank=True, help_text="What the verification established (verify.reproduce.established)")
     exit_code = models.IntegerField(null=True, blank=True)
     log_tail = models.TextField(blank=True)
     # The output of every re-run (capped) is stored in VerificationLogChunk rows, one per append;
@@ -52,6 +55,7 @@ class VerificationJob(models.Model):
     log_lines = models.BigIntegerField(default=0, help_text="Lines of the log, a last unfinished one included")
     log_truncated = models.BooleanField(default=False)
     gpu = models.JSONField(default=dict, blank=True, help_text='{"available": bool, "note": text}')
+    worker_hardware = models.JSONField(default=dict, blank=True, help_text="What the worker runs on (verify.hardware.describe_worker)")
     telemetry = models.JSONField(default=list, blank=True, help_text="NVML samples (verify.telemetry)")
     token_sha256 = models.CharField(max_length=64, blank=True)
     task_id = models.CharField(max_length=64, blank=True)
@@ -105,9 +109,11 @@ class VerificationJob(models.Model):
 
 class VerificationLogChunk(models.Model):
     """One append of a job's output, with where it starts in the whole log (characters and
-    newlines before it), so a page of the log is found by an indexed lookup, never a scan."""
+    newlines before it), so a page of the log is found by an indexed lookup, never a scan; and
+    which re-run printed it (none: the worker's own notes), so each re-run's log can be parsed."""
 
     job = models.ForeignKey(VerificationJob, on_delete=models.CASCADE, related_name="log_chunks")
+    run = models.PositiveSmallIntegerField(null=True, blank=True)
     chars_before = models.BigIntegerField()
     newlines_before = models.BigIntegerField()
     text = models.TextField()
@@ -115,3 +121,15 @@ class VerificationLogChunk(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["job", "chars_before"], name="verify_log_chunk_order")]
         indexes = [models.Index(fields=["job", "newlines_before"], name="verify_log_chunk_line")]
+
+
+class VerificationArrivals(models.Model):
+    """When the lines of a re-run's output reached the worker, as it reported them with one append:
+    [[lines complete, seconds on the job's clock], ...] (verify.reproduce.ArrivalClock)."""
+
+    job = models.ForeignKey(VerificationJob, on_delete=models.CASCADE, related_name="arrivals")
+    run = models.PositiveSmallIntegerField()
+    points = models.JSONField()
+
+    class Meta:
+        indexes = [models.Index(fields=["job", "run"], name="verify_arrivals_run")]

@@ -8,7 +8,8 @@ One interface, two backends chosen by the worker's VERIFY_SANDBOX setting:
   tmpfs, the only writable places. Inside, `setpriv` drops to an unprivileged uid with no
   capabilities before the submission's command starts. Limits on the whole run: a cgroup of its own
   (RunCgroup: memory of all its processes and tmpfs together, process count, CPU quota), removed with
-  everything in it at the end; CPU time and file size are rlimits. A seccomp filter (seccomp_filter())
+  everything in it at the end; CPU time and file size are rlimits. The CPU time its processes use
+  is sampled as it runs (CpuSampler: evidence that work happened). A seccomp filter (seccomp_filter())
   refuses new user namespaces (no `unshare -Ur` to get uid 0 and mounts inside) and a few kernel
   interfaces no training run needs. bwrap reads its arguments from a file descriptor, so the
   sandbox's pid 1 shows no host path in /proc/1/cmdline. Where no cgroup can be made the run is
@@ -28,6 +29,7 @@ from __future__ import annotations
 import glob
 import os
 import platform
+import re
 import resource
 import secrets
 import signal
@@ -50,10 +52,11 @@ SANDBOX_UID = 65534  # nobody
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP = "cgroup"  # limits modes: a cgroup per run (required unless the worker says otherwise)
 RLIMITS = "rlimits"  # per-process rlimits only: the documented weaker mode
-# Where the code, data and output appear inside the sandbox.
+# Where the code, data and output appear inside the sandbox, and the worker's runner (verify/evaluators).
 CODE_DIR = "/code"
 DATA_DIR = "/data"
 OUTPUT_DIR = "/output"
+RUNNER_DIR = "/opt/verify-runner"
 # What the log of a run that hit a limit says. An address-space limit makes allocations fail:
 # Python raises MemoryError (NumPy's "Unable to allocate"), C++ throws bad_alloc.
 MEMORY_MARKERS = ("MemoryError", "Unable to allocate", "Cannot allocate memory", "std::bad_alloc", "out of memory")
@@ -65,6 +68,11 @@ VIOLATION_MARKERS = {
     "No space left on device": "filled its size-capped /output or /tmp",
 }
 KILL_GRACE_SECONDS = 2.0
+CPU_SAMPLE_SECONDS = 0.2  # how often the CPU time of a run's processes is read
+MAX_CPU_SAMPLES = 4000  # past this, every other sample is dropped and the period doubles
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # the unit of /proc/<pid>/stat's times
+# The folders a run's cgroup is made in are named "<run name>-<worker pid>-<6 hex digits>".
+RUN_CGROUP_NAME = re.compile(r"^verify-[\w.-]+-(?P<pid>\d+)-[0-9a-f]{6}$")
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,7 @@ class RunSpec:
     env: dict[str, str] = field(default_factory=dict)  # the ONLY environment the run gets
     limits: Limits = field(default_factory=Limits)
     name: str = "verify-run"  # container name / log label
+    runner_dir: Path | None = None  # bound read-only at RUNNER_DIR (verify/evaluators: runner.py)
 
 
 @dataclass
@@ -111,6 +120,9 @@ class RunOutcome:
     wall_seconds: float
     detail: str = ""  # in words, for the job page
     limits: str = ""  # how the limits were enforced, in words (Limits.describe)
+    # [time.monotonic(), CPU seconds used so far by the run's processes], from start to exit
+    # (bubblewrap only: a container's processes are the engine's, not ours)
+    cpu_samples: list[list[float]] = field(default_factory=list)
 
     @property
     def succeeded(self) -> bool:
@@ -156,8 +168,10 @@ def _run_process_group(
     on_deadline: Callable[[subprocess.Popen], None],
     pass_fds: tuple[int, ...] = (),
     cgroup: RunCgroup | None = None,
+    sample_cpu: bool = False,
 ) -> RunOutcome:
-    """Start `argv` in its own session (and `cgroup`), stream its output, kill it at the deadline."""
+    """Start `argv` in its own session (and `cgroup`), stream its output, kill it at the deadline;
+    with `sample_cpu`, note the CPU time of its process tree as it goes (CpuSampler)."""
     started = time.monotonic()
     process = subprocess.Popen(
         argv,
@@ -180,6 +194,7 @@ def _run_process_group(
 
     reader = threading.Thread(target=pump, name=f"{spec.name}-output", daemon=True)
     reader.start()
+    cpu = CpuSampler(process.pid) if sample_cpu else None
     timed_out = False
     try:
         process.wait(timeout=spec.limits.wall_seconds)
@@ -191,12 +206,94 @@ def _run_process_group(
         if process.poll() is None:  # we are being stopped (the task's soft time limit): take the run along
             on_deadline(process)
             process.wait()
+        if cpu is not None:
+            cpu.stop()
         if cgroup is not None:  # whatever the run left behind, wherever it went
             cgroup.kill_all()
     reader.join(KILL_GRACE_SECONDS * 5)
     wall = time.monotonic() - started
     oom_kills = cgroup.oom_kills() if cgroup is not None else 0
-    return classify(process.returncode, timed_out, wall, tail.decode("utf-8", "replace"), spec.limits, oom_kills)
+    outcome = classify(process.returncode, timed_out, wall, tail.decode("utf-8", "replace"), spec.limits, oom_kills)
+    outcome.cpu_samples = cpu.samples if cpu is not None else []
+    return outcome
+
+
+def tree_cpu_seconds(root_pid: int, proc: Path = Path("/proc")) -> float | None:
+    """CPU seconds used by process `root_pid` and everything under it: each live process's user and
+    system time plus what its reaped children used (an orphan is reaped by the sandbox's pid 1, so
+    its time is counted there). None once `root_pid` is gone."""
+    children: dict[int, list[int]] = {}
+    used: dict[int, float] = {}
+    for entry in os.listdir(proc):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = (proc / entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        pid = int(entry)
+        children.setdefault(int(fields[1]), []).append(pid)
+        used[pid] = sum(int(value) for value in fields[11:15]) / CLOCK_TICKS  # utime stime cutime cstime
+    if root_pid not in used:
+        return None
+    total, todo = 0.0, [root_pid]
+    while todo:
+        pid = todo.pop()
+        total += used.get(pid, 0.0)
+        todo.extend(children.get(pid, []))
+    return total
+
+
+class CpuSampler:
+    """Reads tree_cpu_seconds() of a run every CPU_SAMPLE_SECONDS on a side thread: how hard its
+    processes worked, and when (the server compares it with the run's timed span)."""
+
+    def __init__(self, root_pid: int):
+        self.root_pid = root_pid
+        self.samples: list[list[float]] = []
+        self.period = CPU_SAMPLE_SECONDS
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="cpu-sampler", daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        used = tree_cpu_seconds(self.root_pid)
+        if used is None:
+            return
+        self.samples.append([time.monotonic(), round(used, 3)])
+        if len(self.samples) > MAX_CPU_SAMPLES:  # a long run: keep its whole span, coarser
+            del self.samples[1:-1:2]
+            self.period *= 2
+
+    def _loop(self) -> None:
+        self._sample()
+        while not self._stop.wait(self.period):
+            self._sample()
+
+    def stop(self) -> None:
+        """Stops, with a last sample where the run's processes can still be read."""
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+
+def process_exists(pid: int) -> bool:
+    """Whether process `pid` still runs (a zombie does not: it is dead, only not reaped yet)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def remove_leftover_cgroups(root: Path = CGROUP_ROOT, own: str | None = None) -> list[str]:
+    """Kill what is still in the run cgroups a killed worker left behind and remove them; their names."""
+    removed = []
+    for cgroup in RunCgroup.leftovers(root, own):
+        cgroup.kill_all()
+        cgroup.remove()
+        removed += [str(path) for path in cgroup.paths if not path.exists()]
+    return removed
 
 
 def kill_group(process: subprocess.Popen) -> None:
@@ -319,6 +416,30 @@ class RunCgroup:
         except OSError:
             pass
         return 0
+
+    @classmethod
+    def leftovers(cls, root: Path = CGROUP_ROOT, own: str | None = None) -> list[RunCgroup]:
+        """The run cgroups a killed worker left behind: where this worker would make its own, those
+        whose worker process is gone (a live one's are in use, whichever worker it is)."""
+        own = own if own is not None else Path("/proc/self/cgroup").read_text()
+        if (root / "cgroup.controllers").exists():
+            mine = next((line[3:] for line in own.splitlines() if line.startswith("0::")), "/")
+            parents = {2: [root / mine.lstrip("/")]}
+        else:
+            where = {}
+            for line in own.splitlines():
+                _number, controllers, path = line.split(":", 2)
+                for controller in controllers.split(","):
+                    where[controller] = path
+            parents = {1: [root / name / where[name].lstrip("/") for name in ("memory", "pids", "cpu") if name in where]}
+        found = []
+        for version, folders in parents.items():
+            for folder in folders:
+                for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+                    match = RUN_CGROUP_NAME.match(path.name)
+                    if match and path.is_dir() and not process_exists(int(match["pid"])):
+                        found.append(cls(version, [path]))
+        return found
 
     def remove(self) -> None:
         for path in self.paths:
@@ -449,9 +570,12 @@ class BubblewrapSandbox(Sandbox):
             argv += ["--seccomp", str(seccomp_fd)]
         for device in self.devices:
             argv += ["--dev-bind", device, device]
-        for parent in sorted({str(Path(inside).parent) for inside in self.runtime_binds.values()} - {"/"}):
+        binds = dict(self.runtime_binds)
+        if spec.runner_dir is not None:
+            binds[str(spec.runner_dir)] = RUNNER_DIR
+        for parent in sorted({str(Path(inside).parent) for inside in binds.values()} - {"/"}):
             argv += ["--perms", "0755", "--dir", parent]  # bwrap would create it 0700, unreadable after setpriv
-        for host, inside in self.runtime_binds.items():
+        for host, inside in binds.items():
             argv += ["--ro-bind", str(host), inside]
         argv += [
             "--ro-bind",
@@ -513,7 +637,7 @@ class BubblewrapSandbox(Sandbox):
             command_at = argv.index(self.setpriv)
             args_fd = _memfd("verify-bwrap-args", b"".join(arg.encode() + b"\0" for arg in argv[1:command_at]))
             outcome = _run_process_group([argv[0], "--args", str(args_fd), *argv[command_at:]], spec, on_output,
-                                         set_limits, kill_group, (seccomp_fd, args_fd), cgroup)
+                                         set_limits, kill_group, (seccomp_fd, args_fd), cgroup, sample_cpu=True)
         finally:
             for fd in (seccomp_fd, args_fd):
                 if fd is not None:
@@ -575,6 +699,7 @@ class ContainerSandbox(Sandbox):
             f"{spec.code_dir}:{CODE_DIR}:ro",
             "--volume",
             f"{spec.data_dir}:{DATA_DIR}:ro",
+            *(["--volume", f"{spec.runner_dir}:{RUNNER_DIR}:ro"] if spec.runner_dir is not None else []),
             "--workdir",
             OUTPUT_DIR,
             "--env",

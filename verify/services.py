@@ -1,11 +1,16 @@
-"""The only writers of verification jobs.
+"""The only writers of verification jobs, and the server's side of the decision.
 
-request_verification() creates a queued job and, after commit, sends it BY NAME to the `gpu` queue
-with a fresh worker token (only its SHA-256 is stored). The worker then speaks to the internal API,
-whose views call the functions below: start_job() (the spec, and the submission's implementation
-folder packed for the worker), record_progress(), append_output(), finish_job(). Every write checks
-that the job is not finished, and finishing clears the token: a job ends exactly once, and a late
-or duplicate worker cannot write to it. sweep_stale() finishes jobs whose worker stopped beating.
+request_verification() creates a queued job and, after commit, sends `verify.run_job(job, nonce)`
+BY NAME to the `gpu` queue. The message carries no secret: the job's token is derived from the
+nonce with VERIFY_WORKER_KEY (verify/tokens.py), which only the web app and the GPU workers hold,
+and only its SHA-256 is stored. The worker then speaks to the internal API, whose views call the
+functions below: start_job() (the spec, and the submission's implementation folder packed for the
+worker), record_progress(), append_output() (the log, each line's arrival, telemetry), record_run()
+(one re-run's evidence: the server parses the stored log and judges the re-run itself) and
+finish_job() (the server decides the outcome from what it holds; a worker's word is only a hint
+that the job ended). Every write checks that the job is not finished, and finishing clears the
+token: a job ends exactly once, and a late or duplicate worker cannot write to it. sweep_stale()
+finishes jobs whose worker stopped beating.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import secrets
 import shutil
 import tarfile
 import tempfile
+from dataclasses import asdict
 from datetime import timedelta
 from pathlib import Path
 
@@ -29,18 +35,22 @@ from audit import events
 from audit.roles import is_privileged
 from config.celery import PUBLISH_RETRY_POLICY
 from ingest.services import local_copy
-from results.models import Result, Submission, fitted
+from results.constants import Severity
+from results.models import Finding, Result, Submission, fitted
 
-from .constants import WORKER_OUTCOMES, JobState, Outcome
-from .models import VerificationJob, VerificationLogChunk
+from . import hardware, tokens
+from .constants import JobState, Outcome
+from .evaluators import evaluator_for
+from .models import VerificationArrivals, VerificationJob, VerificationLogChunk
+from .reproduce import RULES, ArrivalClock, Rerun, decide, judge_rerun
+from .sandbox import EXITED
 from .task_names import GPU_QUEUE, RUN_JOB_TASK
 
 log = logging.getLogger(__name__)
 
 MAX_RUNS = 10
 MAX_TELEMETRY_SAMPLES = 20_000
-MAX_CURVE_POINTS = 5_000  # as mlperf_check.runlog keeps
-MAX_RERUN_TEXTS = 20
+LOG_TAIL_CHARS = 3000
 
 
 class VerificationRefused(Exception):
@@ -53,6 +63,18 @@ class VerificationRefused(Exception):
 
 class JobClosed(Exception):
     """The job is finished (or unknown): its worker token no longer works."""
+
+
+def worker_key() -> str:
+    """VERIFY_WORKER_KEY; in development, else, the machine-local key the local worker finds too."""
+    key = settings.VERIFY_WORKER_KEY or ("" if settings.PRODUCTION else tokens.local_key())
+    if not key:
+        raise VerificationRefused("verification is not configured here: VERIFY_WORKER_KEY is not set", status=503)
+    try:
+        tokens.check_key(key)
+    except tokens.MissingWorkerKey as exc:
+        raise VerificationRefused(f"verification is not configured here: {exc}", status=503) from exc
+    return key
 
 
 # --- Requesting ---------------------------------------------------------------------------------
@@ -90,6 +112,7 @@ def request_verification(*, actor, result: Result, runs: int | None = None, rule
             f"conflict of interest: you belong to {organization} and may not request verifications of its results",
             status=403,
         )
+    key = worker_key()
     runs = result.benchmark.required_runs if runs is None else runs
     if not 1 <= runs <= MAX_RUNS:
         raise VerificationRefused(f"the number of runs must be between 1 and {MAX_RUNS}, not {runs}")
@@ -109,12 +132,12 @@ def request_verification(*, actor, result: Result, runs: int | None = None, rule
             tolerance=tolerance_for(result.benchmark),
             stage="waiting for a GPU worker",
         )
-        token = secrets.token_urlsafe(32)
-        VerificationJob.objects.filter(pk=job.pk).update(token_sha256=_digest(token))
+        nonce = tokens.new_nonce()
+        VerificationJob.objects.filter(pk=job.pk).update(token_sha256=_digest(tokens.job_token(key, job.pk, nonce)))
         requester = f"by rule: {rule}; " if actor is None else ""
         _record_event(job.pk, events.verification_requested, f"{requester}{runs} run(s), tolerance {job.tolerance:.0%}",
                       actor=actor)
-        transaction.on_commit(lambda: enqueue(job.pk, token))
+        transaction.on_commit(lambda: enqueue(job.pk, nonce))
     job.refresh_from_db()
     return job
 
@@ -157,12 +180,13 @@ def request_for_new_records(round_, runs: int | None = None) -> list[Verificatio
     return jobs
 
 
-def enqueue(job_id: int, token: str) -> bool:
-    """Send the job by task name (the GPU worker's code is not imported here) to the `gpu` queue."""
+def enqueue(job_id: int, nonce: str) -> bool:
+    """Send the job by task name (the GPU worker's code is not imported here) to the `gpu` queue.
+    The message holds the job id and the nonce only: whoever reads the queue cannot make the token."""
     try:
         sent = current_app.send_task(
             RUN_JOB_TASK,
-            args=[job_id, token],
+            args=[job_id, nonce],
             queue=GPU_QUEUE,
             retry=True,
             retry_policy=PUBLISH_RETRY_POLICY,
@@ -189,32 +213,24 @@ def job_for_token(job_id: int, token: str) -> VerificationJob:
 
 
 def start_job(job: VerificationJob) -> dict:
-    """Mark the job running (first call) and return what the worker needs to run it."""
+    """Mark the queued job running and return what the worker needs to run it. A job runs once: a
+    second start (a redelivered message after a worker was killed) is refused, and the sweep
+    finishes the job when its first worker's heartbeat stops."""
     now = timezone.now()
-    moved = VerificationJob.objects.filter(pk=job.pk, state=JobState.QUEUED).update(
-        state=JobState.RUNNING, started_at=now, heartbeat_at=now, stage="starting"
-    )
-    if moved:
+    with transaction.atomic():
+        moved = VerificationJob.objects.filter(pk=job.pk, state=JobState.QUEUED).update(
+            state=JobState.RUNNING, started_at=now, heartbeat_at=now, stage="starting"
+        )
+        if not moved:
+            raise JobClosed("the job was started already")
         _record_event(job.pk, events.verification_started, "a GPU worker took the job")
-    result = Result.objects.with_related().get(pk=job.result_id)
-    benchmark = result.benchmark
+    evaluator = evaluator_for(job.result.benchmark.name)
     return {
         "job": job.pk,
-        "result_id": result.result_id,
-        "benchmark": benchmark.name,
-        "ruleset": result.submission.ruleset_version or result.submission.round.ruleset_version,
-        "organization": result.submission.organization.slug,
-        "system_id": result.system.system_id,
-        "division": result.division,
+        "benchmark": job.result.benchmark.name,
         "runs": job.runs_requested,
-        "olympic_drop": benchmark.olympic_drop,
-        "claimed_minutes": job.claimed_minutes,
-        "quality_target": benchmark.quality_target,
-        "direction": benchmark.metric_direction,
-        "tolerance": job.tolerance,
         "run_script": settings.VERIFY_RUN_SCRIPT,
-        "timing_slack_seconds": settings.VERIFY_TIMING_SLACK_SECONDS,
-        "timing_slack_fraction": settings.VERIFY_TIMING_SLACK_FRACTION,
+        "evaluator": evaluator.module if evaluator else None,
         "limits": {
             "wall_seconds": settings.VERIFY_RUN_WALL_SECONDS,
             "memory_bytes": settings.VERIFY_MEMORY_BYTES,
@@ -225,6 +241,47 @@ def start_job(job: VerificationJob) -> dict:
             "output_bytes": settings.VERIFY_OUTPUT_BYTES,
             "cpus": settings.VERIFY_CPUS,
         },
+    }
+
+
+def claim_spec(job: VerificationJob) -> dict:
+    """What the server judges the re-runs against: the claim (its ruleset, system, score, target, the
+    error findings its runs had), the hardware comparison and the thresholds (verify.reproduce)."""
+    result = Result.objects.with_related().get(pk=job.result_id)
+    system = result.system
+    claimed_system = {
+        "number_of_nodes": system.number_of_nodes,
+        "accelerator_model_name": system.accelerator_model_name,
+        "accelerators_per_node": system.accelerators_per_node,
+        "host_processor_model_name": system.host_processor_model_name,
+    }
+    if job.worker_hardware:
+        like, note = hardware.compare(claimed_system, job.worker_hardware)
+    else:
+        like, note = False, "the worker did not say what hardware it runs on"
+    evaluator = evaluator_for(result.benchmark.name)
+    claimed_errors = Finding.objects.filter(run__result=result, severity=Severity.ERROR).values_list("code", "key")
+    return {
+        "ruleset": result.submission.ruleset_version or result.submission.round.ruleset_version,
+        "system_id": system.system_id,
+        "benchmark": result.benchmark.name,
+        "organization": result.submission.organization.slug,
+        "division": result.division,
+        "runs": job.runs_requested,
+        "olympic_drop": result.benchmark.olympic_drop,
+        "claimed_minutes": job.claimed_minutes,
+        "quality_target": result.benchmark.quality_target,
+        "direction": result.benchmark.metric_direction,
+        "tolerance": job.tolerance,
+        "timing_slack_seconds": settings.VERIFY_TIMING_SLACK_SECONDS,
+        "timing_slack_fraction": settings.VERIFY_TIMING_SLACK_FRACTION,
+        "claimed_errors": sorted(set(claimed_errors)),
+        "accelerator_system": hardware.is_accelerator_system(claimed_system),
+        "like_hardware": like,
+        "hardware_note": note,
+        "evaluator": asdict(evaluator) if evaluator else None,
+        "min_cpu_busy": settings.VERIFY_MIN_CPU_BUSY,
+        "min_gpu_busy_pct": settings.VERIFY_MIN_GPU_BUSY_PCT,
     }
 
 
@@ -261,87 +318,41 @@ def implementation_archive(job: VerificationJob, dest: Path) -> Path:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def clean_rerun(value) -> dict:
-    """A re-run as the worker reports it (verify.reproduce.Rerun.as_json), checked field by field:
-    the job page renders what is stored, so a malformed one is refused (ValueError), never kept."""
-    if not isinstance(value, dict):
-        raise ValueError("a rerun must be a JSON object")
-
-    def number(name, required=False, kind=(int, float)):
-        item = value.get(name)
-        if item is None and not required:
-            return None
-        if isinstance(item, bool) or not isinstance(item, kind):
-            raise ValueError(f"rerun.{name} must be a {'whole ' if kind is int else ''}number, not {item!r:.60}")
-        return item
-
-    def texts(name, limit=500):
-        items = value.get(name, [])
-        if not isinstance(items, list) or not all(isinstance(item, str | int | float) for item in items):
-            raise ValueError(f"rerun.{name} must be a list of texts")
-        return [item if isinstance(item, int | float) else item[:limit] for item in items[:MAX_RERUN_TEXTS]]
-
-    curve = value.get("eval_curve", [])
-    if not isinstance(curve, list) or not all(
-        isinstance(point, list) and len(point) == 3
-        and all(item is None or isinstance(item, str | int | float) for item in point)
-        for point in curve
-    ):
-        raise ValueError("rerun.eval_curve must be a list of [epoch, value, minutes] points")
-    how = value.get("how", {})
-    if not isinstance(how, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in how.items()):
-        raise ValueError("rerun.how must map figure names to texts")
-    if not isinstance(value.get("reached_target", False), bool):
-        raise ValueError("rerun.reached_target must be true or false")
-    return {
-        "number": number("number", required=True, kind=int),
-        "seed": number("seed", required=True, kind=int),
-        "minutes": number("minutes"),
-        "reached_target": value.get("reached_target", False),
-        "run_stop_status": str(value.get("run_stop_status", ""))[:100],
-        "final_quality": number("final_quality"),
-        "error_findings": number("error_findings", kind=int) or 0,
-        "eval_curve": [[str(item)[:100] if isinstance(item, str) else item for item in point] for point in curve[:MAX_CURVE_POINTS]],
-        "wall_seconds": number("wall_seconds") or 0.0,
-        "logged_minutes": number("logged_minutes"),
-        "logged_seeds": texts("logged_seeds", 100),
-        "max_drift_seconds": number("max_drift_seconds"),
-        "violations": texts("violations"),
-        "how": {str(k)[:50]: str(v)[:500] for k, v in list(how.items())[:MAX_RERUN_TEXTS]},
-    }
+def _running(job_id: int, fields: tuple[str, ...] = ("state",)) -> VerificationJob:
+    """The job, locked, while it runs: JobClosed once finished; ValueError before it started."""
+    locked = VerificationJob.objects.select_for_update().only(*fields).get(pk=job_id)
+    if locked.is_finished:
+        raise JobClosed("the job has finished")
+    if locked.state != JobState.RUNNING:
+        raise ValueError("the job has not started: GET its spec first")
+    return locked
 
 
-def record_progress(job: VerificationJob, payload: dict) -> None:
-    """Raises ValueError for a malformed re-run (the internal API answers 400)."""
-    rerun = clean_rerun(payload["rerun"]) if "rerun" in payload else None
+def record_progress(job: VerificationJob, progress: dict) -> None:
+    """The worker's stage, runs done, GPU availability and hardware (verify.schema.progress);
+    every call is a heartbeat."""
     fields = {"heartbeat_at": timezone.now()}
-    if isinstance(payload.get("stage"), str):
-        fields["stage"] = fitted(VerificationJob, "stage", payload["stage"])
-    if isinstance(payload.get("runs_done"), int) and 0 <= payload["runs_done"] <= job.runs_requested:
-        fields["runs_done"] = payload["runs_done"]
-    if isinstance(payload.get("gpu"), dict):
-        fields["gpu"] = {"available": bool(payload["gpu"].get("available")), "note": str(payload["gpu"].get("note", ""))[:500]}
+    if "stage" in progress:
+        fields["stage"] = fitted(VerificationJob, "stage", progress["stage"])
+    if "runs_done" in progress:
+        fields["runs_done"] = progress["runs_done"]
+    if "gpu" in progress:
+        fields["gpu"] = progress["gpu"]
+    if "hardware" in progress:
+        fields["worker_hardware"] = progress["hardware"]
     with transaction.atomic():
-        locked = VerificationJob.objects.select_for_update().get(pk=job.pk)
-        if locked.is_finished:
-            raise JobClosed("the job has finished")
-        if rerun is not None and len(locked.reruns) < job.runs_requested:
-            fields["reruns"] = [*locked.reruns, rerun]
+        _running(job.pk)
         VerificationJob.objects.filter(pk=job.pk).update(**fields)
 
 
-def append_output(job: VerificationJob, text: str, telemetry: list) -> None:
-    """Append a chunk of the runs' output (up to VERIFY_MAX_LOG_CHARS in all) and GPU samples.
-    The chunk is one new row and the job's running totals move on: the stored log is never read
-    or measured, so an append costs the same at the first line and at the millionth."""
+def append_output(job: VerificationJob, text: str, telemetry: list = (), *, run: int | None = None,
+                  arrivals: list = ()) -> None:
+    """Append a chunk of output of re-run `run` (None: the worker's own notes), up to
+    VERIFY_MAX_LOG_CHARS in all, its lines' `arrivals` and GPU `telemetry`, as verify.schema.log_append
+    checked them. The chunk is one new row and the job's running totals move on: the stored log is
+    never read or measured, so an append costs the same at the first line and at the millionth."""
     with transaction.atomic():
-        locked = (
-            VerificationJob.objects.select_for_update()
-            .only("state", "log_truncated", "log_chars", "log_newlines", "telemetry")
-            .get(pk=job.pk)
-        )
-        if locked.is_finished:
-            raise JobClosed("the job has finished")
+        locked = _running(job.pk, ("state", "log_truncated", "log_chars", "log_newlines", "telemetry"))
         fields = {"heartbeat_at": timezone.now()}
         if text and not locked.log_truncated:
             # PostgreSQL text holds neither NUL nor lone surrogates (JSON can carry both): one
@@ -351,41 +362,67 @@ def append_output(job: VerificationJob, text: str, telemetry: list) -> None:
             if len(text) > room:
                 text = text[: max(room, 0)] + f"\n[log cut at {settings.VERIFY_MAX_LOG_CHARS} characters]\n"
                 fields["log_truncated"] = True
-            VerificationLogChunk.objects.create(
-                job_id=job.pk, chars_before=locked.log_chars, newlines_before=locked.log_newlines, text=text
-            )
+            VerificationLogChunk.objects.create(job_id=job.pk, run=run, chars_before=locked.log_chars,
+                                                newlines_before=locked.log_newlines, text=text)
             newlines = locked.log_newlines + text.count("\n")
             fields.update(
                 log_chars=locked.log_chars + len(text),
                 log_newlines=newlines,
                 log_lines=newlines + (0 if text.endswith("\n") else 1),
             )
+        if arrivals:
+            VerificationArrivals.objects.create(job_id=job.pk, run=run, points=list(arrivals))
         if telemetry and len(locked.telemetry) < MAX_TELEMETRY_SAMPLES:
-            samples = [sample for sample in telemetry if isinstance(sample, dict)]
-            fields["telemetry"] = (locked.telemetry + samples)[:MAX_TELEMETRY_SAMPLES]
+            fields["telemetry"] = (locked.telemetry + list(telemetry))[:MAX_TELEMETRY_SAMPLES]
         VerificationJob.objects.filter(pk=job.pk).update(**fields)
 
 
-def finish_job(job: VerificationJob, payload: dict) -> VerificationJob:
-    """Record the worker's outcome and close the job (its token stops working)."""
-    outcome = payload.get("outcome")
-    if outcome not in WORKER_OUTCOMES:
-        raise ValueError(f"outcome must be one of {', '.join(WORKER_OUTCOMES)}, not {outcome!r}")
-    reruns = payload.get("reruns")
-    if reruns is not None and not isinstance(reruns, list):
-        raise ValueError("reruns must be a list")
-    reruns = [clean_rerun(rerun) for rerun in reruns[: job.runs_requested]] if reruns is not None else None
-    minutes = payload.get("rerun_minutes")
-    exit_code = payload.get("exit_code")
-    return _finish(
-        job.pk,
-        outcome,
-        str(payload.get("message", ""))[:4000],
-        reruns=reruns,
-        rerun_minutes=minutes if isinstance(minutes, int | float) else None,
-        exit_code=exit_code if isinstance(exit_code, int) else None,
-        log_tail=str(payload.get("log_tail", ""))[:4000],
-    )
+def record_run(job: VerificationJob, evidence: dict) -> dict:
+    """Judge one re-run from the worker's evidence (verify.schema.run_evidence) and what the server
+    stored of it (its log and its lines' arrivals, the job's telemetry): the server parses the log
+    itself (verify.reproduce.judge_rerun). Re-runs are reported in order, each once."""
+    with transaction.atomic():
+        expected = len(_running(job.pk, ("state", "reruns")).reruns) + 1
+    if evidence["number"] != expected:
+        raise ValueError(f"expected the evidence of re-run {expected}, not of re-run {evidence['number']}")
+    claim = claim_spec(VerificationJob.objects.get(pk=job.pk))
+    chunks = VerificationLogChunk.objects.filter(job=job, run=evidence["number"]).order_by("chars_before")
+    points = [point for batch in VerificationArrivals.objects.filter(job=job, run=evidence["number"]).order_by("pk")
+              .values_list("points", flat=True) for point in batch]
+    with tempfile.TemporaryDirectory(prefix=f"verify-judge-{job.pk}-") as folder:
+        log_path = Path(folder) / f"rerun_{evidence['number']}.txt"
+        with log_path.open("w", encoding="utf-8") as handle:
+            for text in chunks.values_list("text", flat=True).iterator(chunk_size=16):
+                handle.write(text)
+        telemetry = VerificationJob.objects.values_list("telemetry", flat=True).get(pk=job.pk)
+        rerun = judge_rerun(log_path, claim, evidence, ArrivalClock.from_points(points), telemetry)
+    if VerificationJob.objects.filter(pk=job.pk, log_truncated=True).exists():
+        rerun.violate(RULES, f"the stored log was cut at VERIFY_MAX_LOG_CHARS ({settings.VERIFY_MAX_LOG_CHARS} "
+                               f"characters): the re-run cannot be checked whole")
+    fields = {"heartbeat_at": timezone.now(), "runs_done": evidence["number"]}
+    if rerun.status != EXITED or rerun.exit_code != 0:
+        last_chunks = list(chunks.reverse().values_list("text", flat=True)[:8])
+        tail = "".join(reversed(last_chunks))[-LOG_TAIL_CHARS:]
+        fields.update(exit_code=rerun.exit_code, log_tail=tail)
+    with transaction.atomic():
+        locked = _running(job.pk, ("state", "reruns"))
+        if len(locked.reruns) + 1 != evidence["number"]:
+            raise ValueError(f"the evidence of re-run {evidence['number']} was reported already")
+        VerificationJob.objects.filter(pk=job.pk).update(reruns=[*locked.reruns, rerun.as_json()], **fields)
+    return rerun.as_json()
+
+
+def finish_job(job: VerificationJob, *, hint: str = "", message: str = "") -> VerificationJob:
+    """The worker says the job ended: the server decides the outcome from the re-runs it judged
+    (verify.reproduce.decide) and closes the job (its token stops working). The worker's `hint`
+    counts only as the reason the job ended early (e.g. the job's time limit); a job that never
+    started, or whose re-runs were never reported, is never reproduced."""
+    fresh = VerificationJob.objects.get(pk=job.pk)
+    if fresh.state == JobState.QUEUED:
+        return _finish(job.pk, Outcome.FAILED, f"the job never started{': ' + message if message else ''}")
+    decision = decide(claim_spec(fresh), [Rerun(**rerun) for rerun in fresh.reruns], hint, message)
+    return _finish(job.pk, decision.outcome, decision.message, rerun_minutes=decision.rerun_minutes,
+                   checks=decision.checks)
 
 
 def sweep_stale(now=None) -> list[int]:
@@ -412,7 +449,7 @@ def sweep_stale(now=None) -> list[int]:
 
 
 def _finish(
-    job_id: int, outcome: str, message: str, only_if_state: str | None = None, by: str = "worker", **fields
+    job_id: int, outcome: str, message: str, only_if_state: str | None = None, by: str = "decided by the server", **fields
 ) -> VerificationJob | None:
     fields = {name: value for name, value in fields.items() if value is not None and value != ""}
     with transaction.atomic():

@@ -11,16 +11,18 @@ import time
 
 
 class GpuSampler:
-    """Samples utilization, memory, power and SM clock of every GPU every `interval` seconds."""
+    """Samples utilization, memory, power and SM clock of every GPU every `interval` seconds; a
+    sample's "t" is seconds since `origin` (a time.monotonic() value: the job's clock)."""
 
-    def __init__(self, interval: float = 1.0):
+    def __init__(self, interval: float = 1.0, origin: float | None = None):
         self.interval = interval
         self.samples: list[dict] = []
         self.available = False
         self.note = ""
+        self.names: list[str] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._started = 0.0
+        self._origin = time.monotonic() if origin is None else origin
         self._handles = []
         try:
             import pynvml
@@ -28,15 +30,14 @@ class GpuSampler:
             pynvml.nvmlInit()
             count = pynvml.nvmlDeviceGetCount()
             self._handles = [pynvml.nvmlDeviceGetHandleByIndex(index) for index in range(count)]
-            names = [pynvml.nvmlDeviceGetName(handle) for handle in self._handles]
+            self.names = [str(pynvml.nvmlDeviceGetName(handle)) for handle in self._handles]
             self.available = count > 0
-            self.note = f"{count} GPU(s): {', '.join(map(str, names))}" if count else "NVML found no GPU"
+            self.note = f"{count} GPU(s): {', '.join(self.names)}" if count else "NVML found no GPU"
         except Exception as exc:  # ImportError, NVMLError_LibraryNotFound, NVMLError_DriverNotLoaded...
             self.note = f"NVML is not available on this worker ({type(exc).__name__}: {exc})"
 
     def __enter__(self) -> GpuSampler:
         if self.available:
-            self._started = time.monotonic()
             self._thread = threading.Thread(target=self._sample_until_stopped, name="gpu-telemetry", daemon=True)
             self._thread.start()
         return self
@@ -55,7 +56,7 @@ class GpuSampler:
         import pynvml
 
         while not self._stop.wait(self.interval):
-            at = round(time.monotonic() - self._started, 2)
+            at = round(time.monotonic() - self._origin, 2)
             for index, handle in enumerate(self._handles):
                 try:
                     utilization = pynvml.nvmlDeviceGetUtilizationRates(handle)

@@ -7,7 +7,9 @@ from django.test import Client
 
 from verify import services
 from verify.constants import JobState, Outcome
-from verify.models import VerificationJob
+from verify.evaluators import EVALUATORS
+from verify.models import VerificationJob, VerificationLogChunk
+from verify.tests.evidence import verify_honestly
 from verify.tests.world import verifiable_result
 
 pytestmark = pytest.mark.django_db
@@ -22,16 +24,12 @@ def client_for(personas, who: str) -> Client:
     return client
 
 
-def finished_job(personas, result, outcome=Outcome.REPRODUCED) -> VerificationJob:
+def finished_job(personas, result) -> VerificationJob:
+    """A verification reproduced from an honest worker's evidence (verify/tests/evidence.py); its
+    log also holds markup, which every page must escape."""
     job = services.request_verification(actor=personas["reviewer"], result=result, runs=1)
-    rerun = {"number": 1, "seed": 7, "minutes": 0.0171, "reached_target": True, "run_stop_status": "success",
-             "final_quality": 0.955, "error_findings": 12, "eval_curve": [[1, 0.6, 0.002], [2, 0.955, 0.015]],
-             "wall_seconds": 1.2}
-    services.start_job(job)
-    services.record_progress(job, {"gpu": {"available": False, "note": "NVML is not available"}})
-    services.append_output(job, ":::MLLOG <script>alert(1)</script>\n", [])
-    services.finish_job(job, {"outcome": outcome, "rerun_minutes": 0.0171, "reruns": [rerun],
-                              "message": "every re-run reached the target; re-run score 0.0171 min vs claimed 0.0170 min"})
+    verify_honestly(job)
+    VerificationLogChunk.objects.filter(job=job).update(text=":::MLLOG <script>alert(1)</script>\n")
     return VerificationJob.objects.get(pk=job.pk)
 
 
@@ -80,16 +78,19 @@ def test_a_job_is_seen_by_whoever_may_see_its_result(personas, tmp_path, who, se
     client = client_for(personas, who)
     page = client.get(f"/verify/jobs/{public.pk}/")
     assert page.status_code == 200
-    assert b"Reproduced" in page.content and b"re-run score 0.0171 min" in page.content
+    assert b"Reproduced" in page.content and f"re-run score {public.rerun_minutes:.4f} min".encode() in page.content
     assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in page.content and b"<script>alert(1)" not in page.content
     assert b"No GPU telemetry: NVML is not available" in page.content
-    # Who requested a verification is part of the review record; the public reads the outcome.
+    # Who requested a verification is part of the review record; the public reads the outcome
+    # (issue 36: the facts said "Requested ... by reviewer" to everyone).
     names = who in ("owner", "teammate", "reviewer", "chair")  # its organization and the review team
     assert (b"verification.requested by reviewer" in page.content) == names
+    requested = page.content.decode().split("<dt>Requested</dt><dd>", 1)[1].split("</dd>", 1)[0]
+    assert requested.endswith(" UTC") and "reviewer" not in requested
     assert b"verification.finished" in page.content
     assert client.get(f"/verify/jobs/{public.pk}/status.json").json()["outcome"] == "reproduced"
     csv = client.get(f"/verify/jobs/{public.pk}/charts/rerun-times.csv")
-    assert csv.status_code == 200 and b"re-run,re-run 1,0.0171" in csv.content
+    assert csv.status_code == 200 and f"re-run,re-run 1,{public.reruns[0]['minutes']}".encode()[:24] in csv.content
     sees_hidden = who in ("owner", "teammate", "reviewer", "chair")
     for url in (f"/verify/jobs/{hidden.pk}/", f"/verify/jobs/{hidden.pk}/status.json",
                 f"/verify/jobs/{hidden.pk}/charts/rerun-times.json"):
@@ -155,16 +156,57 @@ def test_run_file_names_are_escaped_in_the_chart_labels():
     assert "<a" not in curve.figure["data"][0]["name"]
 
 
-def test_the_job_page_says_how_each_figure_was_established(personas, tmp_path):
+def test_the_job_page_says_what_was_established_and_how_each_figure_was(personas, tmp_path):
     from verify.reproduce import HOW_MEASURED
 
     result = verifiable_result(personas, tmp_path)
     job = services.request_verification(actor=personas["reviewer"], result=result, runs=1)
-    services.start_job(job)
-    services.finish_job(job, {"outcome": Outcome.NOT_REPRODUCED, "message": "contradicted", "reruns": [
-        {"number": 1, "seed": 7, "minutes": 0.0, "logged_minutes": 0.13, "logged_seeds": [7], "wall_seconds": 0.05,
-         "max_drift_seconds": 7.9, "violations": ["the log claims 7.929 s of training but the whole run took 0.050 s"],
-         "how": HOW_MEASURED}]})
-    page = client_for(personas, "reviewer").get(f"/verify/jobs/{job.pk}/").content.decode()
+    job = verify_honestly(job, cpu_busy=0.01, evaluation={"error": "the run wrote no model (/output/model.npz)"})
+    assert job.outcome == Outcome.NOT_REPRODUCED
+    page = client_for(personas, "anonymous").get(f"/verify/jobs/{job.pk}/").content.decode()
     assert "How each figure was established" in page and HOW_MEASURED["minutes"].replace("'", "&#x27;") in page
-    assert "The log contradicts the measurement: the log claims 7.929 s of training" in page
+    assert "What the verification established" in page
+    assert '<span class="badge bad">no</span>\n    <strong>Work shown by telemetry</strong>: re-run 1: no work shown' in page
+    assert '<span class="badge ok">yes</span>\n    <strong>Seed chosen by the worker</strong>' in page
+    assert "Not reproduced: the run&#x27;s processes used" in page and "the run wrote no model" in page
+
+
+def test_timing_only_never_says_reproduced(personas, tmp_path, monkeypatch):
+    """A benchmark with no registered evaluator: the time was measured, the quality only read from the log."""
+    monkeypatch.delitem(EVALUATORS, "tiny_mlp")
+    result = verifiable_result(personas, tmp_path)
+    job = verify_honestly(services.request_verification(actor=personas["reviewer"], result=result, runs=1))
+    assert job.outcome == Outcome.TIMING_ONLY and job.message.startswith("timing only: every check held")
+    client = client_for(personas, "anonymous")
+    job_page = client.get(f"/verify/jobs/{job.pk}/").content.decode()
+    result_page = client.get(f"/results/{result.result_id}/").content.decode()
+    for page in (job_page, result_page):
+        assert "Reproduced" not in page and "Timing only" in page
+    assert "no evaluator measured the quality" in job_page and "quality read from the log (no evaluator)" in result_page
+    assert 'class="badge warn"' in result_page.split('id="verification"')[1][:400]
+    only_verified = client.get(f"/rounds/{result.submission.round.slug}/?verified=1").content.decode()
+    assert "CPU box (2 cores)" not in only_verified
+    reviewer = client_for(personas, "chair")
+    request_page = reviewer.get(f"/verify/results/{result.pk}/request/").content.decode()
+    assert "the best outcome is <em>timing only</em>" in request_page
+
+
+@pytest.mark.parametrize("telemetry", [
+    [{"t": 0, "gpu": "0", "utilization_pct": 50}, {"t": 1, "gpu": 1, "utilization_pct": 60}],  # issue 36: mixed types
+    [{"t": "soon", "gpu": 0}, "not a sample", None, {"gpu": 0, "power_w": 1e300}, {"t": 1, "gpu": True}],
+    "not a list",
+])
+def test_pages_never_fail_on_stored_telemetry_or_reruns_of_another_shape(personas, tmp_path, telemetry):
+    """Stored before the schema existed, or by an older worker: the pages draw what fits, skip the rest."""
+    result = verifiable_result(personas, tmp_path)
+    job = finished_job(personas, result)
+    VerificationJob.objects.filter(pk=job.pk).update(
+        telemetry=telemetry, reruns=[*job.reruns, "junk", {"number": "2", "eval_curve": [[1]]}, {"number": 3, "eval_curve": "x"}],
+        checks=[*job.checks, "junk"])
+    client = client_for(personas, "anonymous")
+    for url in (f"/verify/jobs/{job.pk}/", f"/results/{result.result_id}/", f"/verify/jobs/{job.pk}/charts/rerun-times.json",
+                f"/verify/jobs/{job.pk}/charts/rerun-convergence.csv"):
+        assert client.get(url).status_code == 200, url
+    if isinstance(telemetry, list) and telemetry and isinstance(telemetry[1], dict) and telemetry[1].get("gpu") == 1:
+        chart = client.get(f"/verify/jobs/{job.pk}/charts/gpu-utilization-pct.csv")
+        assert chart.status_code == 200 and chart.content.decode().splitlines()[1:] == ["1,1,60"]

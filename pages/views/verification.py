@@ -1,5 +1,7 @@
 """Reviewer-facing pages: request a verification, watch its job. Thin: services do the writing,
-VerificationJob.objects.visible_to decides who sees a job (whoever may see its result)."""
+VerificationJob.objects.visible_to decides who sees a job (whoever may see its result). Stored
+re-runs and telemetry are drawn defensively: what an older worker or version stored, in whatever
+shape, is skipped where it does not fit, never a 500."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from pages import verification_charts as charts
 from pages.views.common import chart_response
 from pages.views.logs import page_context, requested_page
 from results.models import Result
-from verify import services
+from verify import schema, services
+from verify.evaluators import evaluator_for
 from verify.models import VerificationJob
 
 
@@ -40,7 +43,7 @@ def request_verification(request, result_pk: int):
     return render(
         request,
         "verify/request.html",
-        {"result": result, "error": error, "max_runs": services.MAX_RUNS},
+        {"result": result, "error": error, "max_runs": services.MAX_RUNS, "evaluator": evaluator_for(result.benchmark.name)},
         status=400 if error else 200,
     )
 
@@ -53,17 +56,50 @@ def _job_or_404(user, pk: int) -> VerificationJob:
 
 
 def job_charts(job: VerificationJob) -> list[charts.Chart]:
+    """The claimed runs beside the re-runs: times to train and convergence (the job and result pages)."""
     claimed_runs = [
         {"label": run.file.rsplit("/", 1)[-1], "minutes": run.time_to_train_minutes,
          "curve": [[point[0], point[1], point[3] if len(point) > 3 else None] for point in run.eval_curve or []]}
         for run in job.result.runs.order_by("file")
     ]
-    reruns = [{**rerun, "curve": rerun.get("eval_curve", [])} for rerun in job.reruns]
     return [
-        charts.times(claimed_runs, reruns, job.claimed_minutes, job.rerun_minutes),
-        charts.convergence(claimed_runs, reruns, job.result.benchmark.quality_target),
-        *charts.telemetry(job.telemetry),
+        charts.times(claimed_runs, drawable_reruns(job.reruns), job.claimed_minutes, job.rerun_minutes),
+        charts.convergence(claimed_runs, drawable_reruns(job.reruns), job.result.benchmark.quality_target),
     ]
+
+
+def telemetry_charts(job: VerificationJob) -> list[charts.Chart]:
+    return charts.telemetry(drawable_telemetry(job.telemetry)) if job.telemetry else []
+
+
+def drawable_reruns(reruns) -> list[dict]:
+    """The stored re-runs the charts can draw: numbered, a number or nothing for minutes, curve
+    points of three."""
+    drawn = []
+    for rerun in reruns if isinstance(reruns, list) else []:
+        if not isinstance(rerun, dict) or isinstance(rerun.get("number"), bool) or not isinstance(rerun.get("number"), int):
+            continue
+        minutes = rerun.get("minutes")
+        curve = rerun.get("eval_curve")
+        drawn.append({
+            "number": rerun["number"],
+            "minutes": minutes if isinstance(minutes, int | float) and not isinstance(minutes, bool) else None,
+            "curve": [point for point in curve if isinstance(point, list) and len(point) == 3]
+            if isinstance(curve, list) else [],
+        })
+    return drawn
+
+
+def drawable_telemetry(samples) -> list[dict]:
+    """The stored samples that are what verify.schema accepts today (one sample of another shape,
+    stored before the schema existed, made the job page answer 500: issue 36)."""
+    drawn = []
+    for sample in samples if isinstance(samples, list) else []:
+        try:
+            drawn += schema.telemetry([sample])
+        except ValueError:
+            continue
+    return drawn
 
 
 def job_detail(request, pk: int):
@@ -73,14 +109,15 @@ def job_detail(request, pk: int):
     page = job.log_page(requested_page(request))
     if page is None:
         raise Http404("the log has no such page")
-    built = job_charts(job)
     return render(request, "verify/job.html", {
         "job": job,
         **page_context(page, reverse("pages:verify-job", args=[job.pk])),
         "events": AuditEvent.objects.visible_to(request.user).with_shown_actor(request.user).filter(subject=services.job_subject(job.pk)),
         "result": job.result,
-        "charts": built[:2],
-        "telemetry_charts": built[2:] if job.telemetry else [],
+        "reruns": [rerun for rerun in job.reruns if isinstance(rerun, dict)] if isinstance(job.reruns, list) else [],
+        "checks": [check for check in job.checks if isinstance(check, dict)] if isinstance(job.checks, list) else [],
+        "charts": job_charts(job),
+        "telemetry_charts": telemetry_charts(job),
     })
 
 
@@ -100,7 +137,7 @@ def job_status(request, pk: int):
 
 def job_chart(request, pk: int, chart: str, fmt: str):
     job = _job_or_404(request.user, pk)
-    for built in job_charts(job):
+    for built in [*job_charts(job), *telemetry_charts(job)]:
         if built.name == chart:
             return chart_response(built, fmt, f"verification-{job.pk}")
     raise Http404("no such chart")

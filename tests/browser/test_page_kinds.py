@@ -12,12 +12,13 @@ import pytest
 from django.core.management import call_command
 
 from results.models import Result
+from results.services.lifecycle import publish_version
 from results.services.rounds import publish_round
-from results.services.versions import publish_version
 from results.tests.factories import make_result, make_round, make_submission, make_system
 from tests.browser.conftest import SCREENSHOTS, draw_every_chart
 from verify import services
 from verify.constants import Outcome
+from verify.tests.evidence import verify_honestly
 from verify.tests.world import verifiable_result
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -39,14 +40,9 @@ def site(sample_data, personas, tmp_path):
     second = make_submission(round_, personas["alpha"], version=2, is_current=False)
     make_result(make_system(second, "box"), "resnet", minutes=27.0, result_id="9.0-0001")
     publish_version(second, actor=personas["chair"], reason="wrong system description fixed")
-    # A finished verification job, reproduced, with no GPU telemetry.
+    # A finished verification job, reproduced from an honest worker's evidence, with no GPU telemetry.
     job = services.request_verification(actor=personas["reviewer"], result=verifiable_result(personas, tmp_path), runs=1)
-    services.start_job(job)
-    services.record_progress(job, {"gpu": {"available": False, "note": "NVML is not available"}})
-    services.finish_job(job, {"outcome": Outcome.REPRODUCED, "rerun_minutes": 0.0171, "message": "reproduced",
-                              "reruns": [{"number": 1, "seed": 7, "minutes": 0.0171, "reached_target": True,
-                                          "run_stop_status": "success", "final_quality": 0.955, "error_findings": 0,
-                                          "eval_curve": [[1, 0.6, 0.002], [2, 0.955, 0.015]], "wall_seconds": 1.2}]})
+    assert verify_honestly(job).outcome == Outcome.REPRODUCED
 
     def first_result(suite: str, **rule) -> str:
         return (Result.objects.filter(submission__round__suite=suite, submission__is_current=True, **rule)

@@ -31,6 +31,7 @@ def gpu_worker(tmp_path, live_server, settings):
     # A 1-second CPU run on a machine shared with other test runs (load average 5 to 9 seen) takes
     # up to 5 times as long: the tests prove the mechanics, verify/tests/test_reproduce.py the thresholds.
     settings.VERIFY_TOLERANCES = {"tiny_mlp": 10.0}
+    settings.VERIFY_MIN_CPU_BUSY = 0.1  # the same load leaves an honest run a third of a CPU; a fake uses none
     with running_gpu_worker(tmp_path, live_server.url) as worker:
         yield worker
 
@@ -58,6 +59,10 @@ def test_a_reviewer_requests_a_verification_and_the_public_sees_the_badge(
     assert job.outcome == "reproduced", (job.message, job.reruns, gpu_worker.text()[-2000:])
     expect(reviewer.locator("#outcome")).to_have_text("Reproduced")
     expect(reviewer.locator("#reruns tbody tr")).to_have_count(3)
+    # What the server established from the worker's evidence, check by check.
+    expect(reviewer.locator("#checks li")).to_have_count(7)
+    expect(reviewer.locator("#checks .badge.ok")).to_have_count(7)
+    expect(reviewer.locator("#checks")).to_contain_text("evaluated by the worker")
     expect(reviewer.locator("#log")).to_contain_text(":::MLLOG")
     expect(reviewer.locator("#no-telemetry")).to_contain_text("NVML is not available")
     reviewer.locator("#chart-rerun-convergence .plot").scroll_into_view_if_needed()  # charts.js draws it then
@@ -76,6 +81,14 @@ def test_a_reviewer_requests_a_verification_and_the_public_sees_the_badge(
     public.locator("#chart-rerun-times .plot").scroll_into_view_if_needed()
     expect(public.locator("#chart-rerun-times .plot[data-drawn=true]")).to_have_count(1)
     public.screenshot(path=str(screenshot_path("verify-3-public-badge")), full_page=True)
+    # The public job page names no requester; at a desktop and a phone width.
+    for width, height in ((1366, 900), (390, 844)):
+        public.set_viewport_size({"width": width, "height": height})
+        public.goto(job_url)
+        expect(public.locator("#outcome")).to_have_text("Reproduced")
+        assert "reviewer" not in public.locator("dl.facts").first.inner_text()
+        public.screenshot(path=str(screenshot_path(f"verify-4-public-job-{width}")), full_page=True)
+        public.screenshot(path=str(screenshot_path(f"verify-4-public-job-{width}-top")))
 
 
 def screenshot_path(name: str):
@@ -83,3 +96,22 @@ def screenshot_path(name: str):
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS / f"{name}.png"
+
+
+def test_a_job_not_reproduced_says_which_checks_failed_at_both_widths(personas, live_server, browser, tmp_path):
+    """No worker here: the evidence of a run that slept instead of training (no CPU work, no model)."""
+    from verify import services
+    from verify.tests.evidence import verify_honestly
+
+    result = verifiable_result(personas, tmp_path)
+    job = services.request_verification(actor=personas["reviewer"], result=result, runs=2)
+    job = verify_honestly(job, cpu_busy=0.01, evaluation={"error": "the run wrote no model (/output/model.npz)"})
+    assert job.outcome == "not_reproduced"
+    for width, height in ((1366, 900), (390, 844)):
+        page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+        page.goto(f"{live_server.url}/verify/jobs/{job.pk}/")
+        expect(page.locator("#outcome")).to_have_text("Not reproduced")
+        expect(page.locator("#checks .badge.bad")).to_have_count(2)
+        expect(page.locator("#reruns tr.violations")).to_have_count(2)
+        page.screenshot(path=str(screenshot_path(f"verify-5-not-reproduced-{width}")), full_page=True)
+        page.screenshot(path=str(screenshot_path(f"verify-5-not-reproduced-{width}-top")))

@@ -42,6 +42,16 @@ def test_docker_command_line():
     ]
 
 
+def test_the_workers_runner_is_mounted_read_only_in_both_backends():
+    from dataclasses import replace
+
+    spec = replace(SPEC, runner_dir=Path("/srv/verify/evaluators"))
+    docker = ContainerSandbox(image="img").command(spec)
+    assert docker[docker.index("/srv/verify/evaluators:/opt/verify-runner:ro") - 1] == "--volume"
+    bubblewrap = " ".join(BubblewrapSandbox().command(spec))
+    assert "--perms 0755 --dir /opt --ro-bind /srv/verify/evaluators /opt/verify-runner" in bubblewrap
+
+
 def test_podman_passes_the_gpu_as_a_cdi_device_and_no_gpu_means_no_flag():
     podman = ContainerSandbox(image="img", engine="podman").command(SPEC)
     assert podman[0] == "podman"

@@ -375,3 +375,22 @@ def test_without_a_cgroup_the_run_is_refused_or_runs_in_the_weaker_mode_it_says(
     outcome, log = run_python(weaker, tmp_path / "weaker", "print('ran')")
     assert outcome.succeeded and "ran" in log
     assert outcome.limits.startswith("per-process rlimits only (weaker: VERIFY_SANDBOX_LIMITS=rlimits)")
+
+
+def test_the_cpu_time_of_the_runs_processes_is_sampled_as_it_runs(sandbox, tmp_path):
+    """Evidence that work happened (verify/reproduce.py check_work): a busy child process uses about
+    one CPU second a second, a sleeping one none; both are counted, whichever process does it."""
+    outcome, _ = run_python(sandbox, tmp_path, """
+        import subprocess, sys, time
+        spin = "import time\\nend = time.monotonic() + 1.5\\nwhile time.monotonic() < end: pass"
+        subprocess.run([sys.executable, "-c", spin])
+        time.sleep(1.5)
+    """)
+    assert outcome.succeeded
+    samples = outcome.cpu_samples
+    start = samples[0][0]
+    used_by = {round(moment - start, 1): used for moment, used in samples}
+    busy_part = max(used for moment, used in used_by.items() if moment <= 1.6)
+    # The child spun (counted live, then in its parent once reaped; on a shared, loaded machine
+    # it gets less than a whole CPU); the sleep used next to nothing.
+    assert busy_part >= 0.5 and samples[-1][1] - busy_part < 0.3, samples

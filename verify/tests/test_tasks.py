@@ -42,6 +42,22 @@ def test_the_gpu_worker_app_loads_no_django_settings_and_needs_no_secret_key():
     assert done.stdout.strip() == "[]"
 
 
+def test_the_gpu_worker_refuses_to_start_without_a_usable_key(tmp_path):
+    """Without the key no job token can be derived: say so at start, not job by job."""
+    import subprocess
+    import sys
+
+    from ingest.tests.processes import REPO, WORKER_MAIN
+
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "CELERY_BROKER_URL": "redis://127.0.0.1:1/0",
+           "VERIFY_WORKER_KEY": "too short", "LOCAL_STATE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", WORKER_MAIN, "-A", "verify.gpu_worker", "worker", "-Q", "gpu", "-c", "1",
+                           "--without-gossip", "--without-mingle", "--without-heartbeat"],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "the verification worker cannot start: VERIFY_WORKER_KEY must be at least 32 characters" in done.stderr
+
+
 def test_the_sweep_runs_from_beat_where_the_database_is():
     import verify.tasks  # noqa: F401
 
@@ -89,6 +105,7 @@ def test_with_the_embedded_folder_broker_the_job_is_sent_for_a_verification_work
     assert (job.state, bool(job.task_id)) == ("queued", True)
     [message] = (tmp_path / "broker" / "messages").glob("*.gpu.msg")
     assert json.loads(message.read_text())["headers"]["task"] == "verify.run_job"
+    assert job.token_sha256 not in message.read_text()  # the job id and a nonce only (test_broker_secrets.py)
 
 
 @pytest.mark.django_db

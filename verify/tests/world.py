@@ -1,5 +1,7 @@
 """Test data for verification: the tiny_mlp fixture package as an uploaded submission, with its
-claimed result and runs, optionally with a hostile run script in place of the real one."""
+claimed result and runs (and their findings, as ingestion stores them), optionally with a hostile
+run script or a fake package in place of the real one. The claimed system is a CPU box with this
+machine's processor, as the fixture's claimed runs were made here: the re-runs are on like hardware."""
 
 from __future__ import annotations
 
@@ -12,9 +14,10 @@ from django.core.files.base import ContentFile
 from ingest.models import IngestJob, Upload
 from ingest.services import submissions_storage
 from results.constants import RoundState
-from results.models import Benchmark, Result, Round, Run, Submission, System
+from results.models import Benchmark, Finding, Result, Round, Run, Submission, System
 from results.services.citable import citable_id
-from verify.reproduce import olympic_mean, parse_rerun
+from verify.hardware import cpu_model
+from verify.reproduce import analyze, olympic_mean, parse_rerun
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_benchmark"
 FAKES = Path(__file__).resolve().parents[1] / "fixtures" / "fake_packages"
@@ -41,16 +44,20 @@ def package_tarball(tmp: Path, run_script: str | None = None, fake: str | None =
         (root / IMPLEMENTATION / "run_and_time.sh").write_text("#!/bin/sh\n" + run_script)
     if fake is not None:
         shutil.copyfile(FAKES / f"{fake}.sh", root / IMPLEMENTATION / "run_and_time.sh")
-        shutil.copyfile(FAKES / "claimed_log.txt", root / IMPLEMENTATION / "claimed_log.txt")
+        for helper in [FAKES / "claimed_log.txt", *FAKES.glob("*.py")]:
+            shutil.copyfile(helper, root / IMPLEMENTATION / helper.name)
     archive = tmp / "alpha.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(root, arcname="alpha")
     return archive
 
 
+def claimed_logs() -> list[Path]:
+    return sorted((FIXTURE / "results" / "cpu_box" / "tiny_mlp").glob("result_*.txt"))
+
+
 def claimed_runs() -> list:
-    logs = sorted((FIXTURE / "results" / "cpu_box" / "tiny_mlp").glob("result_*.txt"))
-    return [parse_rerun(path, CLAIM_SPEC, number, 0) for number, path in enumerate(logs)]
+    return [parse_rerun(path, CLAIM_SPEC, number, 0) for number, path in enumerate(claimed_logs())]
 
 
 def verifiable_result(personas, tmp: Path, *, run_script: str | None = None, fake: str | None = None,
@@ -77,18 +84,27 @@ def verifiable_result(personas, tmp: Path, *, run_script: str | None = None, fak
                                    size_bytes=len(data), sha256=f"{version:064x}")
     IngestJob.objects.create(upload=upload, state="done")
     system = System.objects.create(submission=submission, system_id=system_id, name="CPU box (2 cores)",
-                                   submitter="Alpha Systems", division="closed")
+                                   submitter="Alpha Systems", division="closed", number_of_nodes=1,
+                                   host_processor_model_name=cpu_model(), accelerator_model_name="N/A",
+                                   accelerators_per_node=0)
     runs = claimed_runs()
     claimed = olympic_mean([run.minutes for run in runs], 1) * claim_factor
     citable = citable_id(round_, personas["alpha"], system.system_id, benchmark.name)
     result = Result.objects.create(submission=submission, system=system, benchmark=benchmark,
                                    result_id=citable.result_id, citable=citable, folder="results/cpu_box/tiny_mlp",
                                    division="closed", score_minutes=claimed, mean_minutes=claimed)
-    for run in runs:
-        Run.objects.create(result=result, file=f"results/cpu_box/tiny_mlp/result_{run.number}.txt",
-                           sha256=f"{run.number:064x}", time_to_train_minutes=run.minutes,
-                           run_stop_status="success", compliant=True,
-                           eval_curve=[[epoch, value, 0, minutes] for epoch, value, minutes in run.eval_curve])
+    for run, log in zip(runs, claimed_logs(), strict=True):
+        stored = Run.objects.create(result=result, file=f"results/cpu_box/tiny_mlp/{log.name}",
+                                    sha256=f"{run.number:064x}", time_to_train_minutes=run.minutes,
+                                    run_stop_status="success", compliant=True,
+                                    eval_curve=[[epoch, value, 0, minutes] for epoch, value, minutes in run.eval_curve])
+        # tiny_mlp is no official benchmark: the checker's compliance errors on its logs, as stored at ingestion.
+        Finding.objects.bulk_create(
+            Finding(submission=submission, result=result, run=stored, checker=finding.checker or "runlog",
+                    severity=finding.severity, code=finding.code, message=finding.message, file=stored.file,
+                    line=finding.line, key=finding.key)
+            for finding in analyze(log, CLAIM_SPEC).findings
+        )
     return result
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from verify.broker import broker_url, local_state_dir, transport_options
+from verify.broker import broker_url, local_state_dir, transport, transport_options
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # What the embedded default keeps beside the SQLite file: the folder broker's messages, the logs of
@@ -247,6 +247,7 @@ CELERY_TASK_ROUTES = {
     "verify.sweep_stale": {"queue": "ingest"},  # needs the database, which GPU workers do not have
     "verify.*": {"queue": "gpu"},
 }
+CELERY_BROKER_TRANSPORT = transport(CELERY_BROKER_URL)
 CELERY_BROKER_TRANSPORT_OPTIONS = transport_options(CELERY_BROKER_URL, env_int("CELERY_VISIBILITY_TIMEOUT", 3600))
 CELERY_RESULT_BACKEND = None
 

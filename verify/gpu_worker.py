@@ -20,7 +20,7 @@ from celery import Celery
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_init
 
-from .broker import broker_url, transport_options
+from .broker import broker_url, transport, transport_options
 from .task_names import GPU_QUEUE, RUN_JOB_TASK
 from .tokens import MissingWorkerKey
 from .worker import WorkerConfig, clean_leftovers, report_ended, run_job
@@ -40,6 +40,7 @@ app.conf.update(
     task_acks_late=True,  # a worker lost mid-job leaves the message for Redis to redeliver
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,
+    broker_transport=transport(BROKER_URL),
     broker_transport_options=transport_options(BROKER_URL, int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))),
     result_backend=None,
     broker_connection_retry_on_startup=True,

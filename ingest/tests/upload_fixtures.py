@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import pytest
 from rest_framework.test import APIClient
 
-from verify.broker import is_folder_broker, transport_options
+from verify.broker import is_folder_broker, transport, transport_options
 
 
 @pytest.fixture
@@ -69,10 +69,11 @@ def celery_broker(url: str):
 
     # Celery prefers the CELERY_BROKER_URL environment variable to its configuration: set both.
     previous_env = os.environ.get("CELERY_BROKER_URL")
-    previous, previous_options = app.conf.broker_url, app.conf.broker_transport_options
+    previous = app.conf.broker_url, app.conf.broker_transport, app.conf.broker_transport_options
     reset_pools()
     os.environ["CELERY_BROKER_URL"] = url
     app.conf.broker_url = url
+    app.conf.broker_transport = transport(url)
     app.conf.broker_transport_options = transport_options(url, visibility_timeout=3600)
     if not is_folder_broker(url):
         assert app.connection_for_write().port == int(url.rsplit(":", 1)[1].split("/")[0])
@@ -80,7 +81,7 @@ def celery_broker(url: str):
         yield
     finally:
         reset_pools()
-        app.conf.broker_url, app.conf.broker_transport_options = previous, previous_options
+        app.conf.broker_url, app.conf.broker_transport, app.conf.broker_transport_options = previous
         if previous_env is None:
             os.environ.pop("CELERY_BROKER_URL", None)
         else:

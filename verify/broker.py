@@ -11,14 +11,8 @@ No Django here: the GPU worker imports this.
 from __future__ import annotations
 
 import os
-import uuid
 from pathlib import Path
-from time import monotonic
 from urllib.parse import urlsplit
-
-from kombu.transport import filesystem
-from kombu.utils.encoding import str_to_bytes
-from kombu.utils.json import dumps
 
 FOLDER_SCHEME = "filesystem"
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -61,23 +55,5 @@ def transport_options(broker_url: str, visibility_timeout: int) -> dict:
 
 def transport(broker_url: str) -> str | None:
     """The kombu transport for `broker_url` (Celery's broker_transport): the folder broker's own class
-    below; None lets the URL's scheme choose (Redis)."""
-    return f"{__name__}:AtomicFolderTransport" if is_folder_broker(broker_url) else None
-
-
-class AtomicFolderChannel(filesystem.Channel):
-    """kombu's filesystem channel (5.7) creates a message file under its final name and writes it
-    after: a reader listing the folder in between moves and reads an empty file, and the worker
-    stops on the JSONDecodeError (it happened under `make run`). Here a message is written under a
-    name no reader takes (`.part`), then renamed into place: readers only ever see whole messages."""
-
-    def _put(self, queue, payload, **kwargs):
-        name = f"{int(round(monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"  # kombu's naming and order
-        final = os.path.join(self.data_folder_out, name)
-        with open(final + ".part", "wb") as partial:
-            partial.write(str_to_bytes(dumps(payload)))
-        os.rename(final + ".part", final)
-
-
-class AtomicFolderTransport(filesystem.Transport):
-    Channel = AtomicFolderChannel
+    (verify/folder_transport.py, imported by kombu only when used); None lets the URL's scheme choose."""
+    return "verify.folder_transport:AtomicFolderTransport" if is_folder_broker(broker_url) else None

@@ -22,7 +22,7 @@ ones before it; each story runs on a server of its own.
 - a verification request reaches the verification worker; every process stops at the end (Ctrl-C for
   make run).
 
-Screenshots: test-output/screenshots/journeys/<step>-<width>.png.
+Screenshots: test-output/screenshots/journeys/<step>-<server>-<width>.png.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from .conftest import SCREENSHOTS, WIDTHS, Person
@@ -52,8 +53,9 @@ UPLOADS = REPO / "sample_data" / "uploads" / "hpc-v2.0"
 class Story:
     """What one step leaves for the next: the server, the packages, the ids met on the way."""
 
-    def __init__(self, server: EmbeddedServer, width: str, packages: dict[str, Path], tmp: Path):
-        self.server, self.width, self.packages, self.tmp = server, width, packages, tmp
+    def __init__(self, kind: str, server: EmbeddedServer | ProductionServer, width: str, packages: dict[str, Path],
+                 tmp: Path):
+        self.kind, self.server, self.width, self.packages, self.tmp = kind, server, width, packages, tmp
         self.dell_result = ""  # Dell's deepcam result id
         self.helmholtz_result = ""
         self.published_with_the_round = 0  # Dell's version the round was published with
@@ -65,7 +67,7 @@ class Story:
     def shot(self, someone: Person, step: str) -> None:
         """A full-page screenshot at this story's width; and nothing wider than the window."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        someone.page.screenshot(path=str(SCREENSHOTS / f"{step}-{self.width}.png"), full_page=True)
+        someone.page.screenshot(path=str(SCREENSHOTS / f"{step}-{self.kind}-{self.width}.png"), full_page=True)
         width = WIDTHS[self.width][0]
         scroll = someone.page.evaluate("document.documentElement.scrollWidth")
         assert scroll <= width, f"{step}: the page is {scroll} px wide in a {width} px window"
@@ -109,7 +111,7 @@ def story(request, tmp_path_factory):
     if kind == "production":  # the organization make run's sample import makes
         server.manage("shell", "-c", "from results.models import Organization; "
                       "Organization.objects.create(name='HelmholtzAI', slug='helmholtzai', aliases=['HelmholtzAI'])")
-    yield Story(server, width, packages, tmp)
+    yield Story(kind, server, width, packages, tmp)
     server.stop()
 
 
@@ -333,7 +335,11 @@ def test_beat_publishes_the_round_at_its_publish_at_and_takes_its_snapshot(story
 
 def wait_until(page, address: str, done, seconds: int = 40) -> None:
     for _ in range(seconds):
-        page.goto(address)
+        try:
+            page.goto(address)
+        except PlaywrightError:  # the page's own script reloaded it meanwhile (a job page follows its job)
+            time.sleep(1)
+            continue
         if done():
             return
         time.sleep(1)
@@ -442,7 +448,7 @@ def test_a_researcher_cites_downloads_and_checks_and_follows_the_feed(story, chr
     feed = page.locator("a[href$='changes.atom']").first.get_attribute("href")
     answer = page.goto(feed)
     assert answer.status == 200 and "Reinstatement" in page.content()  # an XML document, styled for people
-    page.screenshot(path=str(SCREENSHOTS / f"researcher-feed-{story.width}.png"))
+    page.screenshot(path=str(SCREENSHOTS / f"researcher-feed-{story.kind}-{story.width}.png"))
     shutil.rmtree(folder)
 
 

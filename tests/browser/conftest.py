@@ -1,30 +1,10 @@
-"""Live server + headless Debian Chromium (Playwright's sync API; never downloads a browser)."""
+"""Live server + headless Debian Chromium: the one Playwright session is tests/conftest.py's `browser`."""
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-# Playwright's sync API runs an event loop in this thread; Django's async-safety guard would
-# refuse the ORM calls the test makes around it.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
-
-
-@pytest.fixture(scope="session")
-def browser():
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed")
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -3,30 +3,10 @@ a server started as its users start it (tests/journeys/servers.py), at 1366 and 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-
-import pytest
-
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots" / "journeys"
 WIDTHS = {"desktop": (1366, 900), "phone": (390, 844)}
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    from tests.browser.conftest import CHROMIUM
-
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed")
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-        )
-        yield browser
-        browser.close()
 
 
 class Person:

@@ -60,8 +60,8 @@ class Story:
         self.helmholtz_result = ""
         self.published_with_the_round = 0  # Dell's version the round was published with
 
-    def person(self, chromium, username: str = "", password: str = DEMO_PASSWORD) -> Person:
-        someone = Person(chromium, self.server.url, self.width)
+    def person(self, browser, username: str = "", password: str = DEMO_PASSWORD) -> Person:
+        someone = Person(browser, self.server.url, self.width)
         return someone.sign_in(username, password) if username else someone
 
     def shot(self, someone: Person, step: str) -> None:
@@ -127,8 +127,8 @@ def upload(someone: Person, archive: Path, *, expect_state=re.compile(r"^done"))
 # --- The chair sets the people up ---------------------------------------------------------------
 
 
-def test_the_chair_gives_people_their_organizations_and_roles(story, chromium):
-    chair = story.person(chromium, "chair")
+def test_the_chair_gives_people_their_organizations_and_roles(story, browser):
+    chair = story.person(browser, "chair")
     page = chair.page
     page.goto("/review/people/")
     for username, organization in (("helmholtz", "HelmholtzAI"), ("rita", "Dell")):
@@ -142,8 +142,8 @@ def test_the_chair_gives_people_their_organizations_and_roles(story, chromium):
     story.shot(chair, "people")
 
 
-def test_the_chair_creates_a_round_of_each_suite_with_its_own_rulesets(story, chromium):
-    chair = story.person(chromium, "chair")
+def test_the_chair_creates_a_round_of_each_suite_with_its_own_rulesets(story, browser):
+    chair = story.person(browser, "chair")
     page = chair.page
     for suite, version, wanted, foreign in (("hpc", "3.0", "hpc-3.0.0", "6.1.0"), ("inference", "6.1", "v6.1", "hpc-2.0.0"),
                                             ("training", "6.1", "6.1.0", "v5.0")):
@@ -163,10 +163,10 @@ def test_the_chair_creates_a_round_of_each_suite_with_its_own_rulesets(story, ch
 # --- Submitters ---------------------------------------------------------------------------------
 
 
-def test_a_newcomer_uploads_the_demo_package_and_gets_its_verdict_within_a_minute(story, chromium):
+def test_a_newcomer_uploads_the_demo_package_and_gets_its_verdict_within_a_minute(story, browser):
     if isinstance(story.server, EmbeddedServer):
         assert "Demo accounts (development only): chair, reviewer, submitter" in story.server.output()
-    submitter = story.person(chromium, "submitter")
+    submitter = story.person(browser, "submitter")
     page = submitter.page
     page.goto("/submit/")
     expect(page.locator("#no-worker")).to_have_count(0)  # make run started a worker
@@ -184,8 +184,8 @@ def test_a_newcomer_uploads_the_demo_package_and_gets_its_verdict_within_a_minut
     story.shot(submitter, "submitter-first-upload")
 
 
-def test_the_submitter_fixes_the_package_and_uploads_a_second_version(story, chromium):
-    submitter = story.person(chromium, "submitter")
+def test_the_submitter_fixes_the_package_and_uploads_a_second_version(story, browser):
+    submitter = story.person(browser, "submitter")
     upload(submitter, story.packages["dell-fixed"], expect_state=re.compile(r"^done$"))
     page = submitter.page
     expect(page.locator("#upload-status")).to_contain_text("Uploaded as version 2")
@@ -193,20 +193,20 @@ def test_the_submitter_fixes_the_package_and_uploads_a_second_version(story, chr
     expect(page.locator("#uploads tbody tr")).to_have_count(2)
 
 
-def test_another_organization_uploads_and_nobody_else_sees_it_before_review(story, chromium):
-    helmholtz = story.person(chromium, "helmholtz", PASSWORD)
+def test_another_organization_uploads_and_nobody_else_sees_it_before_review(story, browser):
+    helmholtz = story.person(browser, "helmholtz", PASSWORD)
     upload(helmholtz, story.packages["helmholtz"], expect_state=re.compile(r"^done$"))
     story.helmholtz_result = helmholtz.page.locator("#scores tbody a[href^='/results/']").first.inner_text()
     # Embargo: the round is open, so neither the public nor the other submitter reads Dell's result.
-    public = story.person(chromium)
+    public = story.person(browser)
     for address in (f"/rounds/{ROUND}/", f"/results/{story.dell_result}/", f"/r/{story.dell_result}"):
         assert public.page.goto(address).status == 404, address
     assert helmholtz.page.goto(f"/results/{story.dell_result}/").status == 404
     public.close()
 
 
-def test_a_package_that_speaks_for_another_organization_is_held_and_its_uploader_told(story, chromium):
-    submitter = story.person(chromium, "submitter")
+def test_a_package_that_speaks_for_another_organization_is_held_and_its_uploader_told(story, browser):
+    submitter = story.person(browser, "submitter")
     upload(submitter, story.packages["helmholtz"])
     page = submitter.page
     expect(page.locator("#scores tbody a[href^='/results/']")).to_have_count(0)  # no result id taken
@@ -221,14 +221,14 @@ def test_a_package_that_speaks_for_another_organization_is_held_and_its_uploader
 # --- Review -------------------------------------------------------------------------------------
 
 
-def test_in_review_a_peer_objects_and_the_submitter_answers(story, chromium):
-    chair = story.person(chromium, "chair")
+def test_in_review_a_peer_objects_and_the_submitter_answers(story, browser):
+    chair = story.person(browser, "chair")
     chair.page.goto(f"/review/rounds/{ROUND}/")
     chair.page.fill("#move-form input[name=reason]", "the submission deadline has passed")
     chair.page.click("#move-form button")
     expect(chair.page.locator("#round-state")).to_have_text("In review")
 
-    helmholtz = story.person(chromium, "helmholtz", PASSWORD)
+    helmholtz = story.person(browser, "helmholtz", PASSWORD)
     page = helmholtz.page
     page.goto(f"/review/results/{story.dell_result}/")  # peer review: every submission of the round
     page.click("#object summary")
@@ -238,19 +238,19 @@ def test_in_review_a_peer_objects_and_the_submitter_answers(story, chromium):
     expect(page.locator("article.objection")).to_have_count(1)
     story.shot(helmholtz, "reviewer-objection")
 
-    submitter = story.person(chromium, "submitter")
+    submitter = story.person(browser, "submitter")
     submitter.page.goto(f"/review/results/{story.dell_result}/")
     submitter.page.fill(".answer-form textarea[name=answer]", "The interconnect is InfiniBand HDR; the field was optional.")
     submitter.page.click(".answer-form button")
     expect(submitter.page.locator("article.objection")).to_contain_text("InfiniBand HDR")
 
 
-def test_a_reviewer_of_the_same_organization_may_not_decide_and_another_reviewer_dismisses(story, chromium):
-    rita = story.person(chromium, "rita", PASSWORD)  # a reviewer, and a member of Dell
+def test_a_reviewer_of_the_same_organization_may_not_decide_and_another_reviewer_dismisses(story, browser):
+    rita = story.person(browser, "rita", PASSWORD)  # a reviewer, and a member of Dell
     rita.page.goto(f"/review/results/{story.dell_result}/")
     expect(rita.page.locator(".resolve-form")).to_have_count(0)
     expect(rita.page.locator("#waive-form")).to_have_count(0)
-    reviewer = story.person(chromium, "reviewer")
+    reviewer = story.person(browser, "reviewer")
     page = reviewer.page
     page.goto(f"/review/results/{story.dell_result}/")
     page.select_option(".resolve-form select[name=outcome]", "dismissed")
@@ -259,8 +259,8 @@ def test_a_reviewer_of_the_same_organization_may_not_decide_and_another_reviewer
     expect(page.locator("article.objection")).to_contain_text("Dismissed")
 
 
-def test_declaring_borrowing_opens_a_window_and_tells_the_lender_and_the_resubmission_is_checked(story, chromium):
-    submitter = story.person(chromium, "submitter")
+def test_declaring_borrowing_opens_a_window_and_tells_the_lender_and_the_resubmission_is_checked(story, browser):
+    submitter = story.person(browser, "submitter")
     page = submitter.page
     page.goto(f"/review/results/{story.dell_result}/")
     page.select_option("#borrowing-form select[name=lender]", story.helmholtz_result)
@@ -268,7 +268,7 @@ def test_declaring_borrowing_opens_a_window_and_tells_the_lender_and_the_resubmi
     expect(page.locator("#borrowing-upload")).to_be_visible()  # where and until when to upload
     page.goto("/submit/")
     expect(page.locator("#round-states")).to_contain_text("Open for your resubmission until")
-    lender = story.person(chromium, "helmholtz", PASSWORD)
+    lender = story.person(browser, "helmholtz", PASSWORD)
     lender.page.goto("/review/inbox/")
     expect(lender.page.locator("main")).to_contain_text(story.dell_result)
     # The resubmission: the same package again (the submitter confirms it), checked against the lender's.
@@ -282,23 +282,23 @@ def test_declaring_borrowing_opens_a_window_and_tells_the_lender_and_the_resubmi
 # --- The chair decides and publishes ------------------------------------------------------------
 
 
-def test_the_chair_rejects_the_borrowing_and_a_reverting_version_frees_the_round(story, chromium):
-    chair = story.person(chromium, "chair")
+def test_the_chair_rejects_the_borrowing_and_a_reverting_version_frees_the_round(story, browser):
+    chair = story.person(browser, "chair")
     page = chair.page
     page.goto(f"/review/results/{story.dell_result}/")
     page.fill("#borrowing-decision input[name=reason]", "the learning rate schedule is Dell's own, not the lender's")
     page.click("#borrowing-decision button[value=reject]")
     expect(page.locator("#borrowing-blocks")).to_be_visible()
     # Dell goes back to its own hyperparameters: the same bytes as version 2, confirmed again.
-    submitter = story.person(chromium, "submitter")
+    submitter = story.person(browser, "submitter")
     submitter.page.on("dialog", lambda dialog: dialog.accept())
     upload(submitter, story.packages["dell-fixed"])
     page.goto(f"/review/results/{story.dell_result}/")
     expect(page.locator("article.borrowing .badge")).to_have_text("Rejected, then reverted by a later version")
 
 
-def test_the_chair_waives_a_package_finding_and_it_is_no_longer_counted(story, chromium):
-    chair = story.person(chromium, "chair")
+def test_the_chair_waives_a_package_finding_and_it_is_no_longer_counted(story, browser):
+    chair = story.person(browser, "chair")
     page = chair.page
     page.goto(f"/review/rounds/{ROUND}/")
     page.locator("#round-versions tbody tr", has_text="Dell").filter(has=page.locator("a", has_text=re.compile(r"^v1$"))) \
@@ -312,8 +312,8 @@ def test_the_chair_waives_a_package_finding_and_it_is_no_longer_counted(story, c
     story.shot(chair, "chair-waived")
 
 
-def test_beat_publishes_the_round_at_its_publish_at_and_takes_its_snapshot(story, chromium):
-    chair = story.person(chromium, "chair")
+def test_beat_publishes_the_round_at_its_publish_at_and_takes_its_snapshot(story, browser):
+    chair = story.person(browser, "chair")
     page = chair.page
     page.goto(f"/review/rounds/{ROUND}/")
     page.fill("#move-form input[name=reason]", "review is over")
@@ -325,7 +325,7 @@ def test_beat_publishes_the_round_at_its_publish_at_and_takes_its_snapshot(story
     page.wait_for_load_state()
     wait_until(page, f"/review/rounds/{ROUND}/", lambda: page.locator("#round-state").inner_text() == "Published")
 
-    public = story.person(chromium)  # a private window: nobody signed in
+    public = story.person(browser)  # a private window: nobody signed in
     public.page.goto(f"/rounds/{ROUND}/")
     expect(public.page.locator("main")).to_contain_text(story.dell_result)
     expect(public.page.locator("main")).to_contain_text(story.helmholtz_result)
@@ -346,20 +346,20 @@ def wait_until(page, address: str, done, seconds: int = 40) -> None:
     raise AssertionError(f"{address}: not done after {seconds} s")
 
 
-def test_a_withdrawal_approved_by_the_chair_leaves_a_tombstone(story, chromium):
-    submitter = story.person(chromium, "submitter")
+def test_a_withdrawal_approved_by_the_chair_leaves_a_tombstone(story, browser):
+    submitter = story.person(browser, "submitter")
     page = submitter.page
     page.goto(f"/review/results/{story.dell_result}/")
     page.click("#withdraw-form >> xpath=.. >> summary")
     expect(page.locator("#withdraw-public")).to_contain_text("published verbatim")
     page.fill("#withdraw-form input[name=reason]", "the system was reconfigured before it shipped")
     page.click("#withdraw-form button")
-    chair = story.person(chromium, "chair")
+    chair = story.person(browser, "chair")
     chair.page.goto(f"/review/results/{story.dell_result}/")
     chair.page.fill(".withdrawal-decision input[name=reason]", "Dell's request is in order")
     chair.page.click(".withdrawal-decision button[value=approve]")
 
-    researcher = story.person(chromium)
+    researcher = story.person(browser)
     answer = researcher.page.goto(f"/r/{story.dell_result}")
     assert answer.status == 410
     expect(researcher.page.locator("main")).to_contain_text("the system was reconfigured before it shipped")
@@ -369,15 +369,15 @@ def test_a_withdrawal_approved_by_the_chair_leaves_a_tombstone(story, chromium):
     expect(researcher.page.locator("main")).to_contain_text("Withdrawal")
 
 
-def test_a_correction_published_later_does_not_bring_the_withdrawn_result_back_until_reinstated(story, chromium):
-    chair = story.person(chromium, "chair")
+def test_a_correction_published_later_does_not_bring_the_withdrawn_result_back_until_reinstated(story, browser):
+    chair = story.person(browser, "chair")
     page = chair.page
     page.goto(f"/review/rounds/{ROUND}/")
     page.select_option("#window-form select[name=organization]", label="Dell")
     page.fill("#window-form input[name=closes_at]", "2099-01-01T00:00")
     page.fill("#window-form input[name=reason]", "a corrected system description")
     page.click("#window-form button")
-    submitter = story.person(chromium, "submitter")
+    submitter = story.person(browser, "submitter")
     submitter.page.on("dialog", lambda dialog: dialog.accept())
     upload(submitter, story.packages["dell-fixed"])
     version = int(re.search(r"version (\d+)", submitter.page.inner_text("#upload-status")).group(1))
@@ -386,7 +386,7 @@ def test_a_correction_published_later_does_not_bring_the_withdrawn_result_back_u
     fix = page.locator("#round-versions tbody tr").filter(has=page.locator("a", has_text=re.compile(f"^v{version}$")))
     fix.locator("input[name=reason]").fill("the corrected system description")
     fix.locator("button").click()
-    researcher = story.person(chromium)
+    researcher = story.person(browser)
     assert researcher.page.goto(f"/r/{story.dell_result}").status == 410  # still withdrawn
     researcher.page.goto(f"/rounds/{ROUND}/changes/")
     changes = researcher.page.locator("main").inner_text()
@@ -405,8 +405,8 @@ def test_a_correction_published_later_does_not_bring_the_withdrawn_result_back_u
 # --- A researcher cites, downloads and follows ----------------------------------------------------
 
 
-def test_a_researcher_cites_downloads_and_checks_and_follows_the_feed(story, chromium):
-    researcher = story.person(chromium)  # a private window
+def test_a_researcher_cites_downloads_and_checks_and_follows_the_feed(story, browser):
+    researcher = story.person(browser)  # a private window
     page = researcher.page
     page.goto(f"/r/{story.dell_result}/")  # pasted with a slash after it
     expect(page).to_have_url(re.compile(re.escape(f"/results/{story.dell_result}/") + "$"))
@@ -452,10 +452,10 @@ def test_a_researcher_cites_downloads_and_checks_and_follows_the_feed(story, chr
     shutil.rmtree(folder)
 
 
-def test_a_verification_request_reaches_the_verification_worker(story, chromium):
+def test_a_verification_request_reaches_the_verification_worker(story, browser):
     """The verification worker make run starts takes the job from the folder broker and runs it in
     its sandbox: Dell's package holds no code, so the job ends saying so (never queued forever)."""
-    reviewer = story.person(chromium, "reviewer")
+    reviewer = story.person(browser, "reviewer")
     page = reviewer.page
     page.goto(f"/results/{story.helmholtz_result}/")
     page.locator("a[href*='/verify/results/']").first.click()

@@ -47,7 +47,7 @@ WITHDRAWAL_REFUSED = "withdrawal.refused"
 BORROWING_REVERTED = "borrowing.reverted"
 BORROWING_OVERRIDDEN = "borrowing.overridden"
 
-# The review record's outcomes the public sees once a round is published (AuditEvent.visible_to):
+# The review record's outcomes the public sees once a round is published (results.audit_log):
 # publication, withdrawals, removals and reinstatements, and decisions that change a score, with
 # their reason. Objections, borrowing and who reviewed stay confidential.
 PUBLIC_EVENT_KINDS = (

@@ -1,21 +1,18 @@
 """The audit log: one append-only row per dated, attributed state change.
 
 The audit app sits below every other app (the import contract in pyproject.toml): it names the
-rounds, organizations, submissions and results it points at by app label only, never by import.
-Rows are written only through audit/events.py.
+rounds, organizations, submissions and results it points at by app label only, never by import,
+and reads nothing of theirs. Rows are written only through audit/events.py; who may read which
+rows rests on the results' publication rules, so that rule is results' (results/audit_log.py).
 """
 
 from __future__ import annotations
 
-from django.apps import apps
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
 from .roles import is_privileged
-
-# results.constants.RoundState.PUBLISHED: audit sits below results and cannot import it.
-PUBLISHED_ROUND = "published"
 
 
 class AppendOnly(Exception):
@@ -29,32 +26,6 @@ class AuditEventQuerySet(models.QuerySet):
     def delete(self):
         raise AppendOnly("audit events cannot be deleted")
 
-    def visible_to(self, user):
-        """Reviewers and chairs see every event; members see their organizations' events; once a
-        round is published everyone sees the outcomes (events.PUBLIC_EVENT_KINDS) of its round, of
-        its published versions and of each public result (earlier versions included), never the
-        rest of the review record."""
-        from .events import (  # events imports this module
-            OBJECTION_RESOLVED,
-            PUBLIC_EVENT_KINDS,
-            SCORE_CHANGING_OUTCOMES,
-        )
-
-        if is_privileged(user):
-            return self
-        public_results = apps.get_model("results", "Result").objects.visible_to(None).values("result_id")
-        outcomes = models.Q(kind__in=PUBLIC_EVENT_KINDS) | models.Q(
-            kind=OBJECTION_RESOLVED, data__outcome__in=SCORE_CHANGING_OUTCOMES
-        )
-        public = models.Q(round__state=PUBLISHED_ROUND) & outcomes & (
-            models.Q(organization__isnull=True)
-            | models.Q(submission__is_published=True)
-            | models.Q(result_id__gt="", result_id__in=public_results)
-        )
-        if user is not None and user.is_authenticated:
-            public |= models.Q(organization__members=user)
-        return self.filter(public).distinct()
-
     def with_shown_actor(self, user):
         """Each event's `shown_actor`: who acted, for reviewers and chairs and on the events of the
         viewer's own organizations; "" elsewhere (the public never learns reviewers' names)."""
@@ -62,7 +33,7 @@ class AuditEventQuerySet(models.QuerySet):
             return self.annotate(shown_actor=models.F("actor_name"))
         if user is None or not user.is_authenticated:
             return self.annotate(shown_actor=models.Value(""))
-        own = apps.get_model("results", "Organization").objects.filter(pk=models.OuterRef("organization"), members=user)
+        own = AuditEvent.objects.filter(pk=models.OuterRef("pk"), organization__members=user)
         return self.annotate(shown_actor=models.Case(
             models.When(models.Exists(own), then=models.F("actor_name")), default=models.Value(""),
         ))

@@ -250,6 +250,8 @@ CELERY_TASK_ROUTES = {
 CELERY_BROKER_TRANSPORT = transport(CELERY_BROKER_URL)
 CELERY_BROKER_TRANSPORT_OPTIONS = transport_options(CELERY_BROKER_URL, env_int("CELERY_VISIBILITY_TIMEOUT", 3600))
 CELERY_RESULT_BACKEND = None
+# How the web side sends a task (ingest, verify): retry briefly, then give up and let the sweep resend.
+PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

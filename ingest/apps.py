@@ -12,6 +12,9 @@ class IngestConfig(AppConfig):
 
 
 def _recount_waived(sender, submissions, **_kwargs) -> None:
+    """A decision waived findings of these versions (review.signals.findings_waived, sent by
+    review/services/waivers.py): their finished jobs count their errors again, through the same
+    queryset as every page (FindingQuerySet.not_waived: mlperf_check/waivers.py's rule)."""
     from .services import recount_errors
 
     recount_errors(submissions)

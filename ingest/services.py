@@ -32,13 +32,11 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from audit import events
-from config.celery import PUBLISH_RETRY_POLICY
-from results.constants import Suite
+from results import suites as results_suites
 from results.models import Organization, Round, fitted
 from results.querysets import RoundNotFound
-from results.services.inference_import import InferenceFolder, write_inference_report
 from results.services.lifecycle import make_current
-from results.services.training_import import waivers_for, write_report
+from results.services.training_import import waivers_for
 from results.services.versions import new_version
 from review.services import check_borrowings, upload_refusal
 
@@ -223,7 +221,7 @@ def enqueue_job(job_id: int) -> bool:
         # By name: the task module (ingest/tasks.py) imports this one, not the other way round.
         # A signature runs the registered task (eagerly, with no broker) or sends it by name.
         sent = current_app.signature(PROCESS_UPLOAD_TASK, args=[job_id]).apply_async(
-            retry=True, retry_policy=PUBLISH_RETRY_POLICY
+            retry=True, retry_policy=settings.PUBLISH_RETRY_POLICY
         )
     except Exception as exc:  # kombu raises OperationalError, or the socket's own errors
         log.warning("job %s stays pending: the broker refused it (%s)", job_id, exc)
@@ -282,7 +280,7 @@ def claim_job(job_id: int, token: str, now=None) -> bool:
 
 
 def run_ingest(job_id: int, *, token: str) -> IngestOutcome:
-    """Ingest one upload as attempt `token`: claim, unpack (mlperf_check.safety), check (check_folder),
+    """Ingest one upload as attempt `token`: claim, unpack (mlperf_check.safety), check (its round's suite, results/suites/),
     write the rows into the upload's Submission version, make it current, clean up.
 
     Idempotent: an attempt that cannot claim the job writes nothing. Submitter errors fail the job
@@ -306,8 +304,8 @@ def run_ingest(job_id: int, *, token: str) -> IngestOutcome:
     workdir = Path(tempfile.mkdtemp(prefix=f"ingest-job-{job_id}-", dir=settings.INGEST_WORK_DIR or None))
     try:
         with Heartbeat(job_id, token):
-            report, root = _unpack_and_check(job_id, token, workdir)
-            _finish(job_id, token, report, root)
+            checked, root = _unpack_and_check(job_id, token, workdir)
+            _finish(job_id, token, checked, root)
     except SubmitterError as exc:
         fail_job(job_id, token, ErrorKind.SUBMITTER, str(exc))
         return IngestOutcome("failed")
@@ -319,9 +317,6 @@ def run_ingest(job_id: int, *, token: str) -> IngestOutcome:
 
 
 def _unpack_and_check(job_id: int, token: str, workdir: Path):
-    from mlperf_check.checkers.uploader import check_uploader
-    from mlperf_check.pipeline import PackageError, check_folder
-    from mlperf_check.rules.facts import is_hpc
     from mlperf_check.safety import ArchiveLimits, UnsafeArchive, extract_archive
 
     upload = Upload.objects.select_related("round", "organization").get(job__pk=job_id)
@@ -343,53 +338,15 @@ def _unpack_and_check(job_id: int, token: str, workdir: Path):
         else:
             _advance(job_id, token, state=JobState.CHECKING, stage=f"package checks ({done} of {total})")
 
-    if upload.round.suite == Suite.INFERENCE:
-        return _check_inference(root, upload.round.ruleset_version or upload.round.version), root
     try:
-        report = check_folder(
-            root,
-            ruleset=upload.round.ruleset_version or None,
-            waivers=waivers_for(upload.round, upload.organization.slug),
-            progress=progress,
+        checked = results_suites.of(upload.round).check_upload(
+            root, name=upload.original_name, round_=upload.round, organization=upload.organization,
+            bypasses=waivers_for(upload.round, upload.organization.slug), progress=progress,
         )
-    except PackageError as exc:
+    except results_suites.PackageRefused as exc:
         raise SubmitterError(str(exc)) from exc
-    if is_hpc(report.ruleset) != (upload.round.suite == Suite.HPC):
-        # The checker reads a bare round version as the HPC ruleset of an HPC package: the
-        # round's suite, not the package, says what may be stored in it.
-        layout = "an MLPerf HPC package (results/<system>/{strong,weak}/<benchmark>/)" if is_hpc(report.ruleset) \
-            else "a training package (results/<system>/<benchmark>/)"
-        raise SubmitterError(f"{upload.original_name} is {layout}; {upload.round.slug} is a "
-                             f"{upload.round.get_suite_display()} round: upload it to a round of its suite")
-    refuse_unmatched_benchmarks(upload.round, report)
-    organization = upload.organization
-    check_uploader(report, organization.name, [organization.slug, *organization.aliases])
     _advance(job_id, token, state=JobState.CHECKING, stage="storing results and findings")
-    return report, root
-
-
-def refuse_unmatched_benchmarks(round_: Round, report) -> None:
-    """A package is never stored silently emptied: SubmitterError when none of its result folders
-    is a benchmark of the round, or when a benchmark of the round's ruleset is missing from the
-    round (a round whose benchmarks were never filled). A folder the ruleset does not know keeps
-    its layout finding."""
-    from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
-
-    in_package = sorted({result.benchmark for result in report.results})
-    in_round = set(round_.benchmarks.values_list("name", flat=True))
-    if not in_package:
-        return
-    try:
-        ruleset = set(get_ruleset(round_.ruleset_version or round_.version).benchmarks)
-    except UnknownRuleset:
-        ruleset = set()
-    missing = [name for name in in_package if name not in in_round and (name in ruleset or not in_round)]
-    if missing or not in_round.intersection(in_package):
-        known = ", ".join(sorted(in_round)) or "none (a chair sets its ruleset first)"
-        raise SubmitterError(
-            f"{round_} has no benchmark {', '.join(missing or in_package)} (its benchmarks: {known}); "
-            "nothing of this package was stored"
-        )
+    return checked, root
 
 
 def _discard_archive(upload: Upload) -> None:
@@ -397,18 +354,6 @@ def _discard_archive(upload: Upload) -> None:
     another upload of the same bytes (the stored name is content-addressed) still holds it."""
     if not Upload.objects.filter(storage_name=upload.storage_name).exclude(pk=upload.pk).exists():
         submissions_storage().delete(upload.storage_name)
-
-
-def _check_inference(root: Path, version: str):
-    """An inference submitter folder, checked with the round's rules (mlperf_check.inference)."""
-    from mlperf_check.inference import InferencePackageError, check_inference_package
-    from mlperf_check.inference.discovery import read_system_descriptions
-
-    try:
-        report = check_inference_package(root, round_version=version)
-    except InferencePackageError as exc:
-        raise SubmitterError(str(exc)) from exc
-    return InferenceFolder("", report, read_system_descriptions(root))
 
 
 def local_copy(upload: Upload, workdir: Path) -> Path:
@@ -424,18 +369,17 @@ def local_copy(upload: Upload, workdir: Path) -> Path:
         return target
 
 
-def _finish(job_id: int, token: str, report, root: Path) -> None:
-    """Write the report into the upload's Submission version and mark the job done, in one
+def _finish(job_id: int, token: str, checked: results_suites.Checked, root: Path) -> None:
+    """Write the checked package into the upload's Submission version and mark the job done, in one
     transaction that holds the job row: if our claim is gone, nothing is written."""
     with transaction.atomic():
         job = IngestJob.objects.select_for_update().select_related("upload__submission").get(pk=job_id)
         if job.claim_token != token or job.state not in ACTIVE_STATES:
             raise LostClaim()
         submission = job.upload.submission
-        if isinstance(report, InferenceFolder):
-            write_inference_report([report], submission=submission)
-        else:
-            write_report(report, submission=submission, store_logs=lambda run: _read_log(root, run.file))
+        results_suites.of(submission.round).write_checked(
+            checked, submission=submission, read_file=lambda path: _read_log(root, path)
+        )
         # Writing admitted the version (results.services.lifecycle): a held one is not made current.
         make_current(submission)
         check_borrowings(submission)

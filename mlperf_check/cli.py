@@ -23,6 +23,10 @@ per-version export, mlperf_check/waivers.py): they count nowhere, as on the serv
 `--format summary-json` (or `summary-csv`) prints an inference package's accepted results in the
 shape MLCommons publishes a round (`summary_results.json`, mlperf_check/inference/summary_export.py).
 
+Which suite checks PATH is the registry's answer (mlperf_check/suites/: the first suite that
+recognizes it, training the last); this module parses the options and hands the path to that
+suite's command (mlperf_check/training_cli.py, mlperf_check/inference/cli.py).
+
 Exit status: 0 no errors, 1 errors found, 2 bad usage (missing path, unknown ruleset, unreadable
 or unsafe archive).
 """
@@ -37,26 +41,20 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from mlperf_check.forks import usable_cpus
-from mlperf_check.inference.detect import looks_like_inference
-from mlperf_check.output import (
-    FORMATS,
-    format_github,
-    format_text,
-    github_annotation,
-    to_json,
-    unreadable_document,
-)
-from mlperf_check.pipeline import PackageError, check_package, check_round, submitter_folders
-from mlperf_check.report import ERROR, Finding, PackageReport
-from mlperf_check.rules.catalog import UnknownRuleset, get_ruleset
+from mlperf_check.suites import SUITES, suite_for
 
 USAGE_ERROR = 2
-SUMMARY_FORMATS = ("summary-json", "summary-csv")  # inference only: MLCommons' summary_results shape
+
+
+def _labels(suites, conjunction: str = "and") -> str:
+    """'HPC and training', 'inference': the suites a message names."""
+    labels = [suite.label for suite in suites]
+    return f" {conjunction} ".join(filter(None, [", ".join(labels[:-1]), labels[-1]]))
 
 
 DESCRIPTION = (
-    "Check an MLPerf training or HPC submitter folder (or a .tar/.tar.gz/.tar.xz/.zip of one, or a round "
-    "folder of them) offline. `mlperf-check submit --help` uploads one to a results server."
+    f"Check an MLPerf {_labels(SUITES.values(), 'or')} submitter folder (or a .tar/.tar.gz/.tar.xz/.zip of "
+    "one, or a round folder of them) offline. `mlperf-check submit --help` uploads one to a results server."
 )
 
 
@@ -67,10 +65,15 @@ def positive_int(text: str) -> int:
     return value
 
 
+def output_formats() -> tuple[str, ...]:
+    """Every suite's `--format` values, in registry order."""
+    return tuple(dict.fromkeys(name for suite in SUITES.values() for name in suite.output_formats))
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", help="submitter folder, archive of one, or round folder of submitter folders")
     parser.add_argument("--ruleset", help="ruleset, e.g. 1.0.0 (training) or hpc-1.0.0 (HPC) (default: from the logs)")
-    parser.add_argument("--format", choices=(*FORMATS, *SUMMARY_FORMATS), default="text", help="output format (default: text)")
+    parser.add_argument("--format", choices=output_formats(), default="text", help="output format (default: text)")
     parser.add_argument(
         "--json", dest="format", action="store_const", const="json", help="the same as --format json"
     )
@@ -135,7 +138,7 @@ def run(
     stdout: TextIO,
     stderr: TextIO,
 ) -> int:
-    waivers = []
+    waivers = None
     if waivers_file is not None:
         # Imported only here: most checks have no waivers file.
         from mlperf_check.waivers import WaiversError, load_waivers
@@ -145,96 +148,21 @@ def run(
         except WaiversError as exc:
             stderr.write(f"mlperf-check: {exc}\n")
             return USAGE_ERROR
-    if os.path.exists(path) and looks_like_inference(Path(path)):  # an inference folder, round or archive
-        if waivers_file is not None:
-            stderr.write("mlperf-check: --waivers is for training and HPC packages\n")
-            return USAGE_ERROR
-        # Imported only here: a training check does not need the inference pipeline.
-        from mlperf_check.inference import cli as inference_cli
-
-        return inference_cli.run(
-            path, round_version=ruleset, output_format=output_format, stdout=stdout, stderr=stderr
-        )
-    if output_format in SUMMARY_FORMATS:
-        stderr.write(f"mlperf-check: --format {output_format} is for inference results; {path} holds none\n")
+    suite = suite_for(Path(path))
+    if waivers is not None and not suite.takes_waivers:
+        takers = _labels(suite for suite in SUITES.values() if suite.takes_waivers)
+        stderr.write(f"mlperf-check: --waivers is for {takers} packages\n")
         return USAGE_ERROR
-    if ruleset:
-        try:
-            get_ruleset(ruleset)  # refused before any file is read
-        except UnknownRuleset as exc:
-            stderr.write(f"mlperf-check: {exc}\n")
-            return USAGE_ERROR
-    package_path = Path(path)
-    folders = submitter_folders(package_path) if package_path.is_dir() else []
-    if folders and waivers_file is not None:
-        stderr.write("mlperf-check: --waivers is one version's decisions: check one submitter folder with it\n")
+    if output_format not in suite.output_formats:
+        printers = _labels(suite for suite in SUITES.values() if output_format in suite.output_formats)
+        stderr.write(f"mlperf-check: --format {output_format} is for {printers} results; {path} holds none\n")
         return USAGE_ERROR
-    if folders:
-        return run_round(
-            folders, ruleset=ruleset, output_format=output_format, jobs=jobs, stdout=stdout, stderr=stderr
-        )
-    try:
-        report = check_package(package_path, ruleset=ruleset, jobs=jobs, digests=False)
-    except PackageError as exc:
-        stderr.write(f"mlperf-check: {exc}\n")
-        write_unreadable(package_path, exc, output_format, stdout)
-        return USAGE_ERROR
-    if waivers:
-        from mlperf_check.waivers import apply_waivers
-
-        apply_waivers(report, waivers)
-    shown_as = path if package_path.is_dir() else ""  # findings in an archive: paths inside it
-    stdout.write(render(report, output_format, shown_as=shown_as, one_line=False) + "\n")
-    return 1 if report.has_errors else 0
-
-
-def run_round(
-    folders: list[Path], *, ruleset: str | None, output_format: str, jobs: int, stdout: TextIO, stderr: TextIO
-) -> int:
-    """Every submitter folder of a round; a progress bar on stderr when both streams are a
-    terminal (a pipe or a file gets only the reports)."""
-    bar = None
-    if _is_terminal(stdout) and _is_terminal(stderr):
-        from tqdm import tqdm  # only here: importing it costs ~60 ms
-
-        bar = tqdm(total=len(folders), unit="submitter", file=stderr)
-    with_errors = 0
-    for folder, report in check_round(folders, ruleset=ruleset, jobs=jobs, digests=False):
-        text = render(report, output_format, shown_as=str(folder), one_line=True)
-        if output_format == "text":
-            text += "\n"
-        with_errors += report.has_errors
-        if bar is None:
-            stdout.write(text + "\n")
-        else:
-            bar.write(text, file=stdout)  # above the bar, which is redrawn below it
-            bar.set_description(folder.name)
-            bar.update()
-    if bar is not None:
-        bar.close()
-    if output_format == "text":
-        stdout.write(f"{len(folders)} submitters checked, {with_errors} with errors\n")
-    return 1 if with_errors else 0
-
-
-def render(report: PackageReport, output_format: str, *, shown_as: str, one_line: bool) -> str:
-    if output_format == "json":
-        return to_json(report.to_json(), one_line=one_line)
-    if output_format == "github":
-        return format_github(report, shown_as)
-    return format_text(report)
-
-
-def write_unreadable(path: Path, exc: PackageError, output_format: str, stdout: TextIO) -> None:
-    """A package that could not be checked still gets a document in the machine formats, so a
-    script reads why (code, message, the offending archive member as `file`) from stdout."""
-    finding = Finding(ERROR, exc.code, str(exc), file=exc.file, checker="pipeline")
-    if output_format == "json":
-        stdout.write(to_json(unreadable_document(path.name, finding), one_line=False) + "\n")
-    elif output_format == "github":
-        stdout.write(github_annotation(finding, "") + "\n")
-
-
-def _is_terminal(stream: TextIO) -> bool:
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
+    return suite.run_command(
+        path,
+        ruleset=ruleset,
+        output_format=output_format,
+        jobs=jobs,
+        waivers=waivers,
+        stdout=stdout,
+        stderr=stderr,
+    )

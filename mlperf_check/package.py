@@ -42,7 +42,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import BinaryIO
 
-from mlperf_check.checkers import checker_version
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import ERROR, Finding
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from mlperf_check.checkers import checkers_of_scope
 from mlperf_check.checkers.base import PackageContext, RunContext
+from mlperf_check.errors import PackageUnreadable
 from mlperf_check.forks import map_in_forks
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.package import (
@@ -61,7 +62,7 @@ PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 ROUND_GROUP_BYTES = 128 * 1024 * 1024
 
 
-class PackageError(Exception):
+class PackageError(PackageUnreadable):
     """The path cannot be checked at all (not a folder or archive, unsafe archive). `code` is a
     stable finding code and `file` the offending archive member ("" when not one member's)."""
 
@@ -79,8 +80,10 @@ def check_package(
     limits: ArchiveLimits | None = None,
     jobs: int = 1,
     digests: bool = True,
+    progress: Progress | None = None,
 ) -> PackageReport:
-    """`digests=False` leaves RunLog.sha256 empty where no check needs it (see RunContext.digest)."""
+    """`digests=False` leaves RunLog.sha256 empty where no check needs it (see RunContext.digest);
+    `progress` as check_folder() takes it."""
     path = Path(path)
     if path.is_file():
         # Imported here: a folder check (the common case) does not pay for the archive code.
@@ -95,10 +98,12 @@ def check_package(
                 raise PackageError(
                     f"{path.name}: {exc}", code=f"ARCHIVE_{exc.reason.upper()}", file=exc.member
                 ) from exc
-            return check_folder(root, ruleset=ruleset, waivers=waivers, jobs=jobs, digests=digests)
+            return check_folder(
+                root, ruleset=ruleset, waivers=waivers, jobs=jobs, progress=progress, digests=digests
+            )
     if not path.is_dir():
         raise PackageError(f"{path}: not a folder or an archive", code="PACKAGE_NOT_FOUND")
-    return check_folder(path, ruleset=ruleset, waivers=waivers, jobs=jobs, digests=digests)
+    return check_folder(path, ruleset=ruleset, waivers=waivers, jobs=jobs, progress=progress, digests=digests)
 
 
 def submitter_folders(root: Path) -> list[Path]:

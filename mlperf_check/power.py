@@ -39,7 +39,7 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
-from mlperf_check.checkers import checker_version
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.parsing.formats import EventError, loads_json, short_repr, to_time
 from mlperf_check.report import ERROR, WARNING, EnergyScore, Finding, RunEnergy

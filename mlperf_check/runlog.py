@@ -21,8 +21,9 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from mlperf_check.checkers import checker_version, checkers_of_scope
+from mlperf_check.checkers import checkers_of_scope
 from mlperf_check.checkers.base import RunChecker, RunContext
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.parsing import ParseStats, iter_record_blocks
 from mlperf_check.parsing.formats import short_repr
 from mlperf_check.report import ERROR, EvalPoint, Finding, Record, RunLog, Seed

@@ -21,7 +21,7 @@ import math
 from dataclasses import field
 from typing import TYPE_CHECKING
 
-from mlperf_check.checkers import checker_version
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import (
     ERROR,

@@ -33,11 +33,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from mlperf_check.errors import PackageUnreadable, UnknownRules
 from mlperf_check.forks import usable_cpus
-from mlperf_check.output import describe, format_text
-from mlperf_check.pipeline import PackageError, check_package, submitter_folders
+from mlperf_check.output import describe
 from mlperf_check.report import ERROR, Finding
-from mlperf_check.rules.catalog import UnknownRuleset
+from mlperf_check.suites import suite_for
 
 USAGE_ERROR = 2
 CHUNK_BYTES = 1024 * 1024
@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--url", help="the results server, e.g. https://results.example.org")
     parser.add_argument("--token", help="your API token (the server's admin, Auth Token)")
     parser.add_argument("--organization", help="organization slug; needed only when you belong to several")
-    parser.add_argument("--ruleset", help="training ruleset for the local check (default: from the logs)")
+    parser.add_argument("--ruleset", help="ruleset (round) for the local check (default: from the logs)")
     parser.add_argument("--force", action="store_true", help="upload even when the local check finds errors")
     parser.add_argument("--poll-seconds", type=float, default=2.0, help="time between status requests")
     parser.add_argument("--wait-minutes", type=float, default=120.0, help="give up waiting after this long")
@@ -80,13 +80,14 @@ def main(argv: list[str], *, stdout: TextIO, stderr: TextIO) -> int:
 def submit(args: argparse.Namespace, *, stdout: TextIO, stderr: TextIO) -> int:
     url, token = server_settings(args.url, args.token)
     path = Path(args.path)
-    if path.is_dir() and submitter_folders(path):
+    suite = suite_for(path)
+    if suite.submitter_folders(path):
         raise SubmitError(f"{path} is a round folder; submit one submitter folder at a time")
     try:
-        report = check_package(path, ruleset=args.ruleset, jobs=usable_cpus())
-    except (PackageError, UnknownRuleset) as exc:
+        report = suite.check_package(path, ruleset=args.ruleset, jobs=usable_cpus())
+    except (PackageUnreadable, UnknownRules) as exc:
         raise SubmitError(str(exc)) from exc
-    stdout.write(format_text(report) + "\n\n")
+    stdout.write(suite.report_text(report) + "\n\n")
     if report.has_errors and not args.force:
         stdout.write(
             "Not uploaded: the local check found errors. Fix them, or pass --force to upload anyway.\n"

@@ -27,7 +27,7 @@ import json
 import re
 from typing import Any
 
-from mlperf_check.checkers import checker_version
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.package import Package
 from mlperf_check.report import ERROR, INFO, WARNING, Finding, SystemReport
 

@@ -1,7 +1,7 @@
 """The public change log: what changed in a published round after its publication, from the audit
 log (audit/events.py). Only what anyone may read: the event's date, the result, before and after,
 and the reason; never who acted (reviewers are not named) nor an event a visitor may not see
-(AuditEvent.objects.visible_to(None))."""
+(results.audit_log.events_visible_to(None))."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from datetime import datetime
 
 from audit import events
 from audit.models import AuditEvent
+from results.audit_log import events_visible_to
 from results.constants import ResultStatus
 from results.models import Result, Round, Submission
 
@@ -49,7 +50,7 @@ def public_changes(round_: Round | None = None, limit: int | None = None) -> lis
         rounds = rounds.filter(pk=round_.pk)
     rounds = {r.pk: r for r in rounds}
     found = (
-        AuditEvent.objects.visible_to(None)
+        events_visible_to(None)
         .filter(round__in=list(rounds), kind__in=list(PUBLIC_KINDS))
         .select_related("organization", "submission")
         .order_by("-created_at", "-pk")

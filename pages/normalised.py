@@ -9,6 +9,11 @@ summarizer's joules: time × average power). A throughput (inference, higher is 
 divided: samples/s per accelerator or per node; per watt it is samples (tokens, queries) per
 joule as the official power checker computes it. A latency is not normalised: a single stream
 does not run faster on more accelerators.
+
+A training round's scores have two views too (`?factors=` of its downloads and summary,
+`export_scores --factors`): with the chairs' recorded scaling-factor decisions (DECIDED, what the
+pages show) or with the factor every result's logs give (COMPUTED). Suites without scaling
+factors ignore it.
 """
 
 from __future__ import annotations
@@ -16,6 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pages import charts as common
+
+# The two views of a round's scores: with the recorded scaling-factor decisions, or as the logs give them.
+DECIDED = "decided"
+COMPUTED = "computed"
+FACTOR_VIEWS = (DECIDED, COMPUTED)
 
 PER = ("accelerator", "node", "watt")
 PER_LABELS = {"": "Totals", "accelerator": "Per accelerator", "node": "Per node", "watt": "Per watt"}
@@ -155,3 +165,9 @@ def view_links(query, view: View) -> list[dict]:
         encoded = kept.urlencode()
         links.append({"label": label, "url": f"?{encoded}" if encoded else "?", "current": per == view.per})
     return links
+
+
+def factor_view(query) -> str:
+    """?factors=computed exports every score with the factor the logs give; anything else, the decided scores."""
+    factors = query.get("factors", DECIDED)
+    return factors if factors in FACTOR_VIEWS else DECIDED

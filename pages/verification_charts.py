@@ -1,10 +1,14 @@
-"""The job page's figures: claimed runs beside re-runs, and GPU telemetry. Plain values in,
-pages.charts.Chart out (same look, same CSV/JSON downloads as the result pages)."""
+"""The job page's figures: claimed runs beside re-runs, and GPU telemetry. The builders take plain
+values and give pages.charts.Chart (same look, same CSV/JSON downloads as the result pages);
+job_charts and telemetry_charts draw a job's stored re-runs and telemetry defensively: what an
+older worker or version stored, in whatever shape, is skipped where it does not fit, never a 500."""
 
 from __future__ import annotations
 
 from pages import charts as common
 from pages.charts import PALETTE, Chart
+from verify import schema
+from verify.models import VerificationJob
 
 CLAIMED_COLOUR = "#0072B2"
 RERUN_COLOUR = "#D55E00"
@@ -74,3 +78,50 @@ def telemetry(samples: list[dict]) -> list[Chart]:
         figure = {"data": data, "layout": common.layout(title, xaxis=common.axis("seconds into the run"), yaxis=common.axis(title))}
         charts.append(Chart("gpu-" + field.replace("_", "-"), title, figure, ["t", "gpu", field], rows))
     return charts
+
+
+def job_charts(job: VerificationJob) -> list[Chart]:
+    """The claimed runs beside the re-runs: times to train and convergence (the job and result pages)."""
+    claimed_runs = [
+        {"label": run.file.rsplit("/", 1)[-1], "minutes": run.time_to_train_minutes,
+         "curve": [[point[0], point[1], point[3] if len(point) > 3 else None] for point in run.eval_curve or []]}
+        for run in job.result.runs.order_by("file")
+    ]
+    return [
+        times(claimed_runs, drawable_reruns(job.reruns), job.claimed_minutes, job.rerun_minutes),
+        convergence(claimed_runs, drawable_reruns(job.reruns), job.result.benchmark.quality_target),
+    ]
+
+
+def telemetry_charts(job: VerificationJob) -> list[Chart]:
+    return telemetry(drawable_telemetry(job.telemetry)) if job.telemetry else []
+
+
+def drawable_reruns(reruns) -> list[dict]:
+    """The stored re-runs the charts can draw: numbered, a number or nothing for minutes, curve
+    points of three."""
+    drawn = []
+    for rerun in reruns if isinstance(reruns, list) else []:
+        if not isinstance(rerun, dict) or isinstance(rerun.get("number"), bool) or not isinstance(rerun.get("number"), int):
+            continue
+        minutes = rerun.get("minutes")
+        curve = rerun.get("eval_curve")
+        drawn.append({
+            "number": rerun["number"],
+            "minutes": minutes if isinstance(minutes, int | float) and not isinstance(minutes, bool) else None,
+            "curve": [point for point in curve if isinstance(point, list) and len(point) == 3]
+            if isinstance(curve, list) else [],
+        })
+    return drawn
+
+
+def drawable_telemetry(samples) -> list[dict]:
+    """The stored samples that are what verify.schema accepts today (one sample of another shape,
+    stored before the schema existed, made the job page answer 500: issue 36)."""
+    drawn = []
+    for sample in samples if isinstance(samples, list) else []:
+        try:
+            drawn += schema.telemetry([sample])
+        except ValueError:
+            continue
+    return drawn

@@ -15,7 +15,7 @@ class Scaling(models.TextChoices):
 
 
 class RoundState(models.TextChoices):
-    """draft -> open -> review -> final -> published; chairs move a round (review/services.py)."""
+    """draft -> open -> review -> final -> published; chairs move a round (review/services/rounds.py)."""
 
     DRAFT = "draft", "Draft"
     OPEN = "open", "Open for submissions"
@@ -97,16 +97,15 @@ class RunStatus(models.TextChoices):
 
 
 class WaiverKind(models.TextChoices):
+    """A review decision's kind (results.models.Waiver). Which findings each kind waives is
+    mlperf_check/waivers.py's rule, the one the server and the offline command share."""
+
     RCP_BYPASS = "rcp_bypass", "RCP check bypassed"
     SEED_BYPASS = "seed_bypass", "Seed check bypassed"
     # The score uses Waiver.factor instead of the factor computed from the logs (accepted only).
     PUBLISHED_FACTOR = "published_factor", "Published scaling factor"
     # A chair's decision that findings of one code (Waiver.code) are wrong for this result.
     KNOWN_FALSE_POSITIVE = "false_positive", "Known false positive"
-
-
-# The checker whose findings each bypass waives (mlperf_check.checkers: rcp, seeds).
-WAIVED_CHECKER = {WaiverKind.RCP_BYPASS: "rcp", WaiverKind.SEED_BYPASS: "seeds"}
 
 
 class FactorSource(models.TextChoices):

@@ -11,8 +11,8 @@ from datetime import datetime
 from django.http import Http404
 
 from audit import events
-from audit.models import AuditEvent
 
+from .audit_log import events_visible_to
 from .constants import ResultStatus, RoundState
 from .models import Result, Round
 from .querysets import RoundNotFound
@@ -107,7 +107,7 @@ def tombstone(text: str) -> Tombstone | None:
     last = versions[0]
     round_, status = last.submission.round, last.citable.status
     kind, what = GONE[status]
-    event = (AuditEvent.objects.visible_to(None).filter(round=round_, result_id=result_id, kind=kind)
+    event = (events_visible_to(None).filter(round=round_, result_id=result_id, kind=kind)
              .order_by("-created_at", "-pk").first())
     if event is None or (round_.publish_at is not None and event.created_at < round_.publish_at):
         return None  # gone before anyone could read it

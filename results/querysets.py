@@ -5,6 +5,10 @@ submitting organization see their own unpublished submissions; reviewers and cha
 the `reviewers` / `chairs` groups) see everything. Peer review: from the submission deadline to
 publication, members of every organization that submitted to a round see every submission of
 that round (results, logs, systems, findings; the review record has its own rules in review/).
+
+models.py imports these querysets (each model's manager); a method here that queries another
+model imports it inside the method, when the models are loaded: Django's usual lazy pattern, the
+one import circle of the project (tests/test_suite_seam.py allows it and no other).
 """
 
 from __future__ import annotations
@@ -158,32 +162,40 @@ class RunQuerySet(_SubmissionScoped):
 
 
 class FindingQuerySet(models.QuerySet):
-    """A finding is waived by an accepted Waiver of its organization in its round, on its result's
-    system and benchmark (a package-level finding: system and benchmark ""), that covers it: a
-    bypass covers its checker's findings (WAIVED_CHECKER), a known false positive its code."""
+    """A finding is waived by a decision as mlperf_check/waivers.py rules (the one rule, offline
+    too): an accepted Waiver of its organization in its round, on its result's system and
+    benchmark (a package-level finding: system and benchmark ""), that covers it: a bypass covers
+    its checker's findings (BYPASSED_CHECKER), a known false positive its code. covering_waivers
+    is that rule in SQL; every method below reads it."""
 
-    def _waivers(self):
+    def covering_waivers(self):
+        """The accepted decisions that waive the finding of the outer query (OuterRef), first by
+        id: mlperf_check.waivers.waiver_covering in SQL, proven equal to it by
+        review/tests/test_waiver_rule.py."""
         from django.db.models import Case, OuterRef, Value, When
         from django.db.models.functions import Coalesce
 
-        from .constants import WAIVED_CHECKER, WaiverKind
+        from mlperf_check.waivers import BYPASSED_CHECKER, KNOWN_FALSE_POSITIVE
+
         from .models import Waiver
 
-        covered_checker = Case(*[When(kind=kind, then=Value(checker)) for kind, checker in WAIVED_CHECKER.items()],
+        covered_checker = Case(*[When(kind=kind, then=Value(checker)) for kind, checker in BYPASSED_CHECKER.items()],
                                default=Value(""))
         return Waiver.objects.annotate(covered_checker=covered_checker).filter(
-            Q(covered_checker=OuterRef("checker")) | Q(kind=WaiverKind.KNOWN_FALSE_POSITIVE, code=OuterRef("code")),
+            Q(kind__in=list(BYPASSED_CHECKER), covered_checker=OuterRef("checker"))
+            | Q(kind=KNOWN_FALSE_POSITIVE, code=OuterRef("code")),
             round=OuterRef("submission__round"), organization=OuterRef("submission__organization"),
+            # A finding no result carries is the package's: mlperf_check.waivers.PACKAGE_SCOPE.
             system_id=Coalesce(OuterRef("result__system__system_id"), Value("")),
             benchmark=Coalesce(OuterRef("result__benchmark__name"), Value("")), accepted=True,
         ).order_by("pk")
 
     def with_waiver(self):
         """Each finding's `waiver_id`: the decision that waived it, or None."""
-        return self.annotate(waiver_id=models.Subquery(self._waivers().values("pk")[:1]))
+        return self.annotate(waiver_id=models.Subquery(self.covering_waivers().values("pk")[:1]))
 
     def not_waived(self):
-        return self.exclude(models.Exists(self._waivers()))
+        return self.exclude(models.Exists(self.covering_waivers()))
 
     def unwaived_errors_of(self, outer_result: str = "pk"):
         """A subquery: the number of error findings nobody waived of the result `outer_result`
@@ -197,7 +209,7 @@ class FindingQuerySet(models.QuerySet):
     def waived_of(self, severity: str, outer_result: str = "pk"):
         """unwaived_of's counterpart: the findings of `severity` a decision waived, which the pages
         show apart ("0 (5 waived)")."""
-        return self._count_per_result(self.filter(models.Exists(self._waivers()), severity=severity), outer_result)
+        return self._count_per_result(self.filter(models.Exists(self.covering_waivers()), severity=severity), outer_result)
 
     @staticmethod
     def _count_per_result(findings, outer_result: str):

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.models import AuditEvent
+from results.audit_log import events_visible_to
 from results.constants import Severity
 from results.models import Result, Round, Run, Submission
 from results.querysets import RoundSlugError
@@ -318,7 +319,7 @@ class EventListView(ListAPIView):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
-        events = AuditEvent.objects.visible_to(self.request.user).with_shown_actor(self.request.user).select_related(
+        events = events_visible_to(self.request.user).with_shown_actor(self.request.user).select_related(
             "round", "organization", "submission"
         ).order_by("pk")
         if self.request.query_params.get("result"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 
+from mlperf_check.waivers import FINDING_WAIVER_KINDS, FORMAT, waived_checker_and_code
 from results import logs
 from results.models import Finding, Result, Run, Waiver
 
@@ -27,7 +28,8 @@ def findings_with_log_urls(result: Result, runs: list[Run]) -> list[Finding]:
 
 
 def with_waivers(findings) -> list[Finding]:
-    """Findings of a `with_waiver()` queryset, each with `waiver`: the decision that waived it (or None)."""
+    """Findings of a `with_waiver()` queryset, each with `waiver`: the decision that waived it (or
+    None), as FindingQuerySet.covering_waivers decides (mlperf_check/waivers.py's rule)."""
     findings = list(findings)
     waivers = Waiver.objects.in_bulk({f.waiver_id for f in findings if f.waiver_id})
     for finding in findings:
@@ -68,26 +70,24 @@ def severity_groups(findings: list[Finding], counts: dict[str, int]) -> list[dic
 
 def waivers_document(submission) -> dict:
     """The decisions that waive findings of this version, as `mlperf-check --waivers FILE` reads
-    them (mlperf_check/waivers.py): which checker's findings (a bypass) or which code (a known
-    false positive), on which system and benchmark ("" and "": the package's own findings)."""
-    from results.constants import WAIVED_CHECKER, WaiverKind
-
+    them (mlperf_check/waivers.py, the rule both sides apply): which checker's findings (a bypass)
+    or which code (a known false positive), on which system and benchmark ("" and "": the package's
+    own findings)."""
     waivers = Waiver.objects.filter(
         round=submission.round_id, organization=submission.organization_id, accepted=True,
-        kind__in=[*WAIVED_CHECKER, WaiverKind.KNOWN_FALSE_POSITIVE],
+        kind__in=FINDING_WAIVER_KINDS,
     ).order_by("pk")
+    entries = []
+    for w in waivers:
+        checker, code = waived_checker_and_code(w.kind, w.code)
+        entries.append({
+            "id": w.pk, "kind": w.kind, "label": w.get_kind_display(), "checker": checker, "code": code,
+            "system": w.system_id, "benchmark": w.benchmark, "reason": w.reason, "decided_at": w.created_at.isoformat(),
+        })
     return {
-        "format": "mlperf-check-waivers/1",
+        "format": FORMAT,
         "round": submission.round.slug,
         "organization": submission.organization.slug,
         "version": submission.version,
-        "waivers": [
-            {
-                "id": w.pk, "kind": w.kind, "label": w.get_kind_display(),
-                "checker": WAIVED_CHECKER.get(w.kind, ""), "code": w.code,
-                "system": w.system_id, "benchmark": w.benchmark, "reason": w.reason,
-                "decided_at": w.created_at.isoformat(),
-            }
-            for w in waivers
-        ],
+        "waivers": entries,
     }

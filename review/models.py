@@ -94,7 +94,7 @@ class ReviewerAssignment(models.Model):
 
 class Objection(models.Model):
     """An objection against a result (optionally one of its runs) or a system of the accused
-    organization. open -> answered -> resolved (review/services.py holds the table)."""
+    organization. open -> answered -> resolved (review/services/objections.py holds the table)."""
 
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="objections")
     organization = models.ForeignKey(

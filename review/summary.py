@@ -3,7 +3,7 @@ waivers of its checks, and the result's history (the audit events the visitor ma
 
 from __future__ import annotations
 
-from audit.models import AuditEvent
+from results.audit_log import events_visible_to
 from results.models import Waiver
 
 from .models import BorrowingDeclaration
@@ -22,7 +22,7 @@ def review_summary(result, user) -> dict:
             .select_related("granted_by")
         ),
         "events": list(
-            AuditEvent.objects.visible_to(user).with_shown_actor(user)
+            events_visible_to(user).with_shown_actor(user)
             .filter(round=round_, result_id=result.result_id).order_by("created_at")
         ),
     }

@@ -17,11 +17,14 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from audit.models import AuditEvent
-from audit.roles import PRIVILEGED_GROUPS, ROLE_GROUPS
+from audit.roles import PRIVILEGED_GROUPS, ROLE_GROUPS, is_chair
 from mlperf_check.package import natural_key
+from results import suites as results_suites
+from results.audit_log import events_visible_to
 from results.constants import ResultStatus, RoundState, Severity, Suite
 from results.lookups import result_or_404, round_or_404
 from results.models import Finding, Organization, Result, Round, Run, Submission, Waiver, version_order
+from results.services.lifecycle import ROUND_TRANSITIONS
 
 from . import services
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
@@ -104,7 +107,7 @@ def queue(request):
     )
     return render(request, "review/queue.html", {
         "rounds": rounds, "round": round_, "rows": rows, "options": options, "limit": QUEUE_LIMIT,
-        "assignments": assignments, "is_chair": services.is_chair(user),
+        "assignments": assignments, "is_chair": is_chair(user),
     })
 
 
@@ -158,17 +161,17 @@ def result_review(request, result_id: str):
         "borrowings": borrowings,
         "waivers": Waiver.objects.filter(round=round_, organization=organization, system_id=result.system.system_id,
                                          benchmark=result.benchmark.name),
-        "events": AuditEvent.objects.visible_to(user).with_shown_actor(user)
+        "events": events_visible_to(user).with_shown_actor(user)
         .filter(round=round_, result_id=result_id).order_by("created_at"),
         "can_object": in_review and user.is_authenticated and not member and (
             reviewer or Organization.objects.filter(members=user).exists()),
         "can_answer": member,
         "can_decide": reviewer,
-        "can_override": reviewer and services.is_chair(user),
+        "can_override": reviewer and is_chair(user),
         # Who decided is part of the review record: the review team and the organization read it.
         "show_decider": services.is_reviewer(user) or member,
         "withdrawals": WithdrawalRequest.objects.filter(round=round_, result_id=result_id)
-        if member or services.is_chair(user) else [],
+        if member or is_chair(user) else [],
         "can_declare": can_declare,
         # Where a declared borrowing's resubmission goes: the window declaring it opened.
         "upload_window": ResubmissionWindow.objects.open_for(round_, organization).order_by("-closes_at").first()
@@ -176,7 +179,7 @@ def result_review(request, result_id: str):
         "lenders": lender_choices(user, result) if can_declare else [],
         "can_withdraw": member and result.status == ResultStatus.ACTIVE,
         # The only way back for a withdrawn or removed result: a chair of another organization.
-        "can_reinstate": result.status != ResultStatus.ACTIVE and services.is_chair(user) and not member,
+        "can_reinstate": result.status != ResultStatus.ACTIVE and is_chair(user) and not member,
         "outcomes": ObjectionOutcome.choices,
         "severities": Severity.choices,
         "waiver_kinds": [(kind.value, kind.label) for kind in services.waiver_kinds_for(user)],
@@ -259,7 +262,7 @@ def version_report(request, pk: int):
         "package_findings": package,
         "result_findings": [f for f in listed if f.result_id is not None],
         "waivable_codes": sorted({f.code for f in package if f.waiver is None}),
-        "can_waive": services.is_chair(user) and not services.member_of(user, submission.organization),
+        "can_waive": is_chair(user) and not services.member_of(user, submission.organization),
         "limit": REPORT_LIMIT,
     })
 
@@ -385,7 +388,7 @@ def reinstate(request, result_id: str):
 @require_POST
 def decide_withdrawal(request, pk: int):
     withdrawal = WithdrawalRequest.objects.filter(pk=pk).first()
-    if withdrawal is None or not services.is_chair(request.user):
+    if withdrawal is None or not is_chair(request.user):
         raise Http404("no such withdrawal request")
     approve = request.POST.get("decision") == "approve"
     return _act(request, lambda: services.decide_withdrawal(request.user, withdrawal, approve,
@@ -453,7 +456,7 @@ def _by_pk(queryset, pk):
 
 def _chair_refusal(request, doing: str):
     """The refusal every chair page gives anyone else, or None for a chair."""
-    if services.is_chair(request.user):
+    if is_chair(request.user):
         return None
     return _refused(request, services.ReviewRefused(f"only chairs {doing}"))
 
@@ -543,11 +546,12 @@ def round_control(request, slug: str):
         return redirect("review:round", slug)
     return render(request, "review/round.html", {
         "round": round_,
+        "suite": results_suites.of(round_),
         "benchmarks": round_.benchmarks.order_by("name"),
         "ruleset_form": RulesetForm(suites=[round_.suite], empty=False,
                                     initial={"ruleset_version": round_.ruleset_version}),
         "ruleset_changes": round_.state in (RoundState.DRAFT, RoundState.OPEN),
-        "next_states": sorted(services.ROUND_TRANSITIONS[round_.state]),
+        "next_states": sorted(ROUND_TRANSITIONS[round_.state]),
         "events": AuditEvent.objects.filter(round=round_).order_by("-created_at")[:50],
         "submissions": Submission.objects.filter(round=round_).select_related("organization")
         .order_by("organization__name", "-version"),

@@ -33,7 +33,6 @@ from django.utils import timezone
 
 from audit import events
 from audit.roles import is_privileged
-from config.celery import PUBLISH_RETRY_POLICY
 from ingest.services import local_copy
 from results.constants import Severity
 from results.models import Finding, Result, Submission, fitted
@@ -189,7 +188,7 @@ def enqueue(job_id: int, nonce: str) -> bool:
             args=[job_id, nonce],
             queue=GPU_QUEUE,
             retry=True,
-            retry_policy=PUBLISH_RETRY_POLICY,
+            retry_policy=settings.PUBLISH_RETRY_POLICY,
         )
     except Exception as exc:  # the broker refused it: the job stays queued and the sweep fails it
         log.warning("verification %s stays queued: the broker refused it (%s)", job_id, exc)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import field
 from typing import TYPE_CHECKING, ClassVar
 
-from mlperf_check.checkers import checker_version
+from mlperf_check.finding_sources import checker_version, reported_as
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import ERROR, INFO, WARNING, Finding, Record, RunLog
 
@@ -83,12 +83,19 @@ class PackageContext:
 
 
 class _Checker:
-    name: ClassVar[str] = ""  # its entry in the registry, which holds its version
+    # Its entry in the table of finding sources, which holds the source name and version its
+    # findings carry (its own name, or that of the source it is one concern of).
+    name: ClassVar[str] = ""
     description: ClassVar[str] = ""
 
     def finding(self, severity: str, code: str, message: str, **where) -> Finding:
         return Finding(
-            severity, code, message, checker=self.name, checker_version=checker_version(self.name), **where
+            severity,
+            code,
+            message,
+            checker=reported_as(self.name),
+            checker_version=checker_version(self.name),
+            **where,
         )
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mlperf_check.checkers import checker_version
 from mlperf_check.checkers.consistency import normalize_org
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.parsing.formats import short_repr
 from mlperf_check.report import ERROR, Finding, PackageReport
 

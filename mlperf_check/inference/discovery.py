@@ -15,7 +15,7 @@ from dataclasses import field
 from functools import partial
 from pathlib import Path
 
-from mlperf_check.checkers import checker_version
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.inference.detect import SUMMARY, normalize_scenario, subdirs, submitter_roots
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import ERROR, INFO, Finding

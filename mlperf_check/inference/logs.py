@@ -19,7 +19,7 @@ from dataclasses import field
 from functools import partial
 from typing import Any
 
-from mlperf_check.checkers import checker_version
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.inference.detect import normalize_scenario
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import ERROR, Finding

@@ -12,7 +12,9 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from mlperf_check.checkers import checker_version, checkers_of_scope
+from mlperf_check.checkers import checkers_of_scope
+from mlperf_check.errors import PackageUnreadable
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.inference.checkers.base import ResultContext
 from mlperf_check.inference.discovery import (
     DETAIL,
@@ -50,7 +52,7 @@ _finding = partial(Finding, checker="inference_scoring", checker_version=checker
 INFERRED_OFFLINE = Metric("QPS w/o loadgen overhead", "samples/s", "higher", 1.0, "result_qps_without_loadgen_overhead")
 
 
-class InferencePackageError(Exception):
+class InferencePackageError(PackageUnreadable):
     """The path holds no inference results at all."""
 
 

@@ -82,7 +82,7 @@ def measure_power(
     run_dir: Path, detail, scenario: str, inferred_from: str, wg_check: dict | None = None
 ) -> PowerMeasurement:
     """`run_dir` is performance/run_1; `detail` its parsed detail log; `wg_check` the round's
-    Power WG check (round_tables `power_check`), None where the round has none."""
+    Power WG check (official_rules_data `power_check`), None where the round has none."""
     out = PowerMeasurement()
     performance = run_dir.parent
     for folder, names in (

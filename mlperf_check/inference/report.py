@@ -74,6 +74,10 @@ class InferenceResult:
     power_value: float | None = None  # Watts (Offline, Server, Interactive) or millijoules per query
     power_unit: str = ""
     power_efficiency: float | None = None  # samples (tokens) per joule
+    # The round's official verdict (inference.pipeline.official_verdict): None for a result no
+    # rules judged, whose verdict is ours; the codes of our errors the official checker does not count.
+    official_valid: bool | None = None
+    stricter: list[str] = field(default_factory=list)
 
     @property
     def first_run(self) -> InferenceRun | None:

@@ -4,8 +4,8 @@ Every value a check compares against lives here, keyed by round: the models of t
 division and their aliases, the accuracy targets (in each accuracy script's own output format),
 the latency bounds, the minimum query counts, the minimum duration, the LoadGen seeds, the
 compliance tests and how each scenario's metric is read. v0.5-v2.0 are written out here; from
-v2.1 every round is built from the official checker's own tables (round_tables.py). A round with
-no rules here is an error (UnknownRound), never another round's rules.
+v2.1 every round is built from the official checker's own rules data (official_rules_data.py). A
+round with no rules here is an error (UnknownRound), never another round's rules.
 
 Sources: the MLPerf Inference rules of each round and the official submission checker's tables
 (mlcommons/inference `tools/submission/`), cross-checked against the corpus logs.
@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import field, replace
 
-from mlperf_check.inference.round_tables import ROUND_TABLES
+from mlperf_check.errors import UnknownRules
+from mlperf_check.inference.official_rules_data import OFFICIAL_RULES_DATA
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.rules.facts import version_key
 
@@ -126,7 +127,7 @@ class InferenceRound:
     official_leniencies: frozenset[str] = frozenset()
     # The same for the open division only.
     official_open_leniencies: frozenset[str] = frozenset()
-    # v2.1+: the official checker's tables (round_tables.ROUND_TABLES[version]); None for v0.5-v2.0.
+    # v2.1+: the official checker's rules data (OFFICIAL_RULES_DATA[version]); None for v0.5-v2.0.
     table: dict | None = None
 
     @property
@@ -417,7 +418,7 @@ def _scenario_pairs(value) -> tuple[tuple[str, float], ...]:
 
 
 def table_round(table: dict) -> InferenceRound:
-    """An InferenceRound from one round's official tables (round_tables.ROUND_TABLES[v])."""
+    """An InferenceRound from one round's official rules data (OFFICIAL_RULES_DATA[v])."""
     models = {}
     for name in table["models"]:
         targets = table["accuracy_targets"].get(name, [])
@@ -465,11 +466,11 @@ def table_round(table: dict) -> InferenceRound:
 
 ROUNDS: dict[str, InferenceRound] = {
     **{r.version: r for r in (V05, V07, V10, V11, V20)},
-    **{version: table_round(table) for version, table in ROUND_TABLES.items()},
+    **{version: table_round(table) for version, table in OFFICIAL_RULES_DATA.items()},
 }
 
 
-class UnknownRound(ValueError):
+class UnknownRound(UnknownRules):
     """A round the project has no rules for: checking it against another round's would be a guess."""
 
 

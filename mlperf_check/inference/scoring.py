@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from mlperf_check.checkers import checker_version
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.inference.logs import to_number
 from mlperf_check.inference.power import measure_power
 from mlperf_check.inference.report import InferenceResult

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from mlperf_check.inference.discovery import read_system_descriptions
+from mlperf_check.inference.official_rules_data import OFFICIAL_RULES_DATA
 from mlperf_check.inference.report import InferenceReport
-from mlperf_check.inference.round_tables import ROUND_TABLES
 from mlperf_check.inference.summary_results import ID_PATTERN
 from mlperf_check.lean_dataclass import dataclass
 
@@ -166,7 +166,7 @@ def _is_power(unit: str) -> bool:
 def round_scenarios(version: str) -> dict[str, dict[str, list[str]]] | None:
     """The scenarios of each model per category (the checker's required and optional ones) that
     the report script lists; None for a round without tables (before v2.1): every result kept."""
-    table = ROUND_TABLES.get(version)
+    table = OFFICIAL_RULES_DATA.get(version)
     if table is None:
         return None
     out: dict[str, dict[str, list[str]]] = {}

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 from orjson import JSONDecodeError
 from orjson import loads as loads_json
 
-from mlperf_check.checkers import checker_version
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.parsing.formats import (
     MLL,

@@ -18,6 +18,7 @@ from datetime import date
 from functools import cache
 from pathlib import Path
 
+from mlperf_check.errors import UnknownRules
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.rules.benchmarks import BENCHMARK_INFO
 from mlperf_check.rules.configs import COMPLIANCE_DIR, PACKAGE_DIR, load_config, shipped_configs
@@ -35,8 +36,8 @@ from mlperf_check.rules.targets import quality_rule_text, quality_target
 RCP_DIR = PACKAGE_DIR / "rcp_checker"
 
 
-class UnknownRuleset(ValueError):
-    pass
+class UnknownRuleset(UnknownRules):
+    """A training or HPC ruleset the installed package ships no rules for."""
 
 
 # Publication dates of the training rounds (MLCommons press releases; the last two are

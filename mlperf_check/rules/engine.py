@@ -32,7 +32,7 @@ from dataclasses import field
 from functools import partial
 from typing import Any, NamedTuple
 
-from mlperf_check.checkers import checker_version
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.parsing import ParseStats
 from mlperf_check.parsing.formats import short_repr

@@ -27,7 +27,7 @@ from dataclasses import field
 from types import MappingProxyType
 from typing import Any
 
-from mlperf_check.checkers import checker_version
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.parsing.formats import short_repr
 from mlperf_check.report import ERROR, Finding, Record

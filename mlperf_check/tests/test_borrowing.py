@@ -16,7 +16,7 @@ RULESET = "1.0.0"
 
 
 def logged(corpus, folder: str) -> dict:
-    """The hyperparameters the folder's first run logged (review.services._logged's choice)."""
+    """The hyperparameters the folder's first run logged (review.services.borrowing._logged's choice)."""
     path = sorted((corpus / "v1.0" / folder).glob("result_*.txt"))[0]
     benchmark = folder.rsplit("/", 1)[1]
     context = RunContext(file=str(path), ruleset=get_ruleset(RULESET), system_id="", benchmark=benchmark,

@@ -41,6 +41,28 @@ def test_explicit_round_overrides_the_path():
     assert code == 1 and out.startswith("inference round v1.0")
 
 
+def test_a_round_without_rules_lists_its_results_unjudged_in_every_format():
+    # It once failed with an AttributeError: the unjudged results had no official verdict at all.
+    code, out, _ = run([str(DATA / "v0.7"), "--ruleset", "v9.9"])
+    assert code == 1 and out.startswith("inference round (no rules): 3 results")
+    assert "[round_unknown] no rules for inference round v9.9" in out
+    code, out, _ = run([str(DATA / "v0.7"), "--ruleset", "v9.9", "--json"])
+    results = json.loads(out)["results"]
+    assert code == 1 and len(results) == 3
+    assert {(r["valid"], r["verdict"]["official"]) for r in results} == {(False, "INVALID")}
+
+
+def test_a_folder_of_an_unknown_scenario_is_reported_not_judged(tmp_path):
+    # An MLPerf Automotive folder (ConstantStream) once failed the same way.
+    root = Path(shutil.copytree(DATA / "v0.7", tmp_path / "v0.7"))
+    server = root / "closed/Altos/results/T4x4_TRT/resnet50/Server"
+    server.rename(server.with_name("ConstantStream"))
+    code, out, _ = run([str(root), "--json"])
+    (result,) = [r for r in json.loads(out)["results"] if r["system"] == "T4x4_TRT"]
+    assert code == 1 and (result["scenario"], result["valid"], result["verdict"]["official"]) == ("", False, "INVALID")
+    assert [f["code"] for f in result["findings"]] == ["unknown_scenario"]
+
+
 def test_an_archive_of_an_inference_folder(tmp_path):
     import tarfile
 

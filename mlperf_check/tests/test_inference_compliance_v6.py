@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mlperf_check.inference.round_tables import ROUND_TABLES
+from mlperf_check.inference.official_rules_data import OFFICIAL_RULES_DATA
 from mlperf_check.tests.test_inference_generated_rounds import check, write_result
 
 DATA = Path(__file__).parent / "data" / "inference" / "compliance_v6"
@@ -20,7 +20,7 @@ COMPLIANCE_CODES = {"compliance_missing", "compliance_no_verdict", "compliance_f
 
 
 def test_the_models_each_round_asks_them_of():
-    tests = {v: {m: t for m, t in ROUND_TABLES[v]["compliance_tests"].items() if set(t) & set(VERDICT_FILE)}
+    tests = {v: {m: t for m, t in OFFICIAL_RULES_DATA[v]["compliance_tests"].items() if set(t) & set(VERDICT_FILE)}
              for v in ("v5.1", "v6.0", "v6.1")}
     assert tests == {
         "v5.1": {},

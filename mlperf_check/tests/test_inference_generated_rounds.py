@@ -301,16 +301,16 @@ def test_equal_issue_mode(tmp_path, version, division, refused):
 
 
 def test_v41_reads_equal_issue_mode_from_the_conf_files(tmp_path):
-    from mlperf_check.inference.checkers.tables import _conf_equal_issue
+    from mlperf_check.inference.checkers.round_rules.performance_run import conf_equal_issue
 
     (tmp_path / "mlperf.conf").write_text(
         "# c\n*.Server.target_qps = 1\ngptj.*.sample_concatenate_permutation = 1\n"
     )
-    assert _conf_equal_issue(tmp_path, "gptj-99.9", "Offline")
+    assert conf_equal_issue(tmp_path, "gptj-99.9", "Offline")
     (tmp_path / "user.conf").write_text("gptj.Offline.sample_concatenate_permutation = 0\n")
-    assert not _conf_equal_issue(tmp_path, "gptj-99.9", "Offline")
-    assert _conf_equal_issue(tmp_path, "gptj-99", "Server")  # user.conf names Offline only
-    assert not _conf_equal_issue(tmp_path, "llama2-70b-99", "Server")
+    assert not conf_equal_issue(tmp_path, "gptj-99.9", "Offline")
+    assert conf_equal_issue(tmp_path, "gptj-99", "Server")  # user.conf names Offline only
+    assert not conf_equal_issue(tmp_path, "llama2-70b-99", "Server")
 
 
 def test_v51_closed_submitters_document_calibration(tmp_path):

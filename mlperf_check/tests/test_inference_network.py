@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from mlperf_check.inference import check_inference_package
-from mlperf_check.inference.round_tables import ROUND_TABLES
+from mlperf_check.inference.official_rules_data import OFFICIAL_RULES_DATA
 from mlperf_check.inference.summary_export import report_summary
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "inference-v4.1" / "closed" / "NeuralMagic"
 SYSTEM = "vLLM_8xL40S-reference-cpu-pytorch-v2.3.1-default_config"
-NETWORK_FIELDS = {name: "x" for name in ROUND_TABLES["v4.1"]["network_system_fields"]} | {"is_network": "true"}
+NETWORK_FIELDS = {name: "x" for name in OFFICIAL_RULES_DATA["v4.1"]["network_system_fields"]} | {"is_network": "true"}
 
 
 def copy(tmp_path: Path, division: str, network_fields: bool, sut_name: str = "PySUT Network SUT") -> Path:

@@ -14,8 +14,8 @@ import pytest
 
 from mlperf_check.inference import check_inference_package
 from mlperf_check.inference.logs import parse_detail
+from mlperf_check.inference.official_rules_data import OFFICIAL_RULES_DATA
 from mlperf_check.inference.power import measure_power, power_wg_findings
-from mlperf_check.inference.round_tables import ROUND_TABLES
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "inference-v4.1"
 SESSION = Path("closed/UntetherAI/results/h13_u3_slim/resnet50/singlestream/performance")
@@ -33,7 +33,7 @@ def performance(tmp_path) -> Path:
 
 def findings(performance: Path, version: str = "v4.1") -> list[tuple[str, str, str]]:
     client, server = (json.loads((performance / "power" / name).read_text()) for name in ("client.json", "server.json"))
-    return power_wg_findings(performance, client, server, ROUND_TABLES[version]["power_check"])
+    return power_wg_findings(performance, client, server, OFFICIAL_RULES_DATA[version]["power_check"])
 
 
 def edit_json(path: Path, change) -> None:
@@ -96,8 +96,8 @@ def test_each_round_has_its_own_releases_and_ptdaemon_versions(performance):
     codes = {code: message for code, message, _ in findings(performance, "v5.0")}
     assert set(codes) == {"power_sources_checksum", "power_ptd"}
     assert codes["power_ptd"] == "PTDaemon version '1.10.0' is not supported (supported: 1.11.1)"
-    assert ROUND_TABLES["v2.1"]["power_check"] is None
-    assert [ROUND_TABLES[v]["power_check"]["time_tolerance_ms"] for v in ("v3.0", "v3.1", "v4.1")] == [1000, 500, 800]
+    assert OFFICIAL_RULES_DATA["v2.1"]["power_check"] is None
+    assert [OFFICIAL_RULES_DATA[v]["power_check"]["time_tolerance_ms"] for v in ("v3.0", "v3.1", "v4.1")] == [1000, 500, 800]
 
 
 def test_where_the_round_runs_the_check_only_on_request_it_warns(performance):
@@ -105,9 +105,9 @@ def test_where_the_round_runs_the_check_only_on_request_it_warns(performance):
     run = performance / "run_1"
     with (run / "mlperf_log_detail.txt").open("rb") as stream:
         detail = parse_detail(stream, "mlperf_log_detail.txt")
-    strict = measure_power(run, detail, "SingleStream", "", ROUND_TABLES["v4.1"]["power_check"])
+    strict = measure_power(run, detail, "SingleStream", "", OFFICIAL_RULES_DATA["v4.1"]["power_check"])
     assert [code for code, _, _ in strict.errors] == ["power_results_checksum"]
-    v30 = measure_power(run, detail, "SingleStream", "", ROUND_TABLES["v3.0"]["power_check"])
+    v30 = measure_power(run, detail, "SingleStream", "", OFFICIAL_RULES_DATA["v3.0"]["power_check"])
     assert v30.errors == [] and v30.value == strict.value
     (warning,) = [w for w in v30.warnings if w[0] == "power_results_checksum"]
     assert warning[1].endswith("(the round's checker runs the Power WG check only with --more-power-check)")
@@ -117,7 +117,7 @@ def measured(performance: Path, version: str = "v4.1"):
     run = performance / "run_1"
     with (run / "mlperf_log_detail.txt").open("rb") as stream:
         detail = parse_detail(stream, "mlperf_log_detail.txt")
-    return measure_power(run, detail, "SingleStream", "", ROUND_TABLES[version]["power_check"])
+    return measure_power(run, detail, "SingleStream", "", OFFICIAL_RULES_DATA[version]["power_check"])
 
 
 def edit_ptd_log(performance: Path, change) -> None:
@@ -194,5 +194,5 @@ def test_from_v50_the_amps_range_may_be_restored_by_the_fourth_command(performan
     not_restored = "the A range was not set back to its initial value (SR,A,Auto)"
     assert not_restored in [message for _, message, _ in findings(performance, "v4.1")]
     assert not_restored not in [message for _, message, _ in findings(performance, "v5.0")]
-    assert [ROUND_TABLES[v]["power_check"]["initial_amps_commands"] for v in ("v4.1", "v5.0", "v6.1")] == [
+    assert [OFFICIAL_RULES_DATA[v]["power_check"]["initial_amps_commands"] for v in ("v4.1", "v5.0", "v6.1")] == [
         [3], [3, 4], [3, 4]]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mlperf_check.checkers import checker_version
 from mlperf_check.checkers.base import PackageContext
 from mlperf_check.checkers.layout import LayoutChecker
+from mlperf_check.finding_sources import checker_version
 from mlperf_check.package import discover_package
 from mlperf_check.report import BenchmarkResult, PackageReport, RunLog
 from mlperf_check.rules.catalog import get_ruleset

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from mlperf_check import runlog
-from mlperf_check.checkers import CHECKERS, Registered
 from mlperf_check.checkers.base import RunChecker, RunContext
+from mlperf_check.finding_sources import CHECKERS, Registered
 from mlperf_check.report import ERROR, Finding, RunLog, Seed
 from mlperf_check.rules.catalog import get_ruleset
 from mlperf_check.runlog import RUN_NO_EVENTS, analyze_run

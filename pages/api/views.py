@@ -10,9 +10,8 @@ from rest_framework.decorators import action
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 
+from pages import suites
 from pages.caching import PublicApiCacheMixin
-from pages.suites.inference.tables import summary_results
-from results.constants import Suite
 from results.lookups import Tombstone, entry_results, find_result_id, tombstone
 from results.models import Benchmark, Result, Round, Run, System
 from results.querysets import RoundNotFound
@@ -49,9 +48,8 @@ class RoundViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
     def summary_results(self, request, slug=None):
         """An inference round's accepted results as MLCommons publishes them (summary_results.json)."""
         round_ = self.get_object()
-        if round_.suite != Suite.INFERENCE:
-            raise Http404("summary_results is the inference suite's round summary")
-        return Response(summary_results(request.user, round_))
+        _columns, records = suites.of_round(round_).summary_results(request.user, round_)
+        return Response(records)
 
 
 class BenchmarkViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):

@@ -3,6 +3,7 @@ reviewers and chairs the link to request one."""
 
 from django import template
 
+from pages.verification_charts import job_charts
 from verify import services
 from verify.models import VerificationJob
 
@@ -11,8 +12,6 @@ register = template.Library()
 
 @register.inclusion_tag("verify/result_badge.html", takes_context=True)
 def verification_panel(context, result):
-    from pages.views.verification import job_charts
-
     user = context["request"].user
     jobs = VerificationJob.objects.filter(result=result)
     latest = jobs.filter(state="finished").order_by("-finished_at", "-pk").first()

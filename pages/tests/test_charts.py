@@ -3,7 +3,7 @@
 import pytest
 
 from pages import charts as common
-from pages.suites.training import charts
+from pages.suites.time_to_train import charts
 
 
 def point(result_id, minutes, accelerators=8, **extra):

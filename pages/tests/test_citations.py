@@ -23,7 +23,8 @@ from django.core.management import CommandError, call_command
 from django.template.defaultfilters import floatformat
 from django.templatetags.static import static
 
-from pages.snapshots import INFERENCE_RUN_COLUMNS, take_snapshot
+from pages.snapshots import take_snapshot
+from pages.suites.inference.snapshot import INFERENCE_RUN_COLUMNS
 from results.models import CitableId, Result, Round
 from results.services.lifecycle import publish_version, remove_result
 from results.services.rounds import publish_round

@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 
 from pages.snapshots import take_snapshot
-from pages.suites.inference.tables import inference_points, round_tables
+from pages.suites.inference.leaderboards import inference_points, round_tables
 from results.models import Result, Round
 from results.tests.factories import make_round
 

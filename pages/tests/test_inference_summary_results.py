@@ -1,6 +1,6 @@
 """An inference round as MLCommons publishes it (summary_results.json and its CSV) from the
 database: the round page's download, the API and the round's snapshot, one function
-(pages.suites.inference.tables.summary_results), against the official file."""
+(pages.suites.inference.leaderboards.summary_results), against the official file."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from mlperf_check.inference.round_tables import ROUND_TABLES
+from mlperf_check.inference.official_rules_data import OFFICIAL_RULES_DATA
 from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
 from pages.snapshots import take_snapshot
-from pages.suites.inference.tables import summary_results
+from pages.suites.inference.leaderboards import summary_results
 from results.models import Result, Round
 
 pytestmark = pytest.mark.django_db
@@ -100,7 +100,7 @@ def test_a_network_division_result_is_stored_and_exported(client, sample_data, t
     for path in root.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     (description,) = (network / "systems").glob("*.json")
-    fields = {name: "x" for name in ROUND_TABLES["v4.1"]["network_system_fields"]}
+    fields = {name: "x" for name in OFFICIAL_RULES_DATA["v4.1"]["network_system_fields"]}
     description.write_text(json.dumps({**json.loads(description.read_text()), **fields,
                                        "division": "network", "is_network": "true"}))
     for summary in network.rglob("performance/run_1/mlperf_log_summary.txt"):

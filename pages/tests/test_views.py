@@ -357,7 +357,7 @@ def test_a_system_name_that_is_a_spreadsheet_formula_is_neutralised_in_every_csv
 
 
 def test_negative_numbers_stay_numbers_in_csv():
-    from pages.tables import neutralise_formula
+    from pages.csv_rows import neutralise_formula
 
     assert neutralise_formula("-1.5") == "-1.5" and neutralise_formula(-2) == -2
     assert neutralise_formula("-1+2") == "'-1+2" and neutralise_formula("\rx") == "'\rx"

@@ -11,7 +11,7 @@ from django.urls import reverse
 from pages.caching import cache_public_page
 from pages.normalised import mixing_warning
 from pages.suites import SUITES
-from pages.tables import category_of
+from pages.system_groups import category_of
 from results.models import Result, Run, System, version_order
 
 SYSTEM_FIELDS = [

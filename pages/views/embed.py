@@ -11,19 +11,14 @@ import functools
 
 from csp.decorators import csp_replace
 from django.contrib.auth.models import AnonymousUser
-from django.template.response import SimpleTemplateResponse
 from django.utils.cache import patch_cache_control
 from django.views.decorators.clickjacking import xframe_options_exempt
+
+from pages.licence import LICENCE
 
 # Browsers and proxies may keep an embedded chart this long: it is framed on pages we do not
 # control, and our own cache already keeps it at most PAGE_CACHE_SECONDS behind the data.
 EMBED_MAX_AGE_SECONDS = 300
-
-
-def embed_response(chart) -> SimpleTemplateResponse:
-    """The chart's embed page (chart_response's "embed" format): rendered after `embeddable`
-    adds the page it comes from."""
-    return SimpleTemplateResponse("results/embed.html", {"chart": chart})
 
 
 def embeddable(chart_view):
@@ -38,8 +33,6 @@ def embeddable(chart_view):
         suffix = f"charts/{kwargs['chart']}/embed/"
         page = request.path.removesuffix(suffix)
         query = request.GET.urlencode()
-        from pages.snapshots import LICENCE  # not at the top: snapshots imports the suites, which import this
-
         response.context_data.update({
             "licence": LICENCE,
             "page_url": request.build_absolute_uri(page + (f"?{query}" if query else "")),

@@ -15,8 +15,8 @@ from django.utils.html import escape
 
 from mlperf_check.rules.facts import version_key
 from pages.caching import cache_public_page
+from pages.common import chart_response, draws
 from pages.suites import SUITES
-from pages.views.common import chart_response, draws
 from results.constants import RoundState, Suite
 from results.models import Benchmark, Result, Round
 
@@ -36,9 +36,11 @@ def home(request):
         Benchmark.objects.filter(round__in=[r.pk for r in rounds]).values("round")
         .annotate(n=Count("pk")).order_by().values_list("round", "n")
     )
+    of_suite: dict[str, list[Round]] = {value: [] for value in SUITES}
+    for round_ in rounds:
+        of_suite[round_.suite].append(round_)
     suites = []
-    for suite in Suite:
-        mine = [r for r in rounds if r.suite == suite.value]
+    for value, mine in of_suite.items():
         # Latest published first; rounds still in review (visible to their submitters) after them.
         mine.sort(key=lambda r: (r.state != RoundState.PUBLISHED, tuple(-p for p in version_key(r.version))))
         for round_ in mine:
@@ -46,8 +48,8 @@ def home(request):
             round_.benchmark_count = benchmarks.get(round_.pk, 0)
         if mine:
             # Each suite in its own words and pictures (pages/suites/<suite>/views.py).
-            pages = SUITES[suite]
-            suites.append({"label": suite.label, "value": suite.value, "rounds": mine, "tagline": pages.HOME_TAGLINE,
+            pages = SUITES[value]
+            suites.append({"label": Suite(value).label, "value": value, "rounds": mine, "tagline": pages.HOME_TAGLINE,
                            "charts": pages.home_charts(request.user)})
     return render(request, "results/home.html", {
         "suites": suites, "draws_charts": draws([item["chart"] for suite in suites for item in suite["charts"]]),
@@ -55,8 +57,8 @@ def home(request):
 
 
 @cache_public_page
-def progress(request, suite: str = Suite.TRAINING):
-    if suite not in Suite.values:
+def progress(request, suite: str):
+    if suite not in SUITES:
         raise Http404("no such suite")
     built = SUITES[suite].progress_charts(request.user)
     return render(request, "results/progress.html", {
@@ -66,7 +68,7 @@ def progress(request, suite: str = Suite.TRAINING):
 
 @cache_public_page
 def progress_chart(request, suite: str, chart: str, fmt: str):
-    if suite not in Suite.values:
+    if suite not in SUITES:
         raise Http404("no such suite")
     for built in SUITES[suite].progress_charts(request.user):
         if built.name == chart:

@@ -9,7 +9,7 @@ from django.shortcuts import render
 
 from mlperf_check.rules.facts import version_key
 from pages.caching import cache_public_page
-from pages.tables import accelerator_choices, accelerator_key
+from pages.system_groups import accelerator_choices, accelerator_key
 from results.constants import Suite
 from results.models import Result
 

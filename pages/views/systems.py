@@ -7,10 +7,9 @@ import json
 from django.http import Http404
 from django.shortcuts import render
 
+from pages import suites
 from pages.caching import cache_public_page
-from pages.tables import CATEGORY_LABELS, category_of
-from pages.views.common import official_links
-from results.constants import Suite
+from pages.system_groups import CATEGORY_LABELS, category_of
 from results.models import Result, System, version_order
 
 
@@ -36,8 +35,8 @@ def system_detail(request, organization: str, system_id: str):
     )
     if system is None:
         raise Http404("no such system")
-    suite = system.submission.round.suite
-    results = list(_system_results(request.user, organization, system_id, suite))
+    suite = suites.of_round(system.submission.round)
+    results = list(_system_results(request.user, organization, system_id, system.submission.round.suite))
     description = sorted(system.description.items()) if isinstance(system.description, dict) else []
     return render(request, "results/system.html", {
         "system": system,
@@ -45,10 +44,8 @@ def system_detail(request, organization: str, system_id: str):
         "description": [(key, json.dumps(value) if isinstance(value, dict | list) else value)
                         for key, value in description],
         "results": results,
-        "inference": suite == Suite.INFERENCE,
-        # Inference v2.1+: datacenter, edge, or both ("datacenter,edge").
-        "system_type": str((system.description or {}).get("system_type") or "").replace(",", " and ")
-        if suite == Suite.INFERENCE and isinstance(system.description, dict) else "",
+        "results_template": suite.SYSTEM_RESULTS_TEMPLATE,
+        "system_type": suite.system_type(system),
         "category": CATEGORY_LABELS[category_of(system.availability, system.deployment)],
-        "official": official_links(system.submission, system.system_id, system.division),
+        "official": suite.official_links(system.submission, system.system_id, system.division),
     })

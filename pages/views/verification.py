@@ -1,7 +1,6 @@
 """Reviewer-facing pages: request a verification, watch its job. Thin: services do the writing,
-VerificationJob.objects.visible_to decides who sees a job (whoever may see its result). Stored
-re-runs and telemetry are drawn defensively: what an older worker or version stored, in whatever
-shape, is skipped where it does not fit, never a 500."""
+VerificationJob.objects.visible_to decides who sees a job (whoever may see its result). Its
+charts are pages/verification_charts.py's."""
 
 from __future__ import annotations
 
@@ -11,12 +10,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from audit.models import AuditEvent
-from pages import verification_charts as charts
-from pages.views.common import chart_response
+from pages.common import chart_response
+from pages.verification_charts import job_charts, telemetry_charts
 from pages.views.logs import page_context, requested_page
+from results.audit_log import events_visible_to
 from results.models import Result
-from verify import schema, services
+from verify import services
 from verify.evaluators import evaluator_for
 from verify.models import VerificationJob
 
@@ -55,53 +54,6 @@ def _job_or_404(user, pk: int) -> VerificationJob:
     return job
 
 
-def job_charts(job: VerificationJob) -> list[charts.Chart]:
-    """The claimed runs beside the re-runs: times to train and convergence (the job and result pages)."""
-    claimed_runs = [
-        {"label": run.file.rsplit("/", 1)[-1], "minutes": run.time_to_train_minutes,
-         "curve": [[point[0], point[1], point[3] if len(point) > 3 else None] for point in run.eval_curve or []]}
-        for run in job.result.runs.order_by("file")
-    ]
-    return [
-        charts.times(claimed_runs, drawable_reruns(job.reruns), job.claimed_minutes, job.rerun_minutes),
-        charts.convergence(claimed_runs, drawable_reruns(job.reruns), job.result.benchmark.quality_target),
-    ]
-
-
-def telemetry_charts(job: VerificationJob) -> list[charts.Chart]:
-    return charts.telemetry(drawable_telemetry(job.telemetry)) if job.telemetry else []
-
-
-def drawable_reruns(reruns) -> list[dict]:
-    """The stored re-runs the charts can draw: numbered, a number or nothing for minutes, curve
-    points of three."""
-    drawn = []
-    for rerun in reruns if isinstance(reruns, list) else []:
-        if not isinstance(rerun, dict) or isinstance(rerun.get("number"), bool) or not isinstance(rerun.get("number"), int):
-            continue
-        minutes = rerun.get("minutes")
-        curve = rerun.get("eval_curve")
-        drawn.append({
-            "number": rerun["number"],
-            "minutes": minutes if isinstance(minutes, int | float) and not isinstance(minutes, bool) else None,
-            "curve": [point for point in curve if isinstance(point, list) and len(point) == 3]
-            if isinstance(curve, list) else [],
-        })
-    return drawn
-
-
-def drawable_telemetry(samples) -> list[dict]:
-    """The stored samples that are what verify.schema accepts today (one sample of another shape,
-    stored before the schema existed, made the job page answer 500: issue 36)."""
-    drawn = []
-    for sample in samples if isinstance(samples, list) else []:
-        try:
-            drawn += schema.telemetry([sample])
-        except ValueError:
-            continue
-    return drawn
-
-
 def job_detail(request, pk: int):
     """The job, its charts and one page of its log (`?page=N` or `?line=N`, as the stored log
     pages): the page reads only the log chunks it shows, whatever the log's length."""
@@ -112,7 +64,7 @@ def job_detail(request, pk: int):
     return render(request, "verify/job.html", {
         "job": job,
         **page_context(page, reverse("pages:verify-job", args=[job.pk])),
-        "events": AuditEvent.objects.visible_to(request.user).with_shown_actor(request.user).filter(subject=services.job_subject(job.pk)),
+        "events": events_visible_to(request.user).with_shown_actor(request.user).filter(subject=services.job_subject(job.pk)),
         "result": job.result,
         "reruns": [rerun for rerun in job.reruns if isinstance(rerun, dict)] if isinstance(job.reruns, list) else [],
         "checks": [check for check in job.checks if isinstance(check, dict)] if isinstance(job.checks, list) else [],

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from mlperf_check.report import BenchmarkResult, PackageReport, RunEnergy, RunLog
+from mlperf_check.waivers import check_bypasses
 
 from ..constants import FactorSource, MetricDirection
 from ..models import Finding, Result, Round, Run, Submission, System, Waiver, fitted
@@ -286,8 +287,8 @@ def store_log_copy(sha256: str, content: bytes) -> str:
 
 def waivers_for(round_: Round, organization_slug: str) -> frozenset[tuple[str, str, str]]:
     """The recorded bypass decisions (Waiver rows) of an organization in a round, in the
-    (system id, benchmark, kind) form the checking pipeline takes."""
-    return frozenset(
+    (system id, benchmark, kind) form the checking pipeline takes (mlperf_check.waivers.check_bypasses)."""
+    return check_bypasses(
         Waiver.objects.filter(round=round_, organization__slug=organization_slug, accepted=True).values_list(
             "system_id", "benchmark", "kind"
         )

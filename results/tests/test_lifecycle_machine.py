@@ -54,6 +54,7 @@ from audit.models import AuditEvent
 from mlperf_check.checkers.uploader import SYSTEM_SUBMITTER_NOT_UPLOADER
 from pages import caching
 from pages.changelog import public_changes
+from results.audit_log import events_visible_to
 from results.constants import ResultStatus, RoundState
 from results.models import CitableId, Organization, Result, Round, Submission
 from results.services.lifecycle import RESULT_TRANSITIONS, ROUND_TRANSITIONS, VERSION_TRANSITIONS
@@ -284,7 +285,7 @@ class Lifecycle(RuleBasedStateMachine):
         round_results = Result.objects.filter(submission__round=self.round)
         assert not Result.objects.visible_to(None).filter(pk__in=round_results).exists()
         assert not Result.objects.visible_to(self.people["bystander"]).filter(pk__in=round_results).exists()
-        assert not AuditEvent.objects.visible_to(None).filter(round=self.round).exists()
+        assert not events_visible_to(None).filter(round=self.round).exists()
         assert not Round.objects.visible_to(None).filter(pk=self.round.pk).exists()
         assert self.client.get(f"/rounds/{self.round.slug}/").status_code == 404
 

@@ -5,8 +5,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from pages import suites
-from pages.suites.training.tables import DECIDED, FACTOR_VIEWS
-from pages.tables import rows_to_csv
+from pages.csv_rows import rows_to_csv
+from pages.normalised import DECIDED, FACTOR_VIEWS
 from results.models import Round
 from results.querysets import RoundNotFound
 

@@ -1,5 +1,6 @@
 """MLPerf HPC charts: throughput (weak scaling) against the number of model instances. Time to
-solution against system size and energy use the training builders (pages/suites/training/charts.py)."""
+solution against system size and energy use the builders it shares with training
+(pages/suites/time_to_train/charts.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """MLPerf HPC pages: the round's leaderboards per benchmark for both scores (time to solution,
 strong scaling; throughput, weak scaling), a benchmark's leaderboards with its scaling,
 throughput and energy charts, and a result page (the training one, which shows the weak-scaling
-figures and energy). The suite interface is documented in pages/suites/__init__.py."""
+figures and energy: pages/suites/time_to_train/, shared with training). This module is the
+suite's PageSuite (pages/suites/__init__.py)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,18 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
 from pages.charts import Chart
+from pages.common import chart_response, csv_response, draws
 from pages.normalised import time_view, view_links
-from pages.suites.training import charts as training_charts
-from pages.suites.training import views as training
+from pages.suites.time_to_train import charts as time_charts
+from pages.suites.time_to_train import progress, snapshot
+from pages.suites.time_to_train import results as timed_results
+from pages.suites.time_to_train.results import convergence_unit
 from pages.templatetags.numbers import format_quantity
-from pages.views.common import chart_response, convergence_unit, csv_response, draws
 from results.constants import Scaling, Suite
-from results.models import Benchmark, Result, Round
+from results.models import Benchmark, Round, System
 
 from . import charts
-from .tables import export_rows, hpc_points, leaderboards
+from .leaderboards import export_rows, hpc_points, leaderboards
 
 # How the shared pages (home, progress, compare) speak of this suite: pages/suites/__init__.py.
 HOME_TAGLINE = ("Scientific machine learning at supercomputer scale: time to solution (strong scaling) and "
@@ -26,6 +29,8 @@ HOME_TAGLINE = ("Scientific machine learning at supercomputer scale: time to sol
 PROGRESS_NOTE = ("Closed division, time to solution (strong scaling) only: throughput (weak scaling) is on each "
                  "round's benchmark pages. Quality targets changed between some rounds (hollow diamonds, hatched "
                  "bars), so the times are not strictly the same task.")
+# The system page's table of a system's results in HPC rounds (both scores).
+SYSTEM_RESULTS_TEMPLATE = "results/_system_results_hpc.html"
 
 
 def _chosen(points: list[dict], query) -> list[dict]:
@@ -38,11 +43,11 @@ def _chosen(points: list[dict], query) -> list[dict]:
 def _benchmark_charts(points: list[dict], benchmark: Benchmark) -> list[Chart]:
     strong = [p for p in points if p["scaling"] == Scaling.STRONG]
     built = [
-        training_charts.scaling(strong, benchmark.name, minutes_axis=charts.MINUTES_TO_SOLUTION_AXIS),
+        time_charts.scaling(strong, benchmark.name, minutes_axis=charts.MINUTES_TO_SOLUTION_AXIS),
         charts.throughput([p for p in points if p["scaling"] == Scaling.WEAK], benchmark.name),
     ]
     if any(p["energy"] is not None for p in strong):
-        built.append(training_charts.energy(strong, benchmark.name, measure="time to solution",
+        built.append(time_charts.energy(strong, benchmark.name, measure="time to solution",
                                             minutes_axis=charts.MINUTES_TO_SOLUTION_AXIS))
     return built
 
@@ -70,6 +75,14 @@ def round_export(request, round_: Round, fmt: str):
 
 def round_chart(request, round_: Round, chart: str, fmt: str):
     raise Http404("no such chart")  # an HPC round's charts are on its benchmarks' pages
+
+
+def round_tables_csv(request, round_: Round):
+    raise Http404("the results tables are the inference suite's")
+
+
+def summary_results(user, round_: Round) -> tuple[list[str], list[dict]]:
+    raise Http404("summary_results is the inference suite's round summary")
 
 
 def summary_rows(round_: Round, user=None, query=None, factors: str | None = None) -> tuple[list[str], list[dict]]:
@@ -105,17 +118,17 @@ def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fm
     raise Http404("no such chart")
 
 
-def result_page(request, result: Result):
-    return training.result_page(request, result)
-
-
-def result_chart(request, result: Result, chart: str, fmt: str):
-    return training.result_chart(request, result, chart, fmt)
+# A result's page and charts (with the weak-scaling figures), the links into the published
+# package, the snapshot's tables: as training's.
+result_page = timed_results.result_page
+result_chart = timed_results.result_chart
+official_links = timed_results.official_links
+SNAPSHOT_TABLES = snapshot.SNAPSHOT_TABLES
 
 
 def progress_charts(user) -> list[Chart]:
     """Progress across HPC rounds: the training charts of the time to solution (strong scaling)."""
-    return training.progress_charts(user, Suite.HPC, measure="time to solution",
+    return progress.progress_charts(user, Suite.HPC, measure="time to solution",
                                     minutes_axis=charts.MINUTES_TO_SOLUTION_AXIS)
 
 
@@ -149,3 +162,11 @@ def compare_rows() -> list[tuple[str, object]]:
         ("To converge (olympic mean)", strong(lambda r: format_quantity(r.converge_mean, convergence_unit(
             r.benchmark.name)) if r.converge_mean is not None else None)),
     ]
+
+
+def system_type(system: System) -> str:
+    return ""  # HPC systems are not typed (inference's datacenter and edge)
+
+
+def snapshot_tables(round_: Round) -> dict[str, tuple[list[str], list[dict]]]:
+    return {"results": summary_rows(round_, user=None), "runs": snapshot.runs_table(round_)}

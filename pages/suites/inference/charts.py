@@ -1,7 +1,7 @@
 """Inference charts as Plotly dicts from plain values (no queries), each with the rows it plots.
 
 Points are dicts: result_id, division, category, submitter, system, system_id, accelerator,
-model, scenario, value, unit, direction, valid, power, power_unit, samples_per_joule (tables.py).
+model, scenario, value, unit, direction, valid, power, power_unit, samples_per_joule (leaderboards.py).
 """
 
 from __future__ import annotations

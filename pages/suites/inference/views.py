@@ -1,6 +1,6 @@
 """Inference pages: the round's leaderboards per model and scenario, its charts and downloads,
-and a result page. Every query starts from `visible_to(request.user)`. The suite interface is
-documented in pages/suites/__init__.py."""
+and a result page. Every query starts from `visible_to(request.user)`. This module is the suite's
+PageSuite (pages/suites/__init__.py)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,19 @@ from django.http import Http404, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
+from pages.common import chart_response, csv_response, published_package, result_versions
 from pages.normalised import View, throughput_view, view_links
-from pages.tables import CATEGORIES, CATEGORY_LABELS, accelerator_choices, category_of
+from pages.system_groups import CATEGORIES, CATEGORY_LABELS, accelerator_choices, category_of
 from pages.templatetags.numbers import format_power, format_quantity
-from pages.views.common import chart_response, csv_response, result_versions
 from results.constants import Division, Scenario, Suite
-from results.models import Benchmark, Finding, Result, Round
+from results.models import Benchmark, Finding, Result, Round, System
 from results.states import publication_state
 from review.findings import finding_counts, severity_groups, with_waivers
 
 from . import charts as inference_charts
-from .tables import (
+from . import snapshot
+from .leaderboards import (
     POWER_CHOICES,
     SYSTEM_TYPES,
     filtered,
@@ -32,6 +34,7 @@ from .tables import (
     round_tables,
     round_tables_export,
 )
+from .leaderboards import summary_results as accepted_results
 
 # How the shared pages (home, progress, compare) speak of this suite: pages/suites/__init__.py.
 HOME_TAGLINE = ("How fast each system runs each model, per scenario: samples, queries or tokens per second, or "
@@ -40,6 +43,9 @@ PROGRESS_NOTE = ("Closed division, valid results only. For each model and throug
                  "dotted), the best result of each round relative to the model's first round with one: the models' "
                  "units differ (samples/s, queries/s, tokens/s), the ratio shares one axis. The second chart divides "
                  "each throughput by the system's accelerators first (normalised). Latency scenarios are left out.")
+# The system page's table of a system's results in inference rounds.
+SYSTEM_RESULTS_TEMPLATE = "results/_system_results_inference.html"
+SNAPSHOT_TABLES = snapshot.SNAPSHOT_TABLES
 
 
 def _charts(points: list[dict], view: View) -> list:
@@ -128,6 +134,12 @@ def round_tables_csv(request, round_: Round):
 def summary_rows(round_: Round, user=None, query=None, factors: str | None = None) -> tuple[list[str], list[dict]]:
     """One row per result, per model and scenario, best first (no scaling factors in inference)."""
     return inference_export_rows(user, round_, QueryDict())
+
+
+def summary_results(user, round_: Round) -> tuple[list[str], list[dict]]:
+    """The round's accepted results as MLCommons publishes a round: summary_results.json's
+    columns and records (leaderboards.summary_results)."""
+    return SUMMARY_COLUMNS, accepted_results(user, round_)
 
 
 def benchmark_page(request, round_: Round, benchmark: Benchmark):
@@ -248,3 +260,27 @@ def compare_rows() -> list[tuple[str, object]]:
         ("Verdict", lambda r: r.verdict),
         ("Power", power),
     ]
+
+
+def official_links(submission, system_id: str, division: str = "") -> dict[str, str]:
+    """The system description and code of an imported result in the round's public MLCommons
+    repository, as generate_final_report.py builds them (`<division>/<submitter>/systems/` and
+    `.../code/`); empty where the package is not published there (common.published_package)."""
+    package = published_package(submission)
+    if package is None:
+        return {}
+    base, folder = package
+    place = f"{base}/tree/main/{quote(division or 'closed')}/{quote(folder)}"
+    platform = system_id.removesuffix(".open")  # the open-division row of a system in both divisions
+    return {"details_url": f"{place}/systems/{quote(platform)}.json", "code_url": f"{place}/code"}
+
+
+def system_type(system: System) -> str:
+    """Where a v2.1+ system runs, as its description says: datacenter, edge, or both."""
+    if not isinstance(system.description, dict):
+        return ""
+    return str(system.description.get("system_type") or "").replace(",", " and ")
+
+
+def snapshot_tables(round_: Round) -> dict[str, tuple[list[str], list[dict]]]:
+    return snapshot.snapshot_tables(round_)

@@ -1,52 +1,34 @@
 """Training pages: the round table, a benchmark's ranking and charts, a result with its runs,
-convergence and findings, and the official-style summary. The suite interface is documented in
-pages/suites/__init__.py."""
+convergence and findings (pages/suites/time_to_train/, shared with HPC), and the official-style
+summary. This module is the suite's PageSuite (pages/suites/__init__.py)."""
 
 from __future__ import annotations
 
-import json
 from urllib.parse import quote
 
 from django.http import Http404, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 
-from audit.roles import is_privileged
-from mlperf_check.package import natural_key
-from mlperf_check.rules.rcp import SAMPLES_BENCHMARKS
 from pages.charts import Chart
-from pages.normalised import View, time_normalised, time_view, view_links
-from pages.tables import (
-    CATEGORIES,
-    CATEGORY_LABELS,
-    CATEGORY_ORDER,
-    DIVISION_ORDER,
-    category_of,
-    system_fields,
-)
+from pages.common import chart_response, csv_response, draws
+from pages.normalised import View, factor_view, time_normalised, time_view, view_links
+from pages.suites.time_to_train import charts, progress, snapshot
+from pages.suites.time_to_train import results as timed_results
+from pages.suites.time_to_train.results import convergence_unit
+from pages.system_groups import CATEGORIES, CATEGORY_ORDER, DIVISION_ORDER, system_fields
 from pages.templatetags.numbers import format_quantity
-from pages.views.common import (
-    chart_response,
-    convergence_unit,
-    csv_response,
-    draws,
-    official_links,
-    result_versions,
-)
-from results.constants import FactorSource, Suite, WaiverKind
-from results.models import Benchmark, Result, Round, Run
-from results.states import publication_state
-from review.findings import finding_counts, findings_with_log_urls, severity_groups
-from review.summary import review_summary
+from results.constants import FactorSource, Suite
+from results.models import Benchmark, Result, Round, System
 
-from . import charts
-from .tables import factor_view, round_table
+from .round_table import round_table
 
 # How the shared pages (home, progress, compare) speak of this suite: pages/suites/__init__.py.
 HOME_TAGLINE = "Who trained what, how fast: minutes to train each benchmark to its quality target, per system."
 PROGRESS_NOTE = ("Closed division only. Quality targets changed between some rounds (hollow diamonds on the lines, "
                  "hatched bars), so the times are not strictly the same task; see each benchmark page for its target.")
-FIXED_SCALE = 8  # accelerators; the round-over-round speedup compares the best entries at this scale
+# The system page's table of a system's results in training rounds.
+SYSTEM_RESULTS_TEMPLATE = "results/_system_results_training.html"
 
 SUMMARY_COLUMNS = [
     "division",
@@ -100,53 +82,14 @@ def _benchmark_charts(points: list[dict], benchmark: Benchmark, colour_by: str, 
     return built
 
 
-def _run_label(run: Run) -> str:
-    return run.file.rsplit("/", 1)[-1]
-
-
-def _runs_in_order(result: Result) -> list[Run]:
-    return sorted(result.runs.all(), key=lambda run: natural_key(run.file))
-
-
-def _run_convergence(run: Run, benchmark: str) -> float | None:
-    """The run's convergence point in the benchmark's unit, or None when its log does not give one.
-
-    Sample-counting benchmarks: the evaluation's samples_count; for BERT, whose logs from some code
-    bases put the sample count in epoch_num and others log epoch_num 1 throughout, the epoch_num
-    only when it can be a sample count (at least one global batch, as the RCP check decides)."""
-    if convergence_unit(benchmark) == "epochs":
-        return run.epochs_to_target
-    if run.samples_to_target is not None or benchmark in SAMPLES_BENCHMARKS:
-        return run.samples_to_target
-    epoch = run.epochs_to_target
-    if epoch is not None and run.global_batch_size and epoch >= run.global_batch_size:
-        return epoch
-    return None
-
-
-def _result_charts(result: Result, runs: list[Run]) -> list[Chart]:
-    benchmark = result.benchmark
-    targets = dict(benchmark.quality_targets) if benchmark.quality_targets else {"": benchmark.quality_target}
-    run_values = [{"run": _run_label(r), "scoring": r.scoring, "curve": r.eval_curve or [],
-                   "minutes": r.time_to_train_minutes, "reason": r.scoring_reason} for r in runs]
-    return [
-        charts.convergence(run_values, metric=benchmark.quality_metric, targets=targets,
-                           higher_is_better=benchmark.metric_direction == "higher"),
-        charts.run_times(run_values),
-    ]
-
-
-def _hyperparameter_rows(runs: list[Run]) -> list[dict]:
-    keys = sorted({key for run in runs for key in (run.hyperparameters or {})})
-    rows = []
-    for key in keys:
-        values = [(run.hyperparameters or {}).get(key) for run in runs]
-        shown = [json.dumps(v) if isinstance(v, dict | list) else ("" if v is None else str(v)) for v in values]
-        rows.append({"key": key, "values": shown, "same": len(set(shown)) == 1})
-    return rows
-
-
 # -- the suite interface (pages/suites/__init__.py) ------------------------------------------------
+
+
+# A result's page and charts, the links into the published package, the snapshot's tables: as HPC's.
+result_page = timed_results.result_page
+result_chart = timed_results.result_chart
+official_links = timed_results.official_links
+SNAPSHOT_TABLES = snapshot.SNAPSHOT_TABLES
 
 
 def round_page(request, round_: Round):
@@ -194,12 +137,20 @@ def round_chart(request, round_: Round, chart: str, fmt: str):
     raise Http404("no such chart")  # a training round's charts are on its benchmarks' pages
 
 
+def round_tables_csv(request, round_: Round):
+    raise Http404("the results tables are the inference suite's")
+
+
+def summary_results(user, round_: Round) -> tuple[list[str], list[dict]]:
+    raise Http404("summary_results is the inference suite's round summary")
+
+
 def summary_rows(round_: Round, user=None, query=None, factors: str | None = None) -> tuple[list[str], list[dict]]:
     """The official-style summary of the results `user` may see (None: public only): the round
     table without filters, in the column layout of the MLCommons result summarizer, plus our
     citable result ids and where each score's scaling factor comes from ("computed" from the logs,
     or a recorded "decision"). `factors` (or the query's ?factors=) picks the decided scores or
-    the ones the logs give (tables.FACTOR_VIEWS)."""
+    the ones the logs give (pages.normalised.FACTOR_VIEWS)."""
     factors = factors or factor_view(query or {})
     table = round_table(round_, user, QueryDict(), factors=factors)
     benchmarks = table.benchmarks
@@ -277,71 +228,8 @@ def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fm
     raise Http404("no such chart")
 
 
-def result_page(request, result: Result):
-    runs = _runs_in_order(result)
-    unit = convergence_unit(result.benchmark.name)
-    for run in runs:
-        run.convergence = _run_convergence(run, result.benchmark.name)
-    result_charts = _result_charts(result, runs)
-    findings = findings_with_log_urls(result, runs)
-    counts = finding_counts(result.findings.all())
-    review = review_summary(result, request.user)
-    context = {
-        "result": result,
-        "state": publication_state(result),
-        "system": result.system,
-        "round": result.submission.round,
-        "benchmark": result.benchmark,
-        "runs": runs,
-        "findings": severity_groups(findings, counts),
-        "finding_counts": counts,
-        "finding_total": len(findings),
-        "hyperparameters": _hyperparameter_rows(runs),
-        "run_labels": [_run_label(r) for r in runs],
-        "charts": result_charts,
-        "draws_charts": draws(result_charts),
-        "versions": result_versions(request.user, result),
-        "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
-        # The published_factor decision on the result's system and benchmark (accepted or rejected).
-        "factor_decision": next((w for w in review["waivers"] if w.kind == WaiverKind.PUBLISHED_FACTOR), None),
-        "shipped_factor_differs": result.shipped_factor_differs,
-        "show_decider": is_privileged(request.user),
-        "unit": unit,
-        "official": official_links(result.submission, result.system.system_id),
-        "review": review,
-        "has_energy": any(run.energy_joules is not None for run in runs),
-    }
-    return render(request, "results/result.html", context)
-
-
-def result_chart(request, result: Result, chart: str, fmt: str):
-    for built in _result_charts(result, _runs_in_order(result)):
-        if built.name == chart:
-            return chart_response(built, fmt, result.result_id)
-    raise Http404("no such chart")
-
-
-def progress_charts(user, suite: str = Suite.TRAINING, **words) -> list[Chart]:
-    """Progress across the suite's rounds (closed division): the best time per benchmark and
-    round, the speedup at FIXED_SCALE accelerators, the fastest entry's scale, and the newest
-    round against the one before ("headlines"). HPC uses it for its time to solution, `words`
-    naming it (charts.round_over_round's measure and minutes_axis)."""
-    rounds = Round.objects.visible_to(user).filter(suite=suite)
-    entries = [
-        {"round": row["submission__round__version"], "benchmark": row["benchmark__name"],
-         "minutes": row["score_minutes"], "accelerators": row["system__accelerators_count"],
-         "system": row["system__name"], "submitter": row["submission__organization__name"],
-         "result_id": row["result_id"]}
-        for row in Result.objects.visible_to(user).current()
-        .filter(submission__round__suite=suite, division="closed", score_minutes__isnull=False)
-        .values("submission__round__version", "benchmark__name", "score_minutes", "system__accelerators_count",
-                "system__name", "submission__organization__name", "result_id")
-    ]
-    targets = [
-        {"round": b["round__version"], "benchmark": b["name"], "target": b["quality_target"]}
-        for b in Benchmark.objects.filter(round__in=rounds).values("round__version", "name", "quality_target")
-    ]
-    return [*charts.round_over_round(entries, targets, FIXED_SCALE, **words), charts.headlines(entries, targets, **words)]
+def progress_charts(user) -> list[Chart]:
+    return progress.progress_charts(user, Suite.TRAINING)
 
 
 def home_charts(user) -> list[dict]:
@@ -370,3 +258,11 @@ def compare_rows() -> list[tuple[str, object]]:
         ("To converge (olympic mean)", lambda r: format_quantity(r.converge_mean, convergence_unit(r.benchmark.name))
          if r.converge_mean is not None else None),
     ]
+
+
+def system_type(system: System) -> str:
+    return ""  # training systems are not typed (inference's datacenter and edge)
+
+
+def snapshot_tables(round_: Round) -> dict[str, tuple[list[str], list[dict]]]:
+    return {"results": summary_rows(round_, user=None), "runs": snapshot.runs_table(round_)}

@@ -1,4 +1,6 @@
-"""Import a whole round (`<round>/<submitter>/...`) or one submitter folder into the database.
+"""Import a whole round (`<round>/<submitter>/...`, an inference round's `<division>/<submitter>/...`)
+or one submitter folder into the database. What a folder holds, how a submitter is checked and how
+it is stored are the round's suite's (results/suites/).
 
 Idempotent: importing the same files twice changes nothing; changed files make a new version
 of the submission (result ids are kept; earlier versions are never rewritten). Each submitter is imported in its own transaction.
@@ -22,27 +24,14 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from django.utils.text import slugify
 from tqdm import tqdm
 
-from mlperf_check.inference import InferencePackageError, check_inference_package
-from mlperf_check.inference.discovery import find_submitters, read_system_descriptions
-from mlperf_check.package import looks_like_submitter_folder
-from mlperf_check.pipeline import PackageError, check_package
-from results.constants import Suite
+from results import suites
 from results.querysets import RoundSlugError
 from results.services.citable import IdMappingError, read_id_mapping
 from results.services.factors import DecisionRefused
-from results.services.inference_import import InferenceFolder, import_inference_report
 from results.services.rounds import ensure_round, publication_date, publish_round
-from results.services.training_import import import_report, waivers_for
-
-
-def _check(folder: str, ruleset: str, waivers: frozenset):
-    try:
-        return folder, check_package(folder, ruleset=ruleset, waivers=waivers), ""
-    except PackageError as exc:
-        return folder, None, str(exc)
+from results.services.training_import import waivers_for
 
 
 def _midnight(day: date | None) -> datetime | None:
@@ -102,84 +91,44 @@ class Command(BaseCommand):
         if publish and published_at is None:
             raise CommandError(f"{round_.slug}: no known publication date: give it with --published-at YYYY-MM-DD",
                                returncode=2)
-        if round_.suite == Suite.INFERENCE:
-            return self._import_inference(root, round_, publish, published_at, official)
-        if looks_like_submitter_folder(root):
-            folders = [root]
-        else:
-            folders = sorted(p for p in root.iterdir() if p.is_dir() and looks_like_submitter_folder(p))
-        if not folders:
-            raise CommandError(f"{path}: no submitter folders (systems/ and results/) found", returncode=2)
+        suite = suites.of(round_)
+        submitters = suite.submitters(root)
+        if not submitters:
+            raise CommandError(f"{path}: no {suite.submitter_layout} found", returncode=2)
 
         failures = 0
-        ruleset = round_.ruleset_version
-        progress = tqdm(total=len(folders), unit="submitter", disable=not sys.stderr.isatty())
+        progress = tqdm(total=len(submitters), unit="submitter", disable=not sys.stderr.isatty())
+        # Checked in worker processes (no database there), stored by this one in order.
         with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
             futures = [
-                pool.submit(_check, str(folder), ruleset, waivers_for(round_, slugify(folder.name)))
-                for folder in folders
+                pool.submit(suite.check, submitter, round_=round_, bypasses=waivers_for(round_, submitter.slug))
+                for submitter in submitters
             ]
-            for future in futures:
-                folder, report, error = future.result()
-                progress.set_description(Path(folder).name)
-                if report is None:
+            for submitter, future in zip(submitters, futures, strict=True):
+                checked = future.result()
+                progress.set_description(submitter.name)
+                for error in checked.errors:
+                    self.stderr.write(error)
+                if checked.package is None:
                     failures += 1
-                    self.stderr.write(f"{folder}: {error}")
                 else:
-                    base = Path(folder)
                     try:
-                        outcome = import_report(
-                            report,
-                            round_=round_,
-                            source=str(base.resolve()),
-                            publish=publish,
-                            store_logs=lambda run, base=base: (base / run.file).read_bytes(),
-                            published_factors_by=decided_by,
-                            official_entries=_entries_of(official, base.name),
+                        outcome = suite.import_checked(
+                            submitter, checked, round_=round_, publish=publish, published_factors_by=decided_by,
+                            official_entries=_entries_of(official, *submitter.folder_names),
                         )
                     except DecisionRefused as exc:
                         raise CommandError(str(exc), returncode=2) from exc
-                    counts = f" ({outcome.results} results, {outcome.runs} runs)" if outcome.status != "unchanged" else ""
+                    counts = ""
+                    if outcome.status != "unchanged":
+                        counts = f" ({outcome.results} results, {outcome.runs} runs)" if suite.keeps_runs \
+                            else f" ({outcome.results} results)"
                     if outcome.decisions:
                         counts += f"; {outcome.decisions} published scaling factor decision(s) recorded"
-                    self.stdout.write(f"{report.submitter}: {outcome.status}{counts}")
+                    self.stdout.write(f"{submitter.name}: {outcome.status}{counts}")
                 progress.update()
         progress.close()
         if publish:
             publish_round(round_, published_at=_midnight(published_at))
         if failures:
             raise CommandError(f"{failures} submitter folder(s) could not be imported")
-
-    def _import_inference(self, root: Path, round_, publish: bool, published_at: date | None, official: dict) -> None:
-        """An inference round (`closed/`, `open/`), division or submitter folder: each submitter's
-        folders (both divisions) checked with the round's rules and stored in one transaction."""
-        submitters = find_submitters(root)
-        if not submitters:
-            raise CommandError(f"{root}: no <division>/<submitter>/results/ folders found", returncode=2)
-        by_organization: dict[str, list] = {}
-        for submitter in submitters:
-            by_organization.setdefault(slugify(submitter.name), []).append(submitter)
-        for group in by_organization.values():
-            folders = []
-            for submitter in group:
-                try:
-                    report = check_inference_package(submitter.root, round_version=round_.version)
-                except InferencePackageError as exc:
-                    self.stderr.write(f"{submitter.root}: {exc}")
-                    continue
-                systems = read_system_descriptions(submitter.root)
-                folders.append(InferenceFolder(submitter.division, report, systems))
-            if not folders:
-                continue
-            outcome = import_inference_report(
-                folders,
-                round_=round_,
-                submitter=group[0].name,
-                source=", ".join(str(s.root.resolve()) for s in group),
-                publish=publish,
-                official_entries=_entries_of(official, *(s.name for s in group)),
-            )
-            counts = f" ({outcome.results} results)" if outcome.status != "unchanged" else ""
-            self.stdout.write(f"{group[0].name}: {outcome.status}{counts}")
-        if publish:
-            publish_round(round_, published_at=_midnight(published_at))

@@ -1,26 +1,16 @@
-"""What the page families share: CSV and chart downloads, official links, sorting and units."""
+"""What the suites' pages (pages/suites/) and the page families (pages/views/) share: CSV and
+chart downloads and a chart's embed page, a result's versions, where a package is published.
+Outside pages/views/, which imports the suites: the suites import this, never the views."""
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 from django.http import HttpResponse, JsonResponse
+from django.template.response import SimpleTemplateResponse
 from django.urls import reverse
 
-from mlperf_check.rules.rcp import SAMPLE_UNIT_BENCHMARKS
 from pages.charts import Chart
-from pages.tables import rows_to_csv
-from pages.views.embed import embed_response
-from results.constants import Suite
+from pages.csv_rows import rows_to_csv
 from results.models import Result
-
-
-def convergence_unit(benchmark: str) -> str:
-    """What the benchmark's convergence point counts, as its RCP rules measure it (never guessed
-    from the size of the numbers: BERT counts samples, some logs still say epoch 1)."""
-    return "samples" if benchmark in SAMPLE_UNIT_BENCHMARKS else "epochs"
-
-
 
 
 def csv_response(columns: list[str], rows: list[dict], filename: str) -> HttpResponse:
@@ -32,22 +22,16 @@ def csv_response(columns: list[str], rows: list[dict], filename: str) -> HttpRes
 OFFICIAL_REPOSITORY = "https://github.com/mlcommons/{suite}_results_v{version}"
 
 
-def official_links(submission, system_id: str, division: str = "") -> dict[str, str]:
-    """The system description and code of an imported result in the round's public MLCommons
-    repository, built as the official result summarizer builds its details_url and code_url
-    (inference: generate_final_report.py's `<division>/<submitter>/systems/` and `.../code/`).
-    Empty for uploads (not published there under this name) and unpublished rounds."""
+def published_package(submission) -> tuple[str, str] | None:
+    """Where an imported result's package is published: the round's public MLCommons repository
+    and the submitter's folder in it (an import names each folder it read, comma-separated: the
+    first). None for uploads (not published there under this name) and unpublished rounds. Each
+    suite builds its links into it (official_links: the official summarizers' details and code
+    URLs)."""
     if submission.source.startswith("upload:") or not submission.source or not submission.round.is_published:
-        return {}
-    # An inference import names each division's submitter folder, comma-separated.
+        return None
     folder = submission.source.split(", ")[0].rstrip("/").rsplit("/", 1)[-1]
-    base = OFFICIAL_REPOSITORY.format(suite=submission.round.suite, version=submission.round.version)
-    if submission.round.suite == Suite.INFERENCE:
-        place = f"{base}/tree/main/{quote(division or 'closed')}/{quote(folder)}"
-        platform = system_id.removesuffix(".open")  # the open-division row of a system in both divisions
-        return {"details_url": f"{place}/systems/{quote(platform)}.json", "code_url": f"{place}/code"}
-    return {"details_url": f"{base}/blob/main/{quote(folder)}/systems/{quote(system_id)}.json",
-            "code_url": f"{base}/blob/master/{quote(folder)}/benchmarks"}
+    return OFFICIAL_REPOSITORY.format(suite=submission.round.suite, version=submission.round.version), folder
 
 
 def draws(built: list[Chart]) -> bool:
@@ -55,8 +39,14 @@ def draws(built: list[Chart]) -> bool:
     return any(not chart.empty for chart in built)
 
 
+def embed_response(chart: Chart) -> SimpleTemplateResponse:
+    """The chart's embed page (chart_response's "embed" format): rendered after
+    pages.views.embed.embeddable adds the page it comes from."""
+    return SimpleTemplateResponse("results/embed.html", {"chart": chart})
+
+
 def chart_response(chart: Chart, fmt: str, stem: str) -> HttpResponse:
-    """The chart as "csv", "json" or "embed" (its embed page: pages/views/embed.py)."""
+    """The chart as "csv", "json" or "embed" (its embed page: embed_response, pages/views/embed.py)."""
     if fmt == "embed":
         return embed_response(chart)
     if fmt == "csv":

@@ -1,14 +1,10 @@
-"""The tables the dashboard shows, built from visible results in a fixed number of queries.
-
-A table is plain data (a list of row dicts) so that the HTML page, its CSV and its JSON download
-are the same rows: the download is exactly the table on screen, filters and sorting included.
+"""How every page groups and names systems: divisions in MLCommons' order, the availability
+categories (available on-premise or cloud, preview, research), and one key for the spellings of
+an accelerator's name. Each suite's rows (pages/suites/*/) and the shared pages use these.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import re
 from collections import Counter
 
 from django.db.models import Q, Value
@@ -99,28 +95,3 @@ def category_q(category: str) -> Q:
     if category == "available":
         return Q(system__availability=Availability.AVAILABLE, system__deployment=Deployment.UNKNOWN)
     return Q(system__availability=category)
-
-
-# A cell a spreadsheet would run as a formula (OWASP "CSV injection"): =, +, -, @ (and | %, as
-# defusedcsv also guards), tab or carriage return first. Plain numbers such as -1.5 stay numbers.
-FORMULA_START = ("=", "+", "-", "@", "|", "%", "\t", "\r")
-
-
-PLAIN_NUMBER = re.compile(r"^[-+]?[0-9][0-9,]*(\.[0-9]*)?([eE][-+]?[0-9]+)?$")
-
-
-def neutralise_formula(value):
-    """The value as a CSV cell no spreadsheet evaluates: a leading quote on formula-like text."""
-    if not isinstance(value, str) or not value.startswith(FORMULA_START) or PLAIN_NUMBER.match(value):
-        return value
-    return "'" + value
-
-
-def rows_to_csv(columns: list[str], rows: list[dict]) -> str:
-    """Every CSV the site and the commands write comes from here, formula-neutralised."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writerow({key: neutralise_formula(key) for key in columns})
-    for row in rows:
-        writer.writerow({key: "" if row.get(key) is None else neutralise_formula(row.get(key)) for key in columns})
-    return buffer.getvalue()

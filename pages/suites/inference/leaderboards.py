@@ -10,7 +10,7 @@ import re
 
 from mlperf_check.inference.summary_export import AcceptedResult, round_scenarios, summary_records
 from pages.normalised import View, mixing_warning, throughput_normalised
-from pages.tables import accelerator_key, system_fields
+from pages.system_groups import accelerator_key, system_fields
 from results.models import Result, Round
 
 from .charts import scenario_rank

@@ -5,7 +5,7 @@ the summary are the same rows."""
 from __future__ import annotations
 
 from pages.normalised import View, models_per_minute_normalised, time_normalised
-from pages.tables import system_fields
+from pages.system_groups import system_fields
 from results.constants import Scaling
 from results.models import Result, Round
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pages.tables import (
+from pages.normalised import DECIDED
+from pages.system_groups import (
     CATEGORIES,
     CATEGORY_LABELS,
     CATEGORY_ORDER,
@@ -149,16 +150,6 @@ class RoundTable:
         return [{key: row[key] for key in self.columns} for row in self.rows]
 
 
-# The two views of a round's scores: with the recorded scaling-factor decisions, or as the logs give them.
-DECIDED = "decided"
-
-
-COMPUTED = "computed"
-
-
-FACTOR_VIEWS = (DECIDED, COMPUTED)
-
-
 def round_table(round_: Round, user, query, factors: str = DECIDED) -> RoundTable:
     """The round's results table for `user`: three queries (benchmarks, options, results).
     `factors`: DECIDED scores (what the pages show) or COMPUTED ones (every factor from the logs)."""
@@ -280,9 +271,3 @@ def _options(round_: Round, user) -> dict:
         "submitters": sorted(submitters.items(), key=lambda item: item[1].lower()),
         "accelerators": accelerator_choices(accelerators),
     }
-
-
-def factor_view(query) -> str:
-    """?factors=computed exports every score with the factor the logs give; anything else, the decided scores."""
-    factors = query.get("factors", DECIDED)
-    return factors if factors in FACTOR_VIEWS else DECIDED

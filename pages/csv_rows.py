@@ -1,0 +1,36 @@
+"""Every CSV the site and its commands write (downloads, snapshots, `export_scores`): plain rows
+under named columns, each cell neutralised so that no spreadsheet runs it as a formula.
+
+A download is plain data (a list of row dicts), the same rows as the table on screen, filters
+and sorting included.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+# A cell a spreadsheet would run as a formula (OWASP "CSV injection"): =, +, -, @ (and | %, as
+# defusedcsv also guards), tab or carriage return first. Plain numbers such as -1.5 stay numbers.
+FORMULA_START = ("=", "+", "-", "@", "|", "%", "\t", "\r")
+
+
+PLAIN_NUMBER = re.compile(r"^[-+]?[0-9][0-9,]*(\.[0-9]*)?([eE][-+]?[0-9]+)?$")
+
+
+def neutralise_formula(value):
+    """The value as a CSV cell no spreadsheet evaluates: a leading quote on formula-like text."""
+    if not isinstance(value, str) or not value.startswith(FORMULA_START) or PLAIN_NUMBER.match(value):
+        return value
+    return "'" + value
+
+
+def rows_to_csv(columns: list[str], rows: list[dict]) -> str:
+    """Every CSV the site and the commands write comes from here, formula-neutralised."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writerow({key: neutralise_formula(key) for key in columns})
+    for row in rows:
+        writer.writerow({key: "" if row.get(key) is None else neutralise_formula(row.get(key)) for key in columns})
+    return buffer.getvalue()

@@ -1,0 +1,34 @@
+"""A training or HPC suite's progress across its rounds: the best time per benchmark and round
+(closed division), the speedup at a fixed scale and the newest round against the one before."""
+
+from __future__ import annotations
+
+from pages.charts import Chart
+from results.models import Benchmark, Result, Round
+
+from . import charts
+
+FIXED_SCALE = 8  # accelerators; the round-over-round speedup compares the best entries at this scale
+
+
+def progress_charts(user, suite: str, **words) -> list[Chart]:
+    """Progress across the suite's rounds (closed division): the best time per benchmark and
+    round, the speedup at FIXED_SCALE accelerators, the fastest entry's scale, and the newest
+    round against the one before ("headlines"). HPC uses it for its time to solution, `words`
+    naming it (charts.round_over_round's measure and minutes_axis)."""
+    rounds = Round.objects.visible_to(user).filter(suite=suite)
+    entries = [
+        {"round": row["submission__round__version"], "benchmark": row["benchmark__name"],
+         "minutes": row["score_minutes"], "accelerators": row["system__accelerators_count"],
+         "system": row["system__name"], "submitter": row["submission__organization__name"],
+         "result_id": row["result_id"]}
+        for row in Result.objects.visible_to(user).current()
+        .filter(submission__round__suite=suite, division="closed", score_minutes__isnull=False)
+        .values("submission__round__version", "benchmark__name", "score_minutes", "system__accelerators_count",
+                "system__name", "submission__organization__name", "result_id")
+    ]
+    targets = [
+        {"round": b["round__version"], "benchmark": b["name"], "target": b["quality_target"]}
+        for b in Benchmark.objects.filter(round__in=rounds).values("round__version", "name", "quality_target")
+    ]
+    return [*charts.round_over_round(entries, targets, FIXED_SCALE, **words), charts.headlines(entries, targets, **words)]

@@ -40,7 +40,6 @@ import http.client
 import io
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -60,6 +59,7 @@ PART_BYTES = 3 * 1024 * 1024
 SLOW_SECONDS = 30
 
 from bench.web import PYTHON, free_port, manage  # noqa: E402
+from deploy.local_nginx import NGINX, LocalNginx  # noqa: E402
 
 SETUP = """
 import django; django.setup()
@@ -214,30 +214,6 @@ def probe_during_slow_uploads(port: int, page: str, clients: int, headers: dict)
             time.sleep(1)
         stop.set()
         return ok, probes, sorted({future.result().split(" after")[0] for future in slow})
-
-
-def start_nginx(work: Path, upstream: int) -> tuple[subprocess.Popen, int] | None:
-    """nginx with deploy/nginx.conf, its upstream and port changed to this machine's; None without nginx."""
-    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
-    if binary is None:
-        return None
-    port = free_port()
-    temp = work / "nginx"
-    temp.mkdir()
-    temp.chmod(0o777)
-    config = (REPO / "deploy" / "nginx.conf").read_text()
-    config = (config.replace("server web:8000;", f"server 127.0.0.1:{upstream};")
-              .replace("listen 80;", f"listen 127.0.0.1:{port};")
-              .replace("/var/cache/nginx/client_temp", str(temp / "client_temp"))
-              .replace("limit_req zone=requests burst=100 nodelay;", "")  # one bench machine is one address
-              .replace("limit_conn per_address 20;", ""))
-    head = f"pid {temp}/nginx.pid;\nerror_log {temp}/error.log;\n"
-    (temp / "nginx.conf").write_text(head + config.replace("http {", f"http {{\n    access_log off;\n"
-                                                             f"    proxy_temp_path {temp}/proxy_temp;", 1))
-    process = subprocess.Popen([binary, "-c", str(temp / "nginx.conf"), "-g", "daemon off;"],
-                               stdout=subprocess.DEVNULL, stderr=(temp / "stderr.log").open("w"))
-    wait_for_port(port)
-    return process, port
 
 
 def process_tree(root_pids: list[int]) -> list[int]:
@@ -436,19 +412,19 @@ def main() -> None:
               f"{SLOW_SECONDS} s; the round page probed every second (5 s timeout)")
         ok, probes, fates = probe_during_slow_uploads(port, f"/rounds/{published}/", options.web_workers, auth)
         print(f"{'straight at gunicorn':34} page answered {ok} of {probes}; slow clients: {', '.join(fates)}")
-        proxy = start_nginx(work, port)
-        if proxy is None:
+        if NGINX is None:
             print(f"{'through nginx':34} skipped: nginx is not installed (apt-get install nginx-light)")
         else:
-            nginx, proxy_port = proxy
+            # One bench machine is one address: without the per-client limits.
+            nginx = LocalNginx(port, trusted_proxy_count=1, per_client_limits=False)
             try:
+                proxy_port = nginx.start()
                 ok, probes, fates = probe_during_slow_uploads(proxy_port, f"/rounds/{published}/", options.web_workers,
                                                               auth)
                 print(f"{'through nginx (deploy/nginx.conf)':34} page answered {ok} of {probes}; slow clients: "
                       f"{', '.join(fates)}")
             finally:
-                nginx.terminate()
-                nginx.wait(timeout=20)
+                nginx.stop()
         print(json.dumps({"target": "through the proxy the page answers every probe while the slow bodies trickle"}))
     finally:
         ordinary.stopping.set()

@@ -1,5 +1,5 @@
 """Cache headers for responses that depend on who asks; 503s for outages of the services behind;
-400 for NUL characters in the address."""
+400 for NUL characters in the address or a form; the client's address behind the proxies."""
 
 import logging
 
@@ -11,19 +11,34 @@ log = logging.getLogger(__name__)
 
 
 def client_address(request) -> str | None:
-    """The client's address, for login rate limiting. Behind the TLS proxy (SECURE_PROXY_SSL_HEADER
-    set) REMOTE_ADDR is the proxy's, shared by everybody: the client is the last X-Forwarded-For
-    entry, the one our proxy appended (the earlier ones are whatever the client chose to send)."""
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    if settings.SECURE_PROXY_SSL_HEADER and forwarded.strip():
-        return forwarded.split(",")[-1].strip()
+    """The client's address, for login lockouts (django-axes) and rate limits. Each of the
+    TRUSTED_PROXY_COUNT proxies in front of the app appends the address it was reached from to
+    X-Forwarded-For, so the client is the entry that many from the right: the one the outermost
+    proxy wrote (entries further left are whatever the client sent). With no proxy (0), REMOTE_ADDR;
+    with fewer entries than proxies (a request that skipped one), the leftmost: DRF's NUM_PROXIES
+    rule, which settings sets to the same number."""
+    forwarded = [entry.strip() for entry in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if entry.strip()]
+    if settings.TRUSTED_PROXY_COUNT and forwarded:
+        return forwarded[-min(settings.TRUSTED_PROXY_COUNT, len(forwarded))]
     return request.META.get("REMOTE_ADDR")
 
 
+def nul_character_in(fields) -> str | None:
+    """The name of the first field of a QueryDict with a NUL character in its name or a value."""
+    for name, values in fields.lists():
+        if "\x00" in name or any("\x00" in value for value in values):
+            return name.replace("\x00", "%00")
+    return None
+
+
 class NulCharacterMiddleware:
-    """A NUL character (%00) in the path or a query parameter answers 400 with the reason: no URL of
-    the site has one, and PostgreSQL refuses NUL in text, so it would otherwise reach a query as a
-    500. First in the chain, before the page cache keys anything on the path."""
+    """A NUL character (%00) in the path, a query parameter or a form field answers 400 with the
+    reason: no URL or form of the site has one, and PostgreSQL refuses NUL in text, so it would
+    otherwise reach a query as a 500. First in the chain, before the page cache keys anything on the
+    path; the form is read once the view is known (process_view), so a view that streams its own
+    body (`streams_request_body`, the upload) installs its upload handlers first."""
+
+    FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -31,11 +46,18 @@ class NulCharacterMiddleware:
     def __call__(self, request):
         if "\x00" in request.path:
             return self.refuse(request, "the address contains a NUL character (%00)")
-        for name, values in request.GET.lists():
-            if "\x00" in name or any("\x00" in value for value in values):
-                return self.refuse(request, f"the query parameter {name.replace(chr(0), '%00')!r} contains a NUL "
-                                            "character (%00)")
+        if (name := nul_character_in(request.GET)) is not None:
+            return self.refuse(request, f"the query parameter {name!r} contains a NUL character (%00)")
         return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if request.method != "POST" or request.content_type not in self.FORM_TYPES:
+            return None
+        if getattr(getattr(view_func, "view_class", None), "streams_request_body", False):
+            return None  # its serializer refuses NUL (DRF's CharField), after its own handlers read the body
+        if (name := nul_character_in(request.POST)) is not None:
+            return self.refuse(request, f"the form field {name!r} contains a NUL character (%00)")
+        return None
 
     @staticmethod
     def refuse(request, reason: str) -> HttpResponse:

@@ -73,6 +73,12 @@ CSRF_TRUSTED_ORIGINS = [SITE_URL]
 # Keys that must never sign production sessions: ours, and the placeholders of old .env examples.
 KNOWN_DEVELOPMENT_KEYS = {DEVELOPMENT_SECRET_KEY, "change-me", "changeme", "secret", "build", "bench"}
 MIN_SECRET_KEY_LENGTH = 50  # Django's own deploy check asks for 50 characters
+# zxcvbn's estimate of the guesses an attacker who knows words, names, sequences, keyboard rows,
+# dates and repeats needs; a generated key scores far above it (2^150 and more).
+MIN_SECRET_KEY_GUESSES = 2**128
+# Words an attacker of this site tries first, besides zxcvbn's dictionaries.
+SECRET_KEY_GUESSABLE_WORDS = ["mlperf", "mlcommons", "results", "database", "dashboard", "production", "secret",
+                              "key", "django", "training", "inference", "submission"]
 
 
 def production_refusals() -> list[str]:
@@ -84,9 +90,10 @@ def production_refusals() -> list[str]:
         refusals.append("SECRET_KEY is a known development placeholder")
     elif len(SECRET_KEY) < MIN_SECRET_KEY_LENGTH or len(set(SECRET_KEY)) < 5:
         refusals.append(f"SECRET_KEY is shorter than {MIN_SECRET_KEY_LENGTH} characters (or too repetitive)")
-    elif repeated_unit(SECRET_KEY) or estimated_entropy_bits(SECRET_KEY) < MIN_SECRET_KEY_BITS:
+    elif secret_key_guesses(SECRET_KEY) < MIN_SECRET_KEY_GUESSES:
         refusals.append(
-            f"SECRET_KEY is too guessable (a repeated word, or under {MIN_SECRET_KEY_BITS} bits of randomness)"
+            "SECRET_KEY is too guessable (words, a sequence, a keyboard row or a repeat: under 2^128 guesses "
+            "by zxcvbn's estimate)"
         )
     if DEBUG:
         refusals.append("DEBUG is on (it shows settings and code in error pages; only DJANGO_ENV=development allows it)")
@@ -95,26 +102,14 @@ def production_refusals() -> list[str]:
     return refusals
 
 
-MIN_SECRET_KEY_BITS = 128
+def secret_key_guesses(key: str) -> float:
+    """zxcvbn's estimate of the guesses `key` takes, with this site's own words (its name, its hosts)
+    as known words. zxcvbn reads at most its first 72 characters: the guesses of a prefix are a lower
+    bound of the whole key's, so a long key is never judged stronger than it is."""
+    from zxcvbn import zxcvbn
 
-
-def repeated_unit(text: str) -> str:
-    """The shortest piece that `text` is a repetition of ('change-me' for 'change-me' x 6), or ''."""
-    for size in range(1, len(text) // 2 + 1):
-        unit = text[:size]
-        if (unit * (len(text) // size + 1))[: len(text)] == text:
-            return unit
-    return ""
-
-
-def estimated_entropy_bits(text: str) -> float:
-    """Length times the entropy of the text's own character frequencies: a generous estimate
-    (it cannot see structure), so a key under the bar is certainly weak ('abcde' x 10: 116 bits)."""
-    import math
-    from collections import Counter
-
-    counts = Counter(text)
-    return -sum(count * math.log2(count / len(text)) for count in counts.values())
+    site_words = [*SECRET_KEY_GUESSABLE_WORDS, *SITE_NAME.lower().split(), *(host.split(".")[0] for host in ALLOWED_HOSTS)]
+    return float(zxcvbn(key[:72], user_inputs=site_words)["guesses"])
 
 
 if PRODUCTION and production_refusals():
@@ -310,6 +305,14 @@ SECURE_REFERRER_POLICY = "same-origin"
 if os.environ.get("SECURE_PROXY_SSL_HEADER"):
     header, _, value = os.environ["SECURE_PROXY_SSL_HEADER"].partition(",")
     SECURE_PROXY_SSL_HEADER = (header.strip(), value.strip() or "https")
+# How many proxies stand in front of the app, each appending the address it was reached from to
+# X-Forwarded-For: docker-compose.yml's chain (the TLS terminator, then nginx) is 2; `make run` is 0.
+# The client's address (login lockouts, rate limits) is the entry this many from the right
+# (config.middleware.client_address); deploy/nginx-real-ip.sh writes nginx's real_ip lines from the
+# same number, so nginx keys its per-client limits on the same address.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+if TRUSTED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured(f"TRUSTED_PROXY_COUNT={TRUSTED_PROXY_COUNT}: expected 0 (no proxy) or more")
 
 # Content-Security-Policy (django-csp): scripts only from our own static files (the chart figures
 # travel as JSON in <script type="application/json">, which is data, not script). No
@@ -340,6 +343,8 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.CursorPagination",
     "PAGE_SIZE": 100,
+    # DRF's throttles find the client as client_address does (the same rule, the same number).
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "MLPerf results API",

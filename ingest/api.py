@@ -3,10 +3,20 @@ job status, findings and scores. Session or token auth. Thin: parse, check acces
 
 from __future__ import annotations
 
+import json
+import logging
+
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -21,7 +31,9 @@ from review.findings import finding_counts, with_waivers
 from .models import Upload
 from .presence import ingest_worker_running, waiting_note
 from .services import UploadRefused, accept_upload, refusal_before_body, upload_target
-from .uploads import HashingUploadHandler
+from .uploads import NO_SPACE_MESSAGE, HashingUploadHandler, out_of_space
+
+log = logging.getLogger(__name__)
 
 # The job page shows at most this many findings of each severity; the counts are always whole.
 FINDINGS_PER_SEVERITY = 500
@@ -239,6 +251,9 @@ class StreamingUploadMixin:
     precheck refuses, before the body is read, what the user and the query string already tell:
     the round and organization may be given as query parameters for that (the upload page does)."""
 
+    # config.middleware.NulCharacterMiddleware leaves the body to the view (the serializer refuses NUL).
+    streams_request_body = True
+
     def initialize_request(self, request, *args, **kwargs):
         def precheck():
             # By now the user is authenticated: the session's, or DRF's (token), which DRF also
@@ -271,6 +286,7 @@ class SubmissionUploadView(StreamingUploadMixin, APIView):
             400: OpenApiResponse(description="Not an accepted archive, unknown round or organization"),
             403: OpenApiResponse(description="Not a member, or the round is closed to you"),
             413: OpenApiResponse(description="Larger than UPLOAD_MAX_BYTES"),
+            507: OpenApiResponse(description="The server has no space left to store it; nothing was kept"),
             409: OpenApiResponse(description="Identical to an earlier version (code `identical`): resend with confirm_identical"),
             429: OpenApiResponse(description="Upload rate or concurrent-job limit reached"),
             503: OpenApiResponse(description="The database or Redis is briefly unreachable; see Retry-After"),
@@ -321,10 +337,65 @@ class SubmissionUploadView(StreamingUploadMixin, APIView):
             )
         except UploadRefused as exc:
             return _error(str(exc), exc.status, exc.code)
+        except OSError as exc:  # storing the archive (MEDIA_ROOT or the bucket's disk) failed
+            if not out_of_space(exc):
+                raise
+            log.error("upload refused: no space left to store it (%s)", exc)
+            return _error(NO_SPACE_MESSAGE, 507)
         upload = Upload.objects.select_related("round", "organization", "uploaded_by", "job", "submission").get(
             pk=upload.pk
         )
         return Response(ReceiptSerializer(upload, context={"request": request}).data, status=201)
+
+
+class UploadPermissionView(APIView):
+    """Whether the caller may upload now, asked before a byte of the upload is sent: the proxy
+    (deploy/nginx.conf, `auth_request`) asks it before it reads an upload's body, so an anonymous or
+    refused client never costs it disk; a client may ask it too. The rule is the upload's own
+    (ingest.services.refusal_before_body)."""
+
+    # Asked by the proxy with this header: nginx's auth_request passes on only 2xx, 401 and 403,
+    # so the refusal then answers 403 and carries its status and body in these headers.
+    PROXY_HEADER = "X-Upload-Permission-Check"
+    REFUSAL_HEADER = "X-Upload-Refusal"
+    REFUSAL_STATUS_HEADER = "X-Upload-Refusal-Status"
+
+    @extend_schema(
+        operation_id="submissions_permission",
+        summary="May I upload now?",
+        description=(
+            "The checks an upload gets before its body is read, without sending it: sign-in, membership and, "
+            "when `round` (and `organization`) are given, the round being open to you and your organization's "
+            "concurrent-job limit. 204 when an upload with the same query may be sent."
+        ),
+        parameters=[
+            OpenApiParameter("round", str, description="Round slug, as the upload's `round`"),
+            OpenApiParameter("organization", str, description="Organization slug, as the upload's `organization`"),
+        ],
+        responses={
+            204: OpenApiResponse(description="You may upload"),
+            400: OpenApiResponse(description="Unknown round, or an organization to choose"),
+            403: OpenApiResponse(description="Not signed in, not a member, or the round is closed to you"),
+            429: OpenApiResponse(description="Your organization's concurrent-job limit is reached"),
+        },
+        tags=["submissions"],
+    )
+    def get(self, request):
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        refusal = refusal_before_body(request.user, request.GET.get("round", ""), request.GET.get("organization", ""))
+        if refusal is not None:
+            return _error(str(refusal), refusal.status, refusal.code)
+        return Response(status=204)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if response.status_code >= 400 and request.headers.get(self.PROXY_HEADER):
+            # ASCII JSON: a header value (no line breaks), returned by nginx as the upload's answer.
+            response[self.REFUSAL_HEADER] = json.dumps(response.data)
+            response[self.REFUSAL_STATUS_HEADER] = str(response.status_code)
+            response.status_code = 403
+        return response
 
 
 class UploadListView(APIView):

@@ -15,6 +15,7 @@ consistent result whatever the deliveries.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
 import tempfile
@@ -182,7 +183,7 @@ def accept_upload(
     storage = submissions_storage()
     wanted = f"uploads/{round_.slug}/{organization.slug}/{sha256}{suffix}"
     already_stored = storage.exists(wanted)
-    stored_name = wanted if already_stored else storage.save(wanted, uploaded_file)
+    stored_name = wanted if already_stored else _store(storage, wanted, uploaded_file)
 
     with transaction.atomic():
         Organization.objects.select_for_update().get(pk=organization.pk)
@@ -213,6 +214,18 @@ def accept_upload(
         events.upload(submission, actor=actor, reason=f"{original_name} ({uploaded_file.size} bytes, sha256 {sha256})")
         transaction.on_commit(lambda: enqueue_job(job.pk))
     return upload
+
+
+def _store(storage, name: str, uploaded_file) -> str:
+    """Save the archive as `name`. A save that fails part way (a full disk) leaves nothing behind:
+    the name is content-addressed, so a later upload of the same bytes would take the partial file
+    for the whole archive."""
+    try:
+        return storage.save(name, uploaded_file)
+    except OSError:
+        with contextlib.suppress(OSError):
+            storage.delete(name)
+        raise
 
 
 def enqueue_job(job_id: int) -> bool:

@@ -79,11 +79,13 @@ redis_cli() {  # redis_cli USER ARGS...
 # FLUSHALL (FLUSHDB stays: cache.clear() empties the cache database with it).
 # `worker` (Celery workers and beat, the GPU worker included): every key but the cache's
 # ("cache:*", settings.CACHES KEY_PREFIX), spelled as the patterns of all other keys since Redis
-# patterns cannot exclude; no admin or dangerous commands (CONFIG, FLUSHALL, KEYS, ...).
+# patterns cannot exclude; no admin or dangerous commands (CONFIG, FLUSHALL, KEYS, ...), and no
+# SCAN or RANDOMKEY: key patterns do not filter the names those list, in any database (the cache's
+# is 1). kombu's Redis transport uses neither.
 redis_acl() {
     echo "user default off"
     echo "user web on >$(password web) ~* &* +@all -@admin -flushall"
-    echo "user worker on >$(password worker) $(not_cache_keys) &* +@all -@admin -@dangerous"
+    echo "user worker on >$(password worker) $(not_cache_keys) &* +@all -@admin -@dangerous -scan -randomkey"
 }
 
 not_cache_keys() {

@@ -48,9 +48,11 @@ def test_a_few_mistakes_then_the_right_password_still_logs_in(client, personas, 
 
 
 def test_behind_the_proxy_one_client_cannot_lock_out_everybody_else(client, personas, settings):
-    # Every request comes from the proxy's address; the client is X-Forwarded-For's last entry,
-    # and a client cannot pick another's address by sending its own X-Forwarded-For first.
+    # Every request comes from the proxy's address; behind one proxy the client is X-Forwarded-For's
+    # last entry, and a client cannot pick another's address by sending its own X-Forwarded-For first.
+    # Through nginx behind a TLS terminator (two proxies): tests/test_proxy.py.
     settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    settings.TRUSTED_PROXY_COUNT = 1
     for n in range(settings.AXES_FAILURE_LIMIT):
         client.post("/accounts/login/", {"username": f"nobody{n}", "password": "wrong"}, REMOTE_ADDR="10.9.9.9",
                     HTTP_X_FORWARDED_FOR="198.51.100.7, 203.0.113.66", HTTP_X_FORWARDED_PROTO="https", secure=True)
@@ -61,3 +63,21 @@ def test_behind_the_proxy_one_client_cannot_lock_out_everybody_else(client, pers
     locked = client.post("/accounts/login/", {"username": "owner", "password": "password"}, REMOTE_ADDR="10.9.9.9",
                          HTTP_X_FORWARDED_FOR="203.0.113.66", HTTP_X_FORWARDED_PROTO="https", secure=True)
     assert locked.status_code in (403, 429)
+
+
+@pytest.mark.parametrize(
+    "count, forwarded, expected",
+    [
+        (0, "198.51.100.7", "10.9.9.9"),  # no proxy: whatever the client writes is not read
+        (1, "198.51.100.7, 203.0.113.66", "203.0.113.66"),
+        (2, "198.51.100.7, 203.0.113.66, 10.0.0.2", "203.0.113.66"),  # the terminator's entry, then nginx's
+        (2, " 203.0.113.66 ,10.0.0.2 ", "203.0.113.66"),
+        (2, "10.0.0.2", "10.0.0.2"),  # fewer entries than proxies: the leftmost (DRF's NUM_PROXIES rule)
+        (2, "", "10.9.9.9"),
+    ],
+)
+def test_the_client_is_the_entry_trusted_proxy_count_from_the_right(rf, settings, count, forwarded, expected):
+    from config.middleware import client_address
+
+    settings.TRUSTED_PROXY_COUNT = count
+    assert client_address(rf.get("/", REMOTE_ADDR="10.9.9.9", HTTP_X_FORWARDED_FOR=forwarded)) == expected

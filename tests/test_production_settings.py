@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -74,6 +75,12 @@ def test_email_use_tls_true_means_tls_and_a_yes_no_typo_refuses_to_start():
         ("short-key-1234", "shorter than 50 characters"),
         ("abcde" * 10, "SECRET_KEY is too guessable"),
         ("change-me" * 6, "SECRET_KEY is too guessable"),
+        # Issue 36, item 10: accepted before: a sequence, dictionary and site words, a repeat with one
+        # character changed.
+        ("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX", "SECRET_KEY is too guessable"),
+        ("mlperf-results-database-production-secret-key-2026", "SECRET_KEY is too guessable"),
+        ("Zq8#Lm2$Vx" * 4 + "Zq8#Lm2$VY", "SECRET_KEY is too guessable"),
+        ("qwertyuiopasdfghjklzxcvbnmQWERTYUIOPASDFGHJKLZXCVB", "SECRET_KEY is too guessable"),
     ],
 )
 def test_production_refuses_to_start_with_a_missing_short_or_development_key(secret_key, expected):
@@ -120,3 +127,20 @@ def test_development_env_keeps_debug_and_the_development_key():
         {"DJANGO_ENV": "development"},
     )
     assert done.stdout.split()[-2:] == ["True", "insecure-local-development-key-change-me"], done.stderr
+
+
+def test_keys_from_the_documented_command_and_djangos_generator_are_accepted():
+    from django.core.management.utils import get_random_secret_key
+
+    from config.settings import MIN_SECRET_KEY_GUESSES, secret_key_guesses
+
+    command = next(line.split("#", 1)[1].strip() for line in (REPO / ".env.example").read_text().splitlines()
+                   if "secrets.token_urlsafe" in line)
+    command = command.replace("python", shlex.quote(sys.executable), 1)
+    documented = [subprocess.run(command, shell=True, capture_output=True, text=True, check=True).stdout.strip()
+                  for _ in range(3)]
+    keys = documented + [secrets.token_urlsafe(50) for _ in range(200)] + [get_random_secret_key() for _ in range(200)]
+    weakest = min(keys, key=secret_key_guesses)
+    assert secret_key_guesses(weakest) >= MIN_SECRET_KEY_GUESSES, weakest
+    done = manage(["shell", "-c", "print('started')"], {**documented_production_env(), "SECRET_KEY": documented[0]})
+    assert done.stdout.split()[-1] == "started", done.stderr

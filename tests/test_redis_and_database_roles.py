@@ -1,14 +1,18 @@
+# ruff: noqa: F811 - the acl_redis fixture is imported, and redefined as an argument
 """What a process holding only Redis (the broker) or the application's database role can do:
-not run code in the web app through the cache, not touch the cache's keys as a worker, not edit
-or erase the audit log."""
+not run code in the web app through the cache, not touch nor list the cache's keys as a worker,
+not edit or erase the audit log."""
 
 from __future__ import annotations
 
 import os
 import pickle
+import shutil
 
 import pytest
 from django.conf import settings
+
+from verify.tests.test_broker_secrets import acl_redis  # noqa: F401 - a Redis with scripts/services.sh's ACL
 
 needs_redis = pytest.mark.skipif(not settings.REDIS_URL, reason="REDIS_URL is not set (scripts/test.sh sets it)")
 
@@ -99,3 +103,38 @@ def test_the_application_role_can_add_audit_rows_but_not_edit_erase_or_truncate_
         conn.close()
     with pytest.raises(Exception, match="superuser or the owner"):
         call_command("grant_app_role", connection.settings_dict["USER"])
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not installed")
+@pytest.mark.django_db(transaction=True)
+def test_the_workers_user_cannot_list_the_cache_keys_and_celery_workers_still_run_as_it(acl_redis, tmp_path):
+    """Issue 36, item 11: key patterns keep the worker from reading `cache:*` keys, but not from
+    listing their names (SCAN, RANDOMKEY), in the broker's database or the cache's (1): page
+    addresses of unpublished rounds, sessions' keys. Celery's Redis transport needs neither."""
+    import redis
+
+    from config.celery import app
+    from ingest.tests.processes import Worker, database_url_of_test_db, wait_for
+    from ingest.tests.upload_fixtures import celery_broker
+
+    def on_database(url: str, number: int) -> str:
+        return url.rsplit("/", 1)[0] + f"/{number}"
+
+    cache = redis.Redis.from_url(on_database(acl_redis["web"], 1))
+    cache.set("cache:1:page:/rounds/training-v9.0/", b"unpublished")
+    assert cache.scan()[1] and cache.randomkey()  # the web app's user may
+    for number in (0, 1):
+        worker = redis.Redis.from_url(on_database(acl_redis["worker"], number))
+        for command in (["SCAN", 0], ["RANDOMKEY"], ["KEYS", "*"]):
+            with pytest.raises(redis.exceptions.NoPermissionError):
+                worker.execute_command(*command)
+    # A real worker as that user takes a task the web app's user sent, runs it and acknowledges it.
+    process = Worker(tmp_path, acl_redis["worker"], database_url_of_test_db())
+    process.start()
+    try:
+        with celery_broker(acl_redis["web"]):
+            sent = app.send_task("ingest.sweep_pending", queue="ingest")
+        wait_for(lambda: f"Task ingest.sweep_pending[{sent.id}] succeeded" in process.text(), 60, "the task to run")
+    finally:
+        process.stop()
+    assert "NOPERM" not in process.text()

@@ -8,9 +8,11 @@ rows rests on the results' publication rules, so that rule is results' (results/
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.db import models
-from django.utils import timezone
+from django.db.models.functions import Now
 
 from .roles import is_privileged
 
@@ -43,7 +45,11 @@ class AuditEvent(models.Model):
     """One dated, attributed state change. Append-only: the model, its queryset and a database
     trigger (review migration 0001, where the table was created) refuse updates and deletes."""
 
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    # Dated by the database (its column default, and on PostgreSQL a trigger that overrides any
+    # time an INSERT names: audit migration 0003); Django reads it back with RETURNING.
+    created_at = models.DateTimeField(db_default=Now(), db_index=True)
+    # What the public API calls an event: random, so gaps in `id` reveal nothing of hidden events.
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     kind = models.CharField(max_length=48, db_index=True, help_text="e.g. objection.filed, round.published")
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"

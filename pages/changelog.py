@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from uuid import UUID
 
 from audit import events
 from audit.models import AuditEvent
@@ -30,7 +31,8 @@ STATUS_WORDS = {ResultStatus.ACTIVE: "published", ResultStatus.WITHDRAWN: "withd
 
 @dataclass(frozen=True)
 class Change:
-    pk: int
+    pk: int  # the audit row's number: which changes a snapshot covers; never shown (it counts hidden events)
+    public_id: UUID  # the event's public name: its anchor in the change log and the feeds
     date: datetime
     round: Round
     kind: str
@@ -94,7 +96,7 @@ def _change(event: AuditEvent, round_: Round) -> Change:
         before = f"factor {computed:g} (from the logs)" if computed is not None else "factor from the logs"
         after = f"factor {data.get('factor'):g} (shipped, accepted)" if accepted else "shipped factor rejected"
     return Change(
-        pk=event.pk, date=event.created_at, round=round_, kind=event.kind, label=PUBLIC_KINDS[event.kind],
+        pk=event.pk, public_id=event.public_id, date=event.created_at, round=round_, kind=event.kind, label=PUBLIC_KINDS[event.kind],
         result_id=event.result_id, organization_id=event.organization_id, subject=subject, before=before,
         after=after, reason=event.reason,
     )

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from django.utils import timezone
 
 from pages import suites
-from pages.changelog import public_changes
+from pages.changelog import Change, public_changes
 from pages.csv_rows import rows_to_csv
 from pages.licence import LICENCE
 from results.models import Round, Snapshot, System
@@ -38,10 +38,10 @@ def take_snapshot(round_: Round) -> Snapshot | None:
     newest = public_changes(round_, limit=1)
     if not newest:
         return None
-    return store_snapshot(round_, snapshot_files(round_, newest[0].pk), covers_event=newest[0].pk)
+    return store_snapshot(round_, snapshot_files(round_, newest[0]), covers_event=newest[0].pk)
 
 
-def snapshot_files(round_: Round, covers_event: int) -> dict[str, bytes]:
+def snapshot_files(round_: Round, covers: Change) -> dict[str, bytes]:
     suite = suites.of_round(round_)
     own = suite.snapshot_tables(round_)
     # The results first, then the systems (every suite's), then the suite's other tables.
@@ -53,7 +53,7 @@ def snapshot_files(round_: Round, covers_event: int) -> dict[str, bytes]:
         files[f"{name}.csv"] = rows_to_csv(columns, rows).encode()
         files[f"{name}.parquet"] = _parquet(columns, rows)
     listed = {name: (descriptions[name], len(rows)) for name, (_, rows) in tables.items()}
-    files["README.md"] = _readme(round_, covers_event, listed).encode()
+    files["README.md"] = _readme(round_, covers, listed).encode()
     return files
 
 
@@ -76,13 +76,15 @@ def _parquet(columns: list[str], rows: list[dict]) -> bytes:
     return buffer.getvalue()
 
 
-def _readme(round_: Round, covers_event: int, tables: dict[str, tuple[str, int]]) -> str:
+def _readme(round_: Round, covers: Change, tables: dict[str, tuple[str, int]]) -> str:
     """`tables`: each table's name -> what it holds and its number of rows."""
     listing = "".join(f"- {name}.json / .csv / .parquet ({count} rows): {description}\n"
                       for name, (description, count) in tables.items())
     return (
         f"# {round_.get_suite_display()} v{round_.version}: snapshot\n\n"
-        f"Taken {timezone.now():%Y-%m-%d %H:%M} UTC, after public change {covers_event} of the round's change log.\n"
+        f"Taken {timezone.now():%Y-%m-%d %H:%M} UTC. It includes every public change up to the one of "
+        f"{covers.date:%Y-%m-%d %H:%M} UTC ({covers.label}; `change-{covers.public_id}` in the round's "
+        "change log).\n"
         "A snapshot is frozen: a later change makes a new one; every snapshot stays downloadable.\n\n"
         f"{listing}"
         "- SHA256SUMS: the SHA-256 of every file, by the name each file downloads under\n\n"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from uuid import UUID
 
 from django.http import Http404
 
@@ -84,7 +85,7 @@ class Tombstone:
     what: str  # "withdrawn by its organization", "removed by a review decision"
     gone_at: datetime
     reason: str  # the reason published with the change
-    change: int  # the change's entry in the change log (pages/changelog.py: the audit event's id)
+    change: UUID  # the change's anchor in the change log (pages/changelog.py: the audit event's public_id)
     earlier: list[int]  # the earlier published versions, still readable as history
 
 
@@ -112,7 +113,7 @@ def tombstone(text: str) -> Tombstone | None:
     if event is None or (round_.publish_at is not None and event.created_at < round_.publish_at):
         return None  # gone before anyone could read it
     return Tombstone(
-        result=last, status=status, what=what, gone_at=event.created_at, reason=event.reason, change=event.pk,
+        result=last, status=status, what=what, gone_at=event.created_at, reason=event.reason, change=event.public_id,
         earlier=[v.submission.version for v in versions[1:] if not v.submission.is_current],
     )
 

@@ -119,6 +119,9 @@ class EventSerializer(serializers.ModelSerializer):
     organization = serializers.CharField(source="organization.slug", allow_null=True)
     version = serializers.IntegerField(source="submission.version", allow_null=True)
 
+    id = serializers.UUIDField(source="public_id", read_only=True, help_text=(
+        "The event's public name: random, so the numbering reveals nothing about events you may not read"))
+
     class Meta:
         model = AuditEvent
         fields = ["id", "created_at", "kind", "actor_name", "round", "organization", "version", "result_id",
@@ -321,7 +324,7 @@ class EventListView(ListAPIView):
     def get_queryset(self):
         events = events_visible_to(self.request.user).with_shown_actor(self.request.user).select_related(
             "round", "organization", "submission"
-        ).order_by("pk")
+        ).order_by("created_at", "pk")
         if self.request.query_params.get("result"):
             events = events.filter(result_id=self.request.query_params["result"])
         return events

@@ -91,9 +91,11 @@ def test_the_application_role_can_add_audit_rows_but_not_edit_erase_or_truncate_
             return cursor.fetchone()
 
         assert one("SELECT rolsuper FROM pg_roles WHERE rolname = current_user") == (False,)
+        # The database dates the row, whatever time the INSERT names (issue 36, item 11).
         cursor.execute(f"INSERT INTO {table} (created_at, kind, reason, subject, result_id, actor_name, data) "
-                       "VALUES (now(), 'test.app', 'added by the app role', '', '', '', '{}')")
+                       "VALUES ('2001-01-01', 'test.app', 'added by the app role', '', '', '', '{}')")
         assert one(f"SELECT count(*) FROM {table}")[0] == 2
+        assert one(f"SELECT now() - created_at < interval '1 minute' FROM {table} WHERE kind = 'test.app'") == (True,)
         for statement in (f"UPDATE {table} SET reason = 'rewritten'", f"DELETE FROM {table}", f"TRUNCATE {table}",
                           f"ALTER TABLE {table} DISABLE TRIGGER ALL"):
             with pytest.raises((errors.InsufficientPrivilege, errors.lookup("42501"))):

@@ -70,8 +70,8 @@ def _feed(request, changes: list[Change], *, title: str, page: str, feed: str):
                                                 change.label, change.result_id or change.round.slug) if part),
             "link": base + link,
             # A stable URL for every feed that lists the change: its row in the site's change log.
-            "id": f"{base}{reverse('pages:changes')}#change-{change.pk}",
-            "log": f"{base}{reverse('pages:round-changes', args=[change.round.slug])}#change-{change.pk}",
+            "id": f"{base}{reverse('pages:changes')}#change-{change.public_id}",
+            "log": f"{base}{reverse('pages:round-changes', args=[change.round.slug])}#change-{change.public_id}",
         })
     context = {
         "title": title, "site_name": settings.SITE_NAME, "base": base, "page_url": base + page,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from audit.models import AuditEvent
 from review import services
 from review.models import BorrowingDeclaration
 
@@ -76,6 +77,19 @@ def test_events_persona(world):
     assert kinds == {"anonymous": [], "owner": ["objection.filed"], "outsider": [],
                      "reviewer": ["objection.filed"], "alpha_reviewer": ["objection.filed"],
                      "chair": ["objection.filed"]}
+
+
+def test_the_public_numbering_of_events_says_nothing_about_hidden_ones(world):
+    """Issue 36, item 11: the public saw `id`s 4, 9, 10 and learned that five events it may not read
+    happened between them. The API names events by a random public id now."""
+    from uuid import UUID
+
+    services.file_objection(world["reviewer"], result=world["alpha_result"], rule="r", evidence="e")
+    services.file_objection(world["reviewer"], result=world["alpha_result"], rule="r2", evidence="e2")
+    listed = api_as(world, "owner").get("/api/v1/review/events/").json()["results"]
+    stored = AuditEvent.objects.filter(kind="objection.filed").order_by("created_at", "pk")
+    assert [event["id"] for event in listed] == [str(event.public_id) for event in stored]
+    assert all(UUID(event["id"]).version == 4 for event in listed)
 
 
 def test_the_review_endpoints_are_in_the_openapi_schema(client):

@@ -209,11 +209,18 @@ if os.environ.get("TEST_DB_SUFFIX"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# The prefix keeps cache keys apart from the broker's (the workers' Redis user may not touch
+# `cache:*`: scripts/services.sh, docker-compose.yml). Test runs sharing one Redis, and the parallel
+# workers of one run (pytest-xdist's PYTEST_XDIST_WORKER), each keep their own keys under it: rate
+# limits and lockouts count per client address, and every test client is 127.0.0.1.
+CACHE_KEY_PREFIX = "cache"
+if os.environ.get("TEST_DB_SUFFIX"):
+    CACHE_KEY_PREFIX = f"cache:test-{os.environ['TEST_DB_SUFFIX']}-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
 if REDIS_URL:
-    # Signed JSON, not pickle (config/cache.py); the prefix keeps cache keys apart from the broker's
-    # (the workers' Redis user may not touch them: scripts/services.sh, docker-compose.yml).
+    # Signed JSON, not pickle (config/cache.py).
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
-                          "KEY_PREFIX": "cache", "OPTIONS": {"serializer": "config.cache.SignedJsonSerializer"}}}
+                          "KEY_PREFIX": CACHE_KEY_PREFIX,
+                          "OPTIONS": {"serializer": "config.cache.SignedJsonSerializer"}}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -382,15 +382,14 @@ def test_the_cpu_time_of_the_runs_processes_is_sampled_as_it_runs(sandbox, tmp_p
     one CPU second a second, a sleeping one none; both are counted, whichever process does it."""
     outcome, _ = run_python(sandbox, tmp_path, """
         import subprocess, sys, time
-        spin = "import time\\nend = time.monotonic() + 1.5\\nwhile time.monotonic() < end: pass"
+        spin = "import time\\nwhile time.process_time() < 1.0: pass"
         subprocess.run([sys.executable, "-c", spin])
         time.sleep(1.5)
     """)
     assert outcome.succeeded
-    samples = outcome.cpu_samples
-    start = samples[0][0]
-    used_by = {round(moment - start, 1): used for moment, used in samples}
-    busy_part = max(used for moment, used in used_by.items() if moment <= 1.6)
-    # The child spun (counted live, then in its parent once reaped; on a shared, loaded machine
-    # it gets less than a whole CPU); the sleep used next to nothing.
-    assert busy_part >= 0.5 and samples[-1][1] - busy_part < 0.3, samples
+    used = [used for _, used in outcome.cpu_samples]
+    # The child spun for one CPU second (however long that took on a loaded machine: it spins on CPU
+    # time, not wall time), counted live as it went, then in its parent once reaped; the sleep used
+    # next to nothing.
+    assert any(0.1 < value < 0.9 for value in used), outcome.cpu_samples
+    assert 0.9 <= used[-1] < 1.3, outcome.cpu_samples

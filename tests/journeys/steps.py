@@ -22,6 +22,10 @@ ones before it; each story runs on a server of its own.
 - a verification request reaches the verification worker; every process stops at the end (Ctrl-C for
   make run).
 
+Each story is a test module of its own (test_make_run_desktop.py, test_make_run_phone.py,
+test_production_desktop.py) that collects these steps: `make test`'s parallel workers take a module
+each (`--dist loadscope`), so the three servers run side by side.
+
 Screenshots: test-output/screenshots/journeys/<step>-<server>-<width>.png.
 """
 
@@ -80,13 +84,10 @@ def pack(folder: Path, archive: Path, *, leave_out: str = "") -> Path:
     return archive
 
 
-# (server, width): the README's mode at both widths, the production shape once.
-STORIES = [("make-run", "desktop"), ("make-run", "phone"), ("production", "desktop")]
-
-
-@pytest.fixture(scope="module", params=STORIES, ids=["-".join(story) for story in STORIES])
+@pytest.fixture(scope="module")
 def story(request, tmp_path_factory):
-    kind, width = request.param
+    """The story of the module that collects these steps: its STORY is (server, width)."""
+    kind, width = request.module.STORY
     tmp = tmp_path_factory.mktemp(f"story-{kind}-{width}")
     if kind == "make-run":
         server = EmbeddedServer(tmp, QUICK_BEAT)

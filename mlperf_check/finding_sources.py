@@ -90,6 +90,9 @@ CHECKERS: dict[str, Registered] = {
     ),
     # Inference: reading the scenario metric of each result (mlperf_check.inference.pipeline).
     "inference_scoring": Registered(1, ""),
+    # Inference v6.1+: results of the MLCommons Endpoints client, read and checked in place of
+    # LoadGen logs (mlperf_check.inference.endpoints).
+    "inference_endpoints": Registered(1, ""),
     # Inference v2.1+: the round's official rules (ROUND_RULES), one checker per concern, in the
     # order that round's checker applies them; their findings all name ROUND_RULES.
     ROUND_RULES: Registered(1, ""),
@@ -102,6 +105,13 @@ CHECKERS: dict[str, Registered] = {
     "inference_round_token_latency": _round_rule("token_latency.RoundTokenLatencyChecker"),
     "inference_round_network": _round_rule("network.RoundNetworkChecker"),
     "inference_round_compliance": _round_rule("compliance.RoundComplianceChecker"),
+    # MLPerf Automotive (mlperf_check.automotive.pipeline): the round's official checker's rules,
+    # and ours beyond them (docs/differences.md).
+    "automotive_rules": Registered(1, ""),
+    "automotive_stricter": Registered(1, ""),
+    # MLPerf Tiny (mlperf_check.tiny.pipeline): the round's official checker's rules, and ours beyond them.
+    "tiny_official": Registered(1, ""),
+    "tiny_stricter": Registered(1, ""),
 }
 
 

@@ -12,6 +12,7 @@ Training and MLPerf HPC packages go through the same steps; the layout (results/
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
@@ -32,7 +33,7 @@ from mlperf_check.package import (
 )
 from mlperf_check.parsing import ParseStats, iter_records
 from mlperf_check.power import score_energy
-from mlperf_check.report import ERROR, BenchmarkResult, Finding, PackageReport, RcpOutcome, RunLog
+from mlperf_check.report import ERROR, WARNING, BenchmarkResult, Finding, PackageReport, RcpOutcome, RunLog
 from mlperf_check.rules.catalog import (
     RulesetSpec,
     get_ruleset,
@@ -207,7 +208,11 @@ def _start_check(
                 )
             )
     else:
-        detected = detect_ruleset(package)
+        if hpc_layout:
+            detected, round_findings = hpc_round_ruleset(root, package)
+            ruleset_findings.extend(round_findings)
+        else:
+            detected = detect_ruleset(package)
         if detected is None:
             newest = known_hpc_rulesets()[-1] if hpc_layout else known_rulesets()[-1]
             spec = get_ruleset(newest)
@@ -312,6 +317,63 @@ def detect_ruleset(package: Package) -> str | None:
                             return hpc_ruleset_for_timestamp(record.time_ms)
                         return ruleset_for_timestamp(record.time_ms)
     return None
+
+
+def hpc_round_ruleset(root: Path, package: Package) -> tuple[str | None, list[Finding]]:
+    """The ruleset of an HPC package's round: the round its path names (`hpc_results_v3.0`, or a
+    `v3.0` folder), else the round most of its logs were written in (by their run_start; a tie goes
+    to the newer round). A submitter may ship logs of an earlier round beside the new ones (weak-
+    scaling runs kept from 2021): they are checked under the package's round, and a finding names
+    them. None when no log has a readable run_start."""
+    by_file = _hpc_rulesets_of_logs(package)
+    known = known_hpc_rulesets()
+    named = next((r for r in map(_hpc_ruleset_of_folder, (root, *root.parents)) if r in known), None)
+    if named is not None:
+        chosen, why = named, "the round its path names"
+    elif by_file:
+        counts = Counter(by_file.values())
+        chosen = max(counts, key=lambda ruleset: (counts[ruleset], known.index(ruleset)))
+        why = f"the round of {counts[chosen]} of its {len(by_file)} logs"
+    else:
+        return None, []
+    older: dict[str, Counter] = {}
+    for rel, ruleset in by_file.items():
+        if known.index(ruleset) < known.index(chosen):
+            older.setdefault(ruleset, Counter())[rel.rsplit("/", 1)[0]] += 1
+    findings = [
+        Finding(
+            WARNING,
+            "RULESET_OLDER_LOGS",
+            f"{sum(folders.values())} logs were written in the time of {ruleset} ("
+            + ", ".join(f"{folder}: {count}" for folder, count in sorted(folders.items()))
+            + f"); the package is checked against {chosen}, {why}",
+            checker="pipeline",
+            expected=chosen,
+            actual=ruleset,
+        )
+        for ruleset, folders in sorted(older.items())
+    ]
+    return chosen, findings
+
+
+def _hpc_ruleset_of_folder(folder: Path) -> str:
+    """ "hpc-3.0.0" for a folder named `hpc_results_v3.0` or `v3.0`; "" otherwise."""
+    match = re.fullmatch(r"(?:hpc_results_)?v(\d+)\.(\d+)", folder.name, re.IGNORECASE)
+    return f"{HPC_PREFIX}{match[1]}.{match[2]}.0" if match else ""
+
+
+def _hpc_rulesets_of_logs(package: Package) -> dict[str, str]:
+    """Each result file's HPC ruleset by the date of its run_start (files without one are left out)."""
+    out = {}
+    for bench_dir in package.benchmark_dirs:
+        for rel in bench_dir.result_files:
+            with package.open(rel) as stream:
+                records = iter_records(stream, file=rel, findings=[], stats=ParseStats())
+                for record in islice(records, RULESET_PROBE_RECORDS):
+                    if record.key == "run_start" and record.time_ms > 0:
+                        out[rel] = hpc_ruleset_for_timestamp(record.time_ms)
+                        break
+    return out
 
 
 def _analyze_one(task: tuple[Package, RunContext]) -> RunLog:

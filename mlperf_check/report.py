@@ -129,8 +129,10 @@ class RunLog:
 
     @property
     def time_to_train_minutes(self) -> float | None:
+        """Minutes as the official summarizer computes them (ms / 60 / 1000, which can differ from
+        ms / 60000 in the last bit): the one formula of the score, the report and the database."""
         ttt = self.time_to_train_ms
-        return None if ttt is None else ttt / 60000.0
+        return None if ttt is None else ttt / 60 / 1000
 
     @property
     def has_verdict_errors(self) -> bool:

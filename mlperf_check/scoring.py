@@ -60,13 +60,6 @@ class ScoreOutcome:
     run_scores: list[RunScore] = field(default_factory=list)
 
 
-def run_minutes(run: RunLog) -> float | None:
-    """Time to train in minutes, computed as the official summarizer does (ms / 60 / 1000, which
-    can differ from ms / 60000 in the last bit)."""
-    ttt = run.time_to_train_ms
-    return None if ttt is None else ttt / 60 / 1000
-
-
 def failure_reason(run: RunLog) -> str:
     """Why a run does not count as converged ("" when it does)."""
     if run.converged and run.time_to_train_ms is not None:
@@ -95,7 +88,7 @@ def olympic_score(runs: list[RunLog], spec: BenchmarkSpec, scaling_factor: float
     failed_scores = [RunScore(run.file, FAILED, reason) for run, reason in reasons if reason]
     # Stable sort by the same float the official sorts, so ties keep file order.
     timed = sorted(
-        ((run_minutes(run), run) for run, reason in reasons if not reason), key=lambda pair: pair[0]
+        ((run.time_to_train_minutes, run) for run, reason in reasons if not reason), key=lambda pair: pair[0]
     )
     total = len(runs)
 

@@ -5,6 +5,8 @@ class Suite(models.TextChoices):
     TRAINING = "training", "Training"
     INFERENCE = "inference", "Inference"
     HPC = "hpc", "HPC"
+    AUTOMOTIVE = "automotive", "Automotive"
+    TINY = "tiny", "Tiny"
 
 
 class Scaling(models.TextChoices):
@@ -61,6 +63,7 @@ class Scenario(models.TextChoices):
     SERVER = "Server", "Server"
     OFFLINE = "Offline", "Offline"
     INTERACTIVE = "Interactive", "Interactive"  # v5.0+: Server under the LLMs' tighter token-latency limits
+    CONSTANT_STREAM = "ConstantStream", "Constant-stream"  # MLPerf Automotive: queries at a fixed rate
 
 
 class MetricDirection(models.TextChoices):

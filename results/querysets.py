@@ -20,11 +20,11 @@ from django.db.models import Q
 
 from audit.roles import CHAIR_ROLE, is_privileged, roles_of
 
-from .constants import ResultStatus, RoundState
+from .constants import ResultStatus, RoundState, Suite
 
 # The round states between the submission deadline and publication.
 PEER_REVIEW_STATES = (RoundState.REVIEW, RoundState.FINAL)
-ROUND_SLUG = re.compile(r"^(training|inference|hpc)-v?(\d+\.\d+)$")
+ROUND_SLUG = re.compile(rf"^({'|'.join(Suite.values)})-v?(\d+\.\d+)$")  # every suite's name
 
 
 class RoundSlugError(ValueError):

@@ -474,6 +474,9 @@ def round_table(version: str, source: str, commit: str, path: str) -> dict:
         # Loadgen++ (v6.1): the models whose results may come from the MLCommons endpoints harness
         # (performance/result_summary.json instead of LoadGen logs); empty before.
         "endpoints_models": list(names.get("ENDPOINTS_ALLOWED_MODELS", [])),
+        # Their figure per scenario (lower-case, as the checker looks it up), by LoadGen key: the
+        # endpoints parser maps the client's fields onto these (mlperf_check/inference/endpoints.py).
+        "endpoints_result_fields": dict(names.get("RESULT_FIELD_ENDPOINTS", {}).get(version, {})),
         "system_fields": list(names["SYSTEM_DESC_REQUIRED_FIELDS"]),
         "system_fields_meaningful": list(names.get("SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS", [])),
         "measurement_files": list(names["REQUIRED_MEASURE_FILES"]),

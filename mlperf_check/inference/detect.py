@@ -14,6 +14,8 @@ from pathlib import Path
 
 DIVISIONS = ("closed", "open", "network")  # network: v2.1+ (a round without it says so)
 SUMMARY = "mlperf_log_summary.txt"
+# The MLCommons Endpoints client's result (v6.1 on), where a scenario has no LoadGen logs.
+ENDPOINTS_SUMMARY = "performance/result_summary.json"
 SCENARIO_NAMES = {
     "singlestream": "SingleStream",
     "multistream": "MultiStream",
@@ -48,7 +50,7 @@ def submitter_roots(root: Path) -> list[tuple[str, Path, str]]:
 
 def looks_like_inference(root: Path) -> bool:
     """True when `root` (a folder or an archive of one) holds inference results: LoadGen summaries
-    under results/<system>/<model>/<scenario>/."""
+    (or Endpoints-client results) under results/<system>/<model>/<scenario>/."""
     if root.is_file():
         return _archive_holds_inference(root)
     for _, submitter_root, _ in submitter_roots(root)[:3]:
@@ -57,7 +59,9 @@ def looks_like_inference(root: Path) -> bool:
         for system_dir in subdirs(submitter_root / "results"):
             for model_dir in subdirs(system_dir):
                 for result_dir in subdirs(model_dir):
-                    if normalize_scenario(result_dir.name) and any(result_dir.rglob(SUMMARY)):
+                    if normalize_scenario(result_dir.name) and (
+                        any(result_dir.rglob(SUMMARY)) or (result_dir / ENDPOINTS_SUMMARY).is_file()
+                    ):
                         return True
     return False
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from mlperf_check.finding_sources import checker_version
 from mlperf_check.inference.detect import SUMMARY, normalize_scenario, subdirs, submitter_roots
+from mlperf_check.inference.endpoints import holds_endpoints_result
 from mlperf_check.lean_dataclass import dataclass
 from mlperf_check.report import ERROR, INFO, Finding
 
@@ -24,6 +25,10 @@ from mlperf_check.report import ERROR, INFO, Finding
 _finding = partial(Finding, checker="inference_discovery", checker_version=checker_version("inference_discovery"))
 
 DETAIL = "mlperf_log_detail.txt"
+# How a result was measured, so which files hold it: LoadGen's logs, or (v6.1 on) the MLCommons
+# Endpoints client's summary, accuracy and config files (mlperf_check.inference.endpoints).
+LOADGEN = "loadgen"
+ENDPOINTS = "endpoints"
 ACCURACY_LOG = "mlperf_log_accuracy.json"
 _RUN = re.compile(r"^run_(\d+)$", re.IGNORECASE)
 ROUND_FOLDER = re.compile(r"^v?(\d+\.\d+)$", re.IGNORECASE)
@@ -49,6 +54,7 @@ class ResultFolder:
     runs: list[RunFolder] = field(default_factory=list)
     accuracy_dir: Path | None = None
     findings: list[Finding] = field(default_factory=list)
+    reading: str = LOADGEN  # LOADGEN or ENDPOINTS
 
 
 @dataclass
@@ -156,7 +162,10 @@ def _result(submitter: SubmitterFolder, system: str, model: str, scenario_dir: P
             result.findings.append(
                 _finding(INFO, "folder_spelling", f"'{performance.name}' read as 'performance'", rel)
             )
-        result.runs = _runs(performance, f"{rel}/{performance.name}", result)
+        if holds_endpoints_result(scenario_dir):
+            result.reading = ENDPOINTS
+        else:
+            result.runs = _runs(performance, f"{rel}/{performance.name}", result)
     accuracy = children.get("accuracy")
     if accuracy is None:
         result.findings.append(_finding(ERROR, "missing_accuracy", "no accuracy/ folder", rel))

@@ -18,6 +18,7 @@ from mlperf_check.finding_sources import checker_version
 from mlperf_check.inference.checkers.base import ResultContext
 from mlperf_check.inference.discovery import (
     DETAIL,
+    ENDPOINTS,
     SUMMARY,
     ResultFolder,
     SubmitterFolder,
@@ -25,6 +26,13 @@ from mlperf_check.inference.discovery import (
     read_model_mapping,
     read_system_descriptions,
     round_hint,
+)
+from mlperf_check.inference.endpoints import STRICTER_ONLY as ENDPOINTS_STRICTER_ONLY
+from mlperf_check.inference.endpoints import (
+    check_endpoints_compliance,
+    read_endpoints_run,
+    round_of_endpoints_run,
+    score_endpoints,
 )
 from mlperf_check.inference.logs import parse_detail, parse_summary, to_number
 from mlperf_check.inference.report import InferenceReport, InferenceResult, InferenceRun
@@ -93,6 +101,8 @@ def check_inference_package(
         report.results.extend(checked)
         if rules.from_tables:
             report.findings.extend(submitter_findings(rules, submitter, checked, systems))
+            for result in checked:  # a model without its required scenarios rejects its results
+                result.official_valid, result.stricter = official_verdict(result, rules)
     return report
 
 
@@ -142,6 +152,10 @@ def _round(root: Path, submitters: list[SubmitterFolder], given: str | None) -> 
         return rules_for(hint)
     for submitter in submitters:
         for folder in submitter.results:
+            if folder.reading == ENDPOINTS:
+                rules = round_of_endpoints_run(submitter.root / folder.rel)
+                if rules is not None:
+                    return rules, f"round {rules.version} recognised from the Endpoints client's seeds"
             for run in folder.runs:
                 summary_path = run.path / SUMMARY
                 if summary_path.is_file():
@@ -152,9 +166,9 @@ def _round(root: Path, submitters: list[SubmitterFolder], given: str | None) -> 
                         return rules, f"round {rules.version} recognised from the LoadGen seeds"
                     raise UnknownRound(
                         f"the LoadGen seeds (qsl_rng_seed {raw or '?'}) are those of no known round; "
-                        "name the round (--round)"
+                        "name the round (--ruleset)"
                     )
-    raise UnknownRound("no LoadGen summary to recognise the round from; name the round (--round)")
+    raise UnknownRound("no LoadGen summary to recognise the round from; name the round (--ruleset)")
 
 
 def _join(prefix: str, rel: str) -> str:
@@ -190,12 +204,19 @@ def _check_result(
     if rules.from_tables:
         result.system_type = str((system or {}).get("system_type", ""))
         result.system_info = system_info(system)
+    if folder.reading == ENDPOINTS:
+        if rules.from_tables and model is not None and model.name in rules.table["endpoints_models"]:
+            run = read_endpoints_run(folder.submitter_root / folder.rel, result.folder)
+            score_endpoints(result, rules, model, run)
+            check_endpoints_compliance(result, rules, model, folder.submitter_root / folder.rel)
+    elif rules.from_tables:
         score_from_tables(result, rules, model)
     else:
         _score(result, rules, model)
     context = ResultContext(rules, model, result, folder, prefix, system)
     for checker in checkers:
-        result.findings.extend(checker.check(context))
+        if folder.reading in checker.readings:
+            result.findings.extend(checker.check(context))
     result.official_valid, result.stricter = official_verdict(result, rules)
     return result
 
@@ -207,7 +228,7 @@ def official_verdict(result: InferenceResult, rules: InferenceRound) -> tuple[bo
     official_open_leniencies). With several Server runs
     (v0.7) it keeps the result when any one run passes; the other runs' errors are ours only.
     """
-    lenient = rules.official_leniencies
+    lenient = rules.official_leniencies | ENDPOINTS_STRICTER_ONLY
     if result.division == "open":
         lenient = lenient | rules.official_open_leniencies
     errors = [f for f in result.all_findings() if f.severity == ERROR]

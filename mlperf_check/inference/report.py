@@ -78,6 +78,9 @@ class InferenceResult:
     # rules judged, whose verdict is ours; the codes of our errors the official checker does not count.
     official_valid: bool | None = None
     stricter: list[str] = field(default_factory=list)
+    # A result of the MLCommons Endpoints client (v6.1 on): its throughput, per-user token rate,
+    # TTFT, TPOT and latency percentiles (endpoints.EndpointsRun.metrics); empty for LoadGen results.
+    endpoints: dict[str, Any] = field(default_factory=dict)
 
     @property
     def first_run(self) -> InferenceRun | None:
@@ -177,6 +180,8 @@ class InferenceResult:
             out["accuracy_printed"] = self.accuracy_printed
         if self.token_latency:
             out["token_latency"] = self.token_latency
+        if self.endpoints:
+            out["endpoints"] = self.endpoints
         if self.power_value is not None:
             out["power"] = {
                 "value": self.power_value,

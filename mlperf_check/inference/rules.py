@@ -104,6 +104,9 @@ class InferenceRound:
     compliance_blocks: bool = True
     # Edge Offline results may be inferred from the SingleStream run (v0.7 onward).
     offline_from_singlestream: bool = False
+    # v1.0-v1.1: the rules' Offline minimum holds for an Offline result inferred from a SingleStream
+    # run too (one sample per query): our stricter verdict refuses it, the round's checker did not.
+    offline_inferred_samples: bool = False
     # Implementation JSON fields the closed division must provide.
     implementation_fields: tuple[str, ...] = (
         "input_data_types",
@@ -327,7 +330,8 @@ V10 = replace(
     compliance_blocks=True,
     detail_format="mllog",
     server_any_run=False,  # from v1.0 the Server result is its one run
-    official_leniencies=LOGGED_ONLY | COMPLIANCE_FLAG_ONLY,
+    offline_inferred_samples=True,
+    official_leniencies=LOGGED_ONLY | COMPLIANCE_FLAG_ONLY | {"offline_samples_inferred"},
 )
 
 V11 = replace(
@@ -404,6 +408,7 @@ V20 = replace(
     },
     early_stopping=(SINGLE_STREAM, MULTI_STREAM, SERVER),
     inferred_from_any=True,
+    offline_inferred_samples=False,  # v2.0's rules name the results that may be inferred
 )
 
 

@@ -27,6 +27,7 @@ from mlperf_check.inference.rules import (
     ModelRule,
 )
 from mlperf_check.report import ERROR, INFO, WARNING, Finding
+from mlperf_check.rules.facts import version_key
 
 _finding = partial(Finding, checker="inference_scoring", checker_version=checker_version("inference_scoring"))
 
@@ -34,6 +35,10 @@ NS_PER_MS = 1e6
 # A MultiStream query holds 8 samples (the figure inferred from a SingleStream run uses it).
 MULTISTREAM_SAMPLES = 8
 LATENCY_SCENARIOS = (SINGLE_STREAM, MULTI_STREAM)
+# The first round whose checker requires one of Server and Interactive where a model may have both.
+ONE_OF_SERVER_OR_INTERACTIVE_FROM = "v5.1"
+# The first round whose checker counts the scenario folders a model has, not its accepted results.
+SCENARIOS_BY_FOLDER_FROM = "v6.0"
 
 
 def score_from_tables(result: InferenceResult, rules: InferenceRound, model: ModelRule | None) -> None:
@@ -182,9 +187,9 @@ def _performance_dir(result: InferenceResult, run):
 def submitter_findings(
     rules: InferenceRound, submitter, results: list[InferenceResult], systems: dict
 ) -> list[Finding]:
-    """The rules about a submitter folder as a whole (they reject no single result, as in the
-    official checker): each benchmark's required scenarios; in v5.1 the calibration document and
-    no system description or measurements folder without results."""
+    """The rules about a submitter folder as a whole: each benchmark's required scenarios (in the
+    closed division they reject the benchmark's results too); in v5.1 the calibration document and
+    no system description or measurements folder without results (they reject no single result)."""
     out = required_scenarios(rules, results, systems, submitter.rel)
     root = submitter.root
     if rules.table["calibration_doc"] and submitter.division != "open":
@@ -226,7 +231,8 @@ def required_scenarios(
     rules: InferenceRound, results: list[InferenceResult], systems: dict, prefix: str
 ) -> list[Finding]:
     """Each benchmark of a system has the scenarios its category (system_type) requires, among its
-    accepted results (closed: an error, as the official checker's; open: a note)."""
+    accepted results (closed: an error on the model and on each of its results, which the official
+    checker rejects with the model; open: a warning)."""
     groups: dict[tuple[str, str, str], list[InferenceResult]] = {}
     for result in results:
         if result.model:
@@ -239,7 +245,10 @@ def required_scenarios(
         where = f"{prefix}/results/{system}/{folder}" if prefix else f"results/{system}/{folder}"
         if required is None:
             continue  # the result checker reports a model the category does not have
-        present = {r.scenario for r in members if r.valid}
+        if version_key(rules.version) >= version_key(SCENARIOS_BY_FOLDER_FROM):
+            present = {r.scenario for r in members}  # the folders there (loader.check_scenarios)
+        else:
+            present = {r.scenario for r in members if r.valid}  # the results it accepted
         if (
             division != "open"
             and SERVER in required | rules.optional_scenarios(model, system_type)
@@ -248,17 +257,23 @@ def required_scenarios(
             # Where a model has both, the closed division needs one of Server and Interactive (v5.1 on).
             if present & {SERVER, INTERACTIVE}:
                 present |= {SERVER, INTERACTIVE}
+            elif version_key(rules.version) >= version_key(ONE_OF_SERVER_OR_INTERACTIVE_FROM):
+                required = required | {f"{SERVER} or {INTERACTIVE}"}
         missing = sorted(required - present)
         if missing:
-            out.append(
-                _finding(
-                    ERROR if division != "open" else WARNING,
-                    "required_scenarios",
-                    f"{model} on a '{system_type}' system needs {', '.join(sorted(required))}; "
-                    f"no accepted result for {', '.join(missing)}",
-                    where,
-                    expected=", ".join(sorted(required)),
-                    actual=", ".join(sorted(present)),
-                )
+            finding = partial(
+                _finding,
+                ERROR if division != "open" else WARNING,
+                "required_scenarios",
+                f"{model} on a '{system_type}' system needs {', '.join(sorted(required))}; "
+                f"no accepted result for {', '.join(missing)}",
+                expected=", ".join(sorted(required)),
+                actual=", ".join(sorted(present)),
             )
+            out.append(finding(where))
+            if division != "open":
+                # The official checker rejects the model, and with it each of its results (one it
+                # refused already keeps its own reason).
+                for result in [r for r in members if r.valid]:
+                    result.findings.append(finding(result.folder))
     return out

@@ -17,8 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+from mlperf_check.suites.automotive import AUTOMOTIVE
 from mlperf_check.suites.hpc import HPC
 from mlperf_check.suites.inference import INFERENCE
+from mlperf_check.suites.tiny import TINY
 from mlperf_check.suites.training import TRAINING
 
 # progress(stage, done, total): after every result file ("parsing") and every package checker
@@ -97,6 +99,8 @@ class CheckerSuite(Protocol):
 
 
 SUITES: dict[str, CheckerSuite] = {
+    "tiny": TINY,  # results/<system>/<benchmark>/<test>/results.txt: no LoadGen folder of another suite
+    "automotive": AUTOMOTIVE,  # before inference: the same LoadGen layout, told by its models and scenarios
     "inference": INFERENCE,
     "hpc": HPC,
     "training": TRAINING,  # the last: takes every path no suite before it recognizes

@@ -1,6 +1,6 @@
 """v6.x compliance tests without a LoadGen run of their own: TEST07 (gpt-oss-120b accuracy in
 performance mode), TEST08 (dlrm-v3 NE in performance mode), TEST09 (gpt-oss-120b and, from v6.1,
-e2e-rag-qna output lengths); and v6.1's Loadgen++ (endpoints) results, named and refused. The verdict
+e2e-rag-qna output lengths); and which rounds and models take Endpoints-client results. The verdict
 files are the official verification scripts' own output (data/inference/compliance_v6/README.md);
 the models each round asks them of are its tables."""
 
@@ -92,20 +92,21 @@ def test_e2e_rag_qna_needs_test09_from_v61(tmp_path):
     assert compliance_errors(tmp_path / "b", "v6.1") == []
 
 
-@pytest.mark.parametrize("version, model, reason", [
-    ("v6.1", "llama3.1-8b", "v6.1 takes Loadgen++ (endpoints) results for llama3.1-8b, but this checker does not read them yet"),
-    ("v6.1", "dlrm-v3", "v6.1 takes Loadgen++ (endpoints) results only for wan-2.2-t2v-a14b"),
-    ("v6.0", "llama3.1-8b", "v6.0 takes LoadGen logs only"),
+@pytest.mark.parametrize("version, model, code, reason", [
+    ("v6.1", "llama3.1-8b", "endpoints_file", "holds no figures"),
+    ("v6.1", "dlrm-v3", "endpoints_result", "v6.1 takes Endpoints-client results only for wan-2.2-t2v-a14b"),
+    ("v6.0", "llama3.1-8b", "endpoints_result", "v6.0 takes LoadGen logs only"),
 ])
-def test_a_loadgen_plus_plus_result_is_named_not_guessed(tmp_path, version, model, reason):
-    """Loadgen++: v6.1's checker reads results of the MLCommons endpoints harness (its
-    result_summary.json instead of LoadGen logs) for the models it lists; we say so and refuse."""
+def test_an_endpoints_result_is_read_where_the_round_allows_it(tmp_path, version, model, code, reason):
+    """v6.1's checker reads results of the MLCommons Endpoints client (result_summary.json instead
+    of LoadGen logs) for the models it lists (mlperf_check.inference.endpoints, tested on real
+    folders in test_inference_endpoints.py); another model, or an earlier round, is refused."""
     result = write_result(tmp_path, version, "Offline", "Offline", ttft_ms=0, tpot_ms=0)
     if model != "llama3.1-8b":
         result = result.parent.rename(result.parent.parent / model) / "Offline"
     shutil.rmtree(result / "performance" / "run_1")
     (result / "performance" / "result_summary.json").write_text("{}\n")
     (checked,) = check(tmp_path, version).results
-    (finding,) = [f for f in checked.all_findings() if f.code == "endpoints_result"]
+    summary = "Offline/performance/result_summary.json"
+    (finding,) = [f for f in checked.all_findings() if f.code == code and f.file.endswith(summary)]
     assert finding.severity == "error" and reason in finding.message and not checked.valid
-    assert finding.file.endswith("Offline/performance/result_summary.json")

@@ -193,6 +193,7 @@ def test_interactive_valid_and_over_the_tpot_limit(tmp_path, version):
 
     # A TPOT under the Server limit is fine in a Server folder; in an Interactive one, over the
     # Interactive limit in v5.1 (and within the Server limit the v6.1 checker applies).
+    write_result(tmp_path / "slow", version, "Offline", "Offline", ttft_ms=0, tpot_ms=0)
     write_result(tmp_path / "slow", version, "Interactive", "Server", ttft_ms=400, tpot_ms=45)
     write_result(tmp_path / "slow", version, "Server", "Server", ttft_ms=400, tpot_ms=45)
     results = {r.scenario: r for r in check(tmp_path / "slow", version).results}
@@ -204,8 +205,9 @@ def test_interactive_valid_and_over_the_tpot_limit(tmp_path, version):
         assert errors == []
     assert results["Server"].valid
     # Over the Server limit: refused in both.
+    write_result(tmp_path / "slower", version, "Offline", "Offline", ttft_ms=0, tpot_ms=0)
     write_result(tmp_path / "slower", version, "Server", "Server", ttft_ms=400, tpot_ms=120)
-    (server,) = check(tmp_path / "slower", version).results
+    server = next(r for r in check(tmp_path / "slower", version).results if r.scenario == "Server")
     assert [f.code for f in server.all_findings() if f.severity == "error"] == ["token_latency_over_limit"]
 
 
@@ -229,6 +231,7 @@ def test_settings_a_round_only_logged(tmp_path):
 
 def test_v61_layout_keeps_measurements_and_compliance_in_the_result(tmp_path):
     result = write_result(tmp_path, "v6.1", "Offline", "Offline", ttft_ms=0, tpot_ms=0)
+    write_result(tmp_path, "v6.1", "Server", "Server", ttft_ms=100, tpot_ms=10)  # the model's other scenario
     assert (result / "measurements.json").is_file() and (result / "TEST06" / "verify_accuracy.txt").is_file()
     assert check(tmp_path, "v6.1").results[0].valid
     (result / "TEST06" / "verify_accuracy.txt").write_text(
@@ -240,13 +243,23 @@ def test_v61_layout_keeps_measurements_and_compliance_in_the_result(tmp_path):
 
 
 def test_required_scenarios_per_category(tmp_path):
-    """llama3.1-8b on a datacenter system needs Offline (and, from v5.1, Server or Interactive is
-    optional): a lone Interactive result is accepted on its own, the model is reported incomplete."""
+    """llama3.1-8b on a datacenter system needs Offline and, from v5.1, one of Server and
+    Interactive. The official checker rejects an incomplete model with its results ("does not have
+    all required scenarios"): so does each verdict here, on the model and on each result."""
     write_result(tmp_path, "v5.1", "Interactive", "Server", ttft_ms=100, tpot_ms=10)
     report = check(tmp_path, "v5.1")
-    assert report.results[0].valid
     (missing,) = [f for f in report.findings if f.code == "required_scenarios"]
     assert missing.severity == "error" and "no accepted result for Offline" in missing.message
+    (interactive,) = report.results
+    assert not interactive.valid and not interactive.official
+    assert {f.code for f in interactive.all_findings() if f.severity == "error"} == {"required_scenarios"}
+    # A lone Offline: from v5.1 one of Server and Interactive is required too.
+    write_result(tmp_path / "offline", "v5.1", "Offline", "Offline", ttft_ms=0, tpot_ms=0)
+    (offline,) = check(tmp_path / "offline", "v5.1").results
+    (finding,) = [f for f in offline.all_findings() if f.code == "required_scenarios"]
+    assert "no accepted result for Server or Interactive" in finding.message and not offline.official
+    write_result(tmp_path / "offline", "v5.1", "Interactive", "Server", ttft_ms=100, tpot_ms=10)
+    assert all(r.valid and r.official for r in check(tmp_path / "offline", "v5.1").results)
 
 
 def test_open_division_takes_accuracy_and_skips_compliance(tmp_path):
@@ -315,6 +328,7 @@ def test_v41_reads_equal_issue_mode_from_the_conf_files(tmp_path):
 
 def test_v51_closed_submitters_document_calibration(tmp_path):
     write_result(tmp_path, "v5.1", "Offline", "Offline", ttft_ms=0, tpot_ms=0)
+    write_result(tmp_path, "v5.1", "Interactive", "Server", ttft_ms=100, tpot_ms=10)
     (tmp_path / "closed" / "Test" / "calibration.md").unlink()
     report = check(tmp_path, "v5.1")
     assert report.results[0].valid  # a submitter-level error, as in the official checker

@@ -175,4 +175,4 @@ def test_a_summary_of_a_training_package_is_refused(tmp_path):
     (tmp_path / "results").mkdir()
     err = io.StringIO()
     assert main([str(tmp_path), "--format", "summary-json"], stdout=io.StringIO(), stderr=err) == 2
-    assert "for inference results" in err.getvalue()
+    assert "summary-json is for" in err.getvalue() and "inference results" in err.getvalue()

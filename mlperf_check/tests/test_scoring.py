@@ -8,7 +8,7 @@ from mlperf_logging.result_summarizer.result_summarizer import _compute_olympic_
 
 from mlperf_check.report import Finding, RunLog
 from mlperf_check.rules.catalog import get_ruleset
-from mlperf_check.scoring import olympic_score, run_minutes
+from mlperf_check.scoring import olympic_score
 from results.constants import RunStatus
 
 RESNET = get_ruleset("1.0.0").benchmark("resnet")
@@ -98,7 +98,7 @@ def test_it_drops_four_and_four_for_unet3d():
     times = [10.0 + i / 10 for i in range(36)]
     runs = [make_run(i, m) for i, m in enumerate(times)] + [make_run(36 + i, None, "abort") for i in range(4)]
     outcome = olympic_score(runs, UNET3D)
-    assert outcome.mean_minutes == sum(sorted(run_minutes(r) for r in runs[:36])[4:36]) / 32
+    assert outcome.mean_minutes == sum(sorted(r.time_to_train_minutes for r in runs[:36])[4:36]) / 32
     assert outcome.dropped_runs == 4
     assert scorings(outcome)["result_0.txt"] == ("dropped_fastest", "one of the 4 fastest of 40 runs")
     assert [s.scoring for s in outcome.run_scores].count("dropped_slowest") == 0
@@ -121,7 +121,7 @@ def test_it_converts_milliseconds_like_the_summarizer():
     run = make_run(0, 0.0)
     run.run_stop_ms = START + 1_000_007  # a duration where ms / 60 / 1000 != ms / 60000
     assert 1_000_007 / 60 / 1000 != 1_000_007 / 60000
-    assert run_minutes(run) == 1_000_007 / 60 / 1000
+    assert run.time_to_train_minutes == 1_000_007 / 60 / 1000
 
 
 def test_it_matches_the_official_olympic_average_bit_for_bit():

@@ -47,13 +47,15 @@ def test_every_registered_suite_satisfies_the_protocol_under_its_own_name(key):
 
 
 def test_the_registry_names_each_suite_of_the_project_once_the_default_last():
-    assert list(SUITES) == ["inference", "hpc", "training"]
+    assert list(SUITES) == ["tiny", "automotive", "inference", "hpc", "training"]
     assert SUITES["training"].recognizes(Path("/no/such/path"))  # the default takes every path
 
 
 @pytest.mark.parametrize(
     ("path", "suite"),
     [
+        ("automotive-v0.5", "automotive"),
+        ("automotive-v0.5/closed/NVIDIA", "automotive"),
         ("inference-v4.1/closed/NeuralMagic", "inference"),
         ("inference-v0.7", "inference"),
         ("hpc-v1.0/ANL", "hpc"),
@@ -68,7 +70,8 @@ def test_a_path_is_checked_by_the_first_suite_that_recognizes_it(path, suite):
 
 
 def test_an_archive_is_told_by_its_first_result_file(tmp_path):
-    for name, folder in (("hpc", "uploads/hpc-v2.0/Dell"), ("training", "training-v1.0/Fujitsu")):
+    for name, folder in (("hpc", "uploads/hpc-v2.0/Dell"), ("training", "training-v1.0/Fujitsu"),
+                         ("automotive", "automotive-v0.5/closed/NVIDIA")):
         archive = tmp_path / f"{name}.tar.gz"
         with tarfile.open(archive, "w:gz") as tar:
             tar.add(SAMPLE / folder, arcname=Path(folder).name)
@@ -82,6 +85,8 @@ def test_an_archive_is_told_by_its_first_result_file(tmp_path):
         ("hpc", "1.0", "hpc-1.0.0"),  # a bare version names the HPC ruleset of that round
         ("hpc", "hpc-2.0.0", "hpc-2.0.0"),
         ("inference", "4.1", "v4.1"),
+        ("automotive", "0.5", "automotive-0.5"),
+        ("automotive", "automotive-v0.5", "automotive-0.5"),
     ],
 )
 def test_a_typed_ruleset_names_one_of_the_suites_rulesets(suite, typed, name):
@@ -89,7 +94,8 @@ def test_a_typed_ruleset_names_one_of_the_suites_rulesets(suite, typed, name):
     assert name in SUITES[suite].rulesets()
 
 
-@pytest.mark.parametrize(("suite", "typed"), [("training", "hpc-1.0.0"), ("training", "9.9"), ("inference", "9.9")])
+@pytest.mark.parametrize(("suite", "typed"), [("training", "hpc-1.0.0"), ("training", "9.9"), ("inference", "9.9"),
+                                                   ("automotive", "0.6")])
 def test_a_ruleset_the_suite_has_no_rules_for_is_refused(suite, typed):
     with pytest.raises(UnknownRules):
         SUITES[suite].ruleset_name(typed)

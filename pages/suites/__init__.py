@@ -27,8 +27,10 @@ from pages.charts import Chart
 from results.constants import Suite
 from results.models import Benchmark, Result, Round, Submission, System
 
+from .automotive import views as automotive
 from .hpc import views as hpc
 from .inference import views as inference
+from .tiny import views as tiny
 from .training import views as training
 
 Table = tuple[list[str], list[dict]]  # (columns, rows): a download, a summary, a snapshot table
@@ -95,6 +97,8 @@ SUITES: dict[str, PageSuite] = {
     Suite.TRAINING: training,
     Suite.INFERENCE: inference,
     Suite.HPC: hpc,
+    Suite.AUTOMOTIVE: automotive,
+    Suite.TINY: tiny,
 }
 
 

@@ -23,11 +23,12 @@ from django.db import transaction
 
 from mlperf_check.inference.summary_results import ID_PATTERN, SummaryResultsError, parse_summary_results
 
+from ..constants import Suite
 from ..models import CitableId, Organization, Result, Round, Submission
 
 # An entry id as people paste it: `4.1-0012`, `v4.1-0012`, `V4.1-12`, with its suite before it as in
 # a result id (`inference:4.1-0012`) or not.
-PASTED_ENTRY = re.compile(r"^(?:(training|inference|hpc):)?v?(\d+\.\d+)-(\d+)$", re.IGNORECASE)
+PASTED_ENTRY = re.compile(rf"^(?:({'|'.join(Suite.values)}):)?v?(\d+\.\d+)-(\d+)$", re.IGNORECASE)
 
 
 class IdMappingError(ValueError):

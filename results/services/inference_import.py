@@ -51,7 +51,7 @@ def inference_digest(folders: list[InferenceFolder]) -> str:
 
 def import_inference_report(
     folders: list[InferenceFolder], *, round_: Round, submitter: str, source: str, publish: bool = False,
-    official_entries: dict[str, str] | None = None,
+    official_entries: dict[str, str] | None = None, aliases: dict[str, str] | None = None,
 ) -> ImportOutcome:
     """Store one submitter's inference folders (its closed and open divisions) as a new version of
     its submission to `round_`, unless its newest version holds exactly this content. Idempotent
@@ -66,7 +66,9 @@ def import_inference_report(
                 publish_version(latest)
             return ImportOutcome(latest, "unchanged")
         submission = new_version(round_=round_, organization=org, sha256=digest, source=source)
-        outcome = write_inference_report(folders, submission=submission, official_entries=official_entries)
+        outcome = write_inference_report(
+            folders, submission=submission, official_entries=official_entries, aliases=aliases
+        )
         outcome.status = "updated" if latest else "created"
         if publish:
             publish_version(submission)
@@ -76,13 +78,16 @@ def import_inference_report(
 
 
 def write_inference_report(
-    folders: list[InferenceFolder], *, submission: Submission, official_entries: dict[str, str] | None = None
+    folders: list[InferenceFolder], *, submission: Submission, official_entries: dict[str, str] | None = None,
+    aliases: dict[str, str] | None = None,
 ) -> ImportOutcome:
     """Write the systems, results and findings of one new submission version from checked
     inference folders (import_results and upload ingestion alike). A version is written once, then
     admitted (services/lifecycle.py: held, or given its result ids: those already given to the
     organization's (system, model, scenario) in this round, in any version, are reused);
-    `official_entries` gives MLCommons' entry id of each system id."""
+    `official_entries` gives MLCommons' entry id of each system id; `aliases` the round's own model
+    folder names -> official model (default: the inference round's; a LoadGen suite with other
+    rules, MLPerf Automotive, gives its own)."""
     with transaction.atomic():
         locked = Submission.objects.select_for_update().get(pk=submission.pk)
         if locked.written_at is not None:
@@ -95,7 +100,7 @@ def write_inference_report(
         official = {}
         for folder in folders:
             official.update(_write_inference_rows(folder, submission, official_entries or {}, outcome,
-                                                  shared=divisions_of))
+                                                  shared=divisions_of, aliases=aliases))
         admit_written_version(submission, official=official)
     return outcome
 
@@ -129,7 +134,7 @@ def _inference_system(
 
 
 def _write_inference_rows(
-    folder: InferenceFolder, submission, official_entries, outcome: ImportOutcome, shared
+    folder: InferenceFolder, submission, official_entries, outcome: ImportOutcome, shared, aliases=None
 ) -> dict[int, str]:
     """`shared` counts the divisions each system id has results in: a system in several divisions
     gets one row per division (`<id>.open`, `<id>.network` beside the closed one). The results have
@@ -139,7 +144,8 @@ def _write_inference_rows(
     benchmarks = {b.name: b for b in submission.round.benchmarks.all()}
     system_rows: dict[str, System] = {}
     findings = finding_rows(report.findings, submission)
-    aliases = rules_for(submission.round.version)[0].aliases
+    if aliases is None:
+        aliases = rules_for(submission.round.version)[0].aliases
     for result in report.results:
         result.division = result.division or folder.division
         benchmark = benchmarks.get(result.model)
@@ -222,4 +228,10 @@ def _inference_details(result) -> dict:
         "power": None
         if result.power_value is None
         else {"value": result.power_value, "unit": result.power_unit, "efficiency": result.power_efficiency},
+        # The implementation JSON's weight types where the checker read them (MLPerf Automotive:
+        # its published table has them); absent otherwise, so inference details keep their shape.
+        **({"weight_data_types": weights} if (weights := result.system_info.get("weight_data_types")) else {}),
+        # A result of the MLCommons Endpoints client (v6.1 on): its throughput, tokens per second per
+        # user, TTFT, TPOT and latency percentiles; absent for LoadGen results.
+        **({"endpoints": result.endpoints} if result.endpoints else {}),
     }

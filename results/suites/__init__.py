@@ -25,9 +25,11 @@ from typing import Protocol
 from ..constants import Suite
 from ..models import Organization, Round, Submission
 from ..services.versions import ImportOutcome
+from .automotive import AUTOMOTIVE
 from .hpc import HPC
 from .inference import INFERENCE
 from .shared import Checked, PackageRefused, Submitter
+from .tiny import TINY
 from .training import TRAINING
 
 __all__ = ["SUITES", "Checked", "PackageRefused", "ResultsSuite", "Submitter", "of"]
@@ -91,6 +93,8 @@ SUITES: dict[str, ResultsSuite] = {
     Suite.TRAINING: TRAINING,
     Suite.INFERENCE: INFERENCE,
     Suite.HPC: HPC,
+    Suite.AUTOMOTIVE: AUTOMOTIVE,
+    Suite.TINY: TINY,
 }
 
 

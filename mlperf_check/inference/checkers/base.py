@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mlperf_check.checkers.base import _Checker
-from mlperf_check.inference.discovery import ResultFolder
+from mlperf_check.inference.discovery import LOADGEN, ResultFolder
 from mlperf_check.inference.report import InferenceResult
 from mlperf_check.inference.rules import InferenceRound, ModelRule
 from mlperf_check.lean_dataclass import dataclass
@@ -34,6 +34,9 @@ class ResultContext:
 
 class InferenceChecker(_Checker):
     scope: ClassVar[str] = "inference"
+    # The readings of a result it checks (discovery.ResultFolder.reading): LoadGen's logs, and for
+    # the checkers of the folder itself (model, system, measurements) the Endpoints client's files too.
+    readings: ClassVar[tuple[str, ...]] = (LOADGEN,)
 
     def check(self, context: ResultContext) -> list[Finding]:
         raise NotImplementedError

@@ -9,11 +9,13 @@ import json
 from pathlib import Path
 
 from mlperf_check.inference.checkers.base import InferenceChecker, ResultContext
+from mlperf_check.inference.discovery import ENDPOINTS, LOADGEN
 from mlperf_check.report import ERROR, INFO, WARNING, Finding
 
 
 class InferenceDivisionChecker(InferenceChecker):
     name = "inference_division"
+    readings = (LOADGEN, ENDPOINTS)
     description = "closed: official model, implementation JSON without retraining; open: deviations stated"
 
     def check(self, context: ResultContext) -> list[Finding]:

@@ -4,12 +4,13 @@ performance run (and, where the round asked for it, the run's accuracy log)."""
 from __future__ import annotations
 
 from mlperf_check.inference.checkers.base import InferenceChecker, ResultContext
-from mlperf_check.inference.discovery import ACCURACY_LOG, DETAIL, SUMMARY
+from mlperf_check.inference.discovery import ACCURACY_LOG, DETAIL, ENDPOINTS, LOADGEN, SUMMARY
 from mlperf_check.report import ERROR, WARNING, Finding
 
 
 class InferenceLayoutChecker(InferenceChecker):
     name = "inference_layout"
+    readings = (LOADGEN, ENDPOINTS)
     description = "system description present; summary, detail (and v0.5 accuracy) logs in every run"
 
     def check(self, context: ResultContext) -> list[Finding]:
@@ -41,7 +42,7 @@ class InferenceLayoutChecker(InferenceChecker):
                             expected=name,
                         )
                     )
-        if folder.accuracy_dir is not None:
+        if folder.accuracy_dir is not None and folder.reading == LOADGEN:
             for name in (SUMMARY, DETAIL):
                 if not (folder.accuracy_dir / name).is_file():
                     findings.append(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mlperf_check.inference.checkers.base import InferenceChecker, ResultContext
 from mlperf_check.inference.report import InferenceRun
-from mlperf_check.inference.rules import HIGHER, INTERACTIVE, MULTI_STREAM, OFFLINE, SERVER
+from mlperf_check.inference.rules import HIGHER, INTERACTIVE, MULTI_STREAM, OFFLINE, SERVER, SINGLE_STREAM
 from mlperf_check.report import ERROR, INFO, WARNING, Finding
 
 # Detail-log ERROR messages that do not invalidate a run: the first is LoadGen's note about its
@@ -96,7 +96,32 @@ class InferencePerformanceChecker(InferenceChecker):
                     self.finding(ERROR, code, f"LoadGen: {key}: No", file=file, line=summary.line_of(key))
                 )
         out.extend(self._recompute(context, run, scenario, file))
+        out.extend(self._inferred_offline_samples(context, run, file))
         return out
+
+    def _inferred_offline_samples(self, context: ResultContext, run: InferenceRun, file: str) -> list[Finding]:
+        """An Offline result holds at least the round's Offline samples in its one query. One
+        inferred from a SingleStream run holds one: the round's checker accepts it, our stricter
+        verdict does not where the round asks for it (offline_inferred_samples)."""
+        rules, result = context.rules, context.result
+        if not rules.offline_inferred_samples or result.inferred_from != SINGLE_STREAM or context.model is None:
+            return []
+        minimum = rules.min_query_count(context.model, OFFLINE)
+        samples = run.summary.number("samples_per_query")
+        if samples is None or samples >= minimum:
+            return []
+        return [
+            self.finding(
+                ERROR,
+                "offline_samples_inferred",
+                f"an Offline result needs at least {minimum} samples in its query; this one is inferred from a "
+                f"SingleStream run of {samples:.0f} sample per query",
+                file=file,
+                line=run.summary.line_of("samples_per_query"),
+                expected=f">= {minimum}",
+                actual=f"{samples:.0f}",
+            )
+        ]
 
     def _recompute(
         self, context: ResultContext, run: InferenceRun, scenario: str, file: str

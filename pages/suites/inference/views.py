@@ -199,8 +199,26 @@ def result_page(request, result: Result):
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
         "system_type": (details.get("system_type") or "").replace(",", " and "),
         "metric": metric_label(details.get("metric_name") or ""),
+        "endpoints": details.get("endpoints") or {},
+        "endpoints_percentiles": _endpoints_percentiles(details.get("endpoints") or {}),
     }
     return render(request, "results/inference_result.html", context)
+
+
+# The percentiles the MLCommons Endpoints client reports, as the result page shows them.
+ENDPOINTS_PERCENTILES = ("50.0", "90.0", "95.0", "99.0", "99.9")
+
+
+def _endpoints_percentiles(endpoints: dict) -> list[tuple[str, list]]:
+    """Rows of (measure, [ms at each of ENDPOINTS_PERCENTILES]) for an Endpoints-client result:
+    time to first token, time per output token, whole-query latency ([] for a LoadGen result)."""
+    rows = []
+    for key, label in (("ttft_ms", "Time to first token"), ("tpot_ms", "Time per output token"),
+                       ("latency_ms", "Query latency")):
+        values = endpoints.get(key) or {}
+        if values:
+            rows.append((label, [values.get(p) for p in ENDPOINTS_PERCENTILES]))
+    return rows
 
 
 def result_chart(request, result: Result, chart: str, fmt: str):
@@ -215,7 +233,11 @@ def _result_chart(result: Result, name: str):
     if name != "latency":
         return None
     details = result.inference or {}
-    return inference_charts.latency_percentiles(details.get("latency_ms") or {}, *_query_latency_bound(details))
+    # An Endpoints-client result has no LoadGen summary: its percentiles are the client's.
+    latencies = details.get("latency_ms") or {
+        f"{float(p):.2f}": ms for p, ms in ((details.get("endpoints") or {}).get("latency_ms") or {}).items()
+    }
+    return inference_charts.latency_percentiles(latencies, *_query_latency_bound(details))
 
 
 def _query_latency_bound(details: dict) -> tuple[float | None, float | None]:

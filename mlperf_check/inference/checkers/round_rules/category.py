@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from mlperf_check.inference.checkers.base import ResultContext
 from mlperf_check.inference.checkers.round_rules.base import RoundRuleChecker
+from mlperf_check.inference.discovery import ENDPOINTS, LOADGEN
 from mlperf_check.report import ERROR, Finding
 
 
 class RoundCategoryChecker(RoundRuleChecker):
     name = "inference_round_category"
+    readings = (LOADGEN, ENDPOINTS)
     description = "v2.1+: the benchmark is in the system's category, the scenario required or optional there"
 
     def check_result(self, context: ResultContext) -> list[Finding]:

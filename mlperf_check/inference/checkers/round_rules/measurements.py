@@ -9,11 +9,13 @@ from pathlib import Path
 
 from mlperf_check.inference.checkers.base import ResultContext
 from mlperf_check.inference.checkers.round_rules.base import RoundRuleChecker, has_power, place
+from mlperf_check.inference.discovery import ENDPOINTS, LOADGEN
 from mlperf_check.report import ERROR, Finding
 
 
 class RoundMeasurementsChecker(RoundRuleChecker):
     name = "inference_round_measurements"
+    readings = (LOADGEN, ENDPOINTS)
     description = "v2.1+: the measurements folder, its implementation JSON and power files, the code folder"
 
     def check_result(self, context: ResultContext) -> list[Finding]:
@@ -23,7 +25,10 @@ class RoundMeasurementsChecker(RoundRuleChecker):
         if not measurements.is_dir():
             return [self.finding(ERROR, "missing_measurements", "no measurements folder", file=rel)]
         out = []
-        for name in table["measurement_files"]:
+        files = table["measurement_files"]
+        if folder.reading == ENDPOINTS:  # the Endpoints client has no LoadGen user.conf
+            files = [name for name in files if name != "user.conf"]
+        for name in files:
             path = measurements / name
             if not path.is_file() or path.stat().st_size == 0:
                 out.append(

@@ -1,15 +1,17 @@
 """The benchmark a result folder stands for, and what measured it: a model the round knows (an
-open model through model_mapping.json), with LoadGen's logs rather than a Loadgen++ (endpoints)
-result."""
+open model through model_mapping.json), with LoadGen's logs, or the MLCommons Endpoints client
+where the round allows it for that model."""
 
 from __future__ import annotations
 
 from mlperf_check.inference.checkers.base import InferenceChecker, ResultContext
+from mlperf_check.inference.discovery import ENDPOINTS, LOADGEN
 from mlperf_check.report import ERROR, Finding
 
 
 class RoundModelChecker(InferenceChecker):
     name = "inference_round_model"
+    readings = (LOADGEN, ENDPOINTS)
     description = "v2.1+: the folder names a benchmark of the round; results measured by LoadGen"
 
     def check(self, context: ResultContext) -> list[Finding]:
@@ -28,22 +30,21 @@ class RoundModelChecker(InferenceChecker):
                     )
                 ]
             return []
-        endpoints = context.result_dir / "performance" / "result_summary.json"
-        if not result.runs and endpoints.is_file():
-            return [self._endpoints_result(context, context.rel(endpoints))]
+        if context.folder.reading == ENDPOINTS:
+            return self._endpoints_result(context)
         return []
 
-    def _endpoints_result(self, context: ResultContext, file: str) -> Finding:
-        """A Loadgen++ result: measured by the MLCommons endpoints harness, which writes
-        performance/result_summary.json (and accuracy/accuracy_results.json, config.yaml) instead of
-        LoadGen's logs. The v6.1 checker reads it with its own parser for the models it allows; this
-        tool does not, so the result is refused with this reason rather than judged on a guess."""
+    def _endpoints_result(self, context: ResultContext) -> list[Finding]:
+        """A result of the MLCommons Endpoints client (performance/result_summary.json, no LoadGen
+        logs): read for the models the round allows it for (mlperf_check.inference.endpoints),
+        refused for the others with the round's reason."""
         allowed = context.rules.table["endpoints_models"]
         if context.model.name in allowed:
-            reason = (f"{context.rules.version} takes Loadgen++ (endpoints) results for {context.model.name}, "
-                      "but this checker does not read them yet: check it with the official checker")
-        elif allowed:
-            reason = f"{context.rules.version} takes Loadgen++ (endpoints) results only for {', '.join(allowed)}"
+            return []
+        if allowed:
+            reason = (f"{context.rules.version} takes Endpoints-client results only for {', '.join(allowed)}, "
+                      f"not {context.model.name}")
         else:
-            reason = f"{context.rules.version} takes LoadGen logs only (Loadgen++ endpoints results arrive in v6.1)"
-        return self.finding(ERROR, "endpoints_result", f"a Loadgen++ (endpoints) result: {reason}", file=file)
+            reason = f"{context.rules.version} takes LoadGen logs only (Endpoints-client results arrive in v6.1)"
+        file = context.rel(context.result_dir / "performance" / "result_summary.json")
+        return [self.finding(ERROR, "endpoints_result", f"an Endpoints-client result: {reason}", file=file)]

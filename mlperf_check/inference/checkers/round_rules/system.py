@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from mlperf_check.inference.checkers.base import ResultContext
 from mlperf_check.inference.checkers.round_rules.base import RoundRuleChecker
+from mlperf_check.inference.discovery import ENDPOINTS, LOADGEN
 from mlperf_check.report import ERROR, Finding
 
 
 class RoundSystemChecker(RoundRuleChecker):
     name = "inference_round_system"
+    readings = (LOADGEN, ENDPOINTS)
     description = "v2.1+: the system description's status, category, fields, submitter and division"
 
     def check_result(self, context: ResultContext) -> list[Finding]:

@@ -1,0 +1,1 @@
+"""MLPerf Automotive pages (views.py is the suite's PageSuite)."""

@@ -1,0 +1,1 @@
+"""MLPerf Tiny pages (views.py is the suite's PageSuite)."""

@@ -62,6 +62,10 @@ SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 # Whether SITE_URL was given: the Atom feeds' absolute links start with it then, else with the
 # address each request came to (a local checkout answers on any host and port).
 SITE_URL_SET = bool(os.environ.get("SITE_URL"))
+# Where the workers ask for the pages a change touched, so that the page cache holds them before the
+# next visitor (pages/warming.py): SITE_URL unless the workers reach the web server another way
+# (`make run` sets its own address). The request names SITE_URL's host, as a visitor's would.
+PAGE_WARM_URL = (os.environ.get("PAGE_WARM_URL") or SITE_URL).rstrip("/")
 SITE_NAME = os.environ.get("SITE_NAME", "MLPerf Results")
 ALLOWED_HOSTS = [
     host.strip()

@@ -1,13 +1,22 @@
 """Whole-page caching for anonymous visitors, served before the work a cached page does not need.
 
 Every anonymous visitor sees the same public data, so a rendered public page can be served
-from the cache. The key holds a data version read with one cheap query: it changes whenever
-a result, submission or round is written (new row ids, counts, publication flags, timestamps),
-so a cached page never outlives the data it shows (a process reads the version at most every
-DATA_VERSION_SECONDS, and at once after its own writes: another process's write shows within
-that time). PAGE_CACHE_SECONDS bounds the age anyway,
-for edits no column of the version reflects (e.g. a benchmark's target edited in the admin).
-Logged-in users (submitters, reviewers) always get a fresh page: what they see depends on them.
+from the cache. The key holds a data version read with one cheap query, so a cached page never
+outlives the data it shows, with no list of write paths to keep: the version is what the writes
+leave behind (new row ids, counts, publication flags, the submissions' timestamps, which every
+change a column does not show stamps: results.services.versions.touch_submissions).
+Two kinds of version, so that a change costs only the pages it touches:
+* a round's, for its pages and downloads (`/rounds/<slug>/...`, `/api/v1/rounds/<slug>/...`): its
+  results, submissions, snapshots and state, and its audit events (every state change writes
+  one): an import, a decision or a publication in round A leaves round B's pages cached;
+* the global one, for every other page (home, search, results, systems, feeds, API lists), which
+  any change may touch.
+A process reads a version at most every DATA_VERSION_SECONDS, and at once after its own writes
+(another process's write shows within that time). PAGE_CACHE_SECONDS bounds the age anyway, for
+edits no version reflects (e.g. a benchmark's target edited in the admin). After a change to a
+round commits, the Celery task pages.warm_pages (pages/warming.py) asks the web server for its
+page and the global ones, so the next visitor gets a stored page. Logged-in users (submitters,
+reviewers) always get a fresh page: what they see depends on them.
 
 Two halves:
 * `cache_public_page` marks a view's answer to an anonymous visitor as shareable
@@ -25,6 +34,8 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
+import logging
+import re
 import time
 from collections import OrderedDict
 
@@ -36,8 +47,12 @@ from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
 from redis.exceptions import RedisError
 
+from audit.models import AuditEvent
 from results.models import Result, Round, Snapshot, Submission
+from results.querysets import RoundSlugError, parse_round_slug
 from results.signals import data_changed
+
+log = logging.getLogger(__name__)
 
 PAGE_CACHE_SECONDS = 60
 # The version query counts 20,000 results in ~5-15 ms: at hundreds of hits a second it would
@@ -55,6 +70,13 @@ KEY_PREFIX = "page"  # tests give each test its own prefix instead of clearing a
 NOT_STORED = {"set-cookie", "content-length", "content-encoding"}
 
 
+# A round's own pages, its downloads and its API: keyed on the round's version.
+ROUND_PATH = re.compile(r"^/(?:api/v1/)?rounds/(?P<slug>[^/]+)/")
+# Round versions kept in this process: (read at, version) by slug. Bounded: a slug comes from a URL.
+_round_versions: OrderedDict[str, tuple[float, str]] = OrderedDict()
+ROUND_VERSIONS_KEPT = 256
+
+
 def data_version() -> str:
     now = time.monotonic()
     if now - _version["read_at"] < DATA_VERSION_SECONDS:
@@ -63,9 +85,23 @@ def data_version() -> str:
     return _version["value"]
 
 
+def round_version(slug: str) -> str:
+    now = time.monotonic()
+    kept = _round_versions.get(slug)
+    if kept is not None and now - kept[0] < DATA_VERSION_SECONDS:
+        return kept[1]
+    value = _read_round_version(slug)
+    _round_versions[slug] = (now, value)
+    _round_versions.move_to_end(slug)
+    while len(_round_versions) > ROUND_VERSIONS_KEPT:
+        _round_versions.popitem(last=False)
+    return value
+
+
 def forget_data_version(**_kwargs) -> None:
-    """This process wrote: read the version afresh on the next request."""
+    """This process wrote: read the versions afresh on the next request."""
     _version["read_at"] = -1e9
+    _round_versions.clear()
 
 
 for model in (Result, Submission, Round):
@@ -94,6 +130,58 @@ def _read_data_version() -> str:
         return hashlib.sha1(repr(cursor.fetchone()).encode()).hexdigest()[:16]
 
 
+def _read_round_version(slug: str) -> str:
+    """One query: the figures of one round that its writes change (see the module's docstring)."""
+    suite, version = parse_round_slug(slug)
+    tables = {
+        "round": Round._meta.db_table, "result": Result._meta.db_table, "submission": Submission._meta.db_table,
+        "snapshot": Snapshot._meta.db_table, "event": AuditEvent._meta.db_table,
+    }
+    in_round = f"submission_id IN (SELECT id FROM {tables['submission']} WHERE round_id = r.id)"
+    sql = (
+        f"SELECT r.id, r.state, r.publish_at, r.ruleset_version,"
+        f" (SELECT COALESCE(MAX(id), 0) FROM {tables['result']} WHERE {in_round}),"
+        f" (SELECT COUNT(*) FROM {tables['result']} WHERE {in_round}),"
+        f" (SELECT COUNT(*) FROM {tables['submission']} WHERE round_id = r.id AND is_published AND is_current),"
+        f" (SELECT MAX(updated_at) FROM {tables['submission']} WHERE round_id = r.id),"
+        f" (SELECT COALESCE(MAX(id), 0) FROM {tables['snapshot']} WHERE round_id = r.id),"
+        f" (SELECT COALESCE(MAX(id), 0) FROM {tables['event']} WHERE round_id = r.id)"
+        f" FROM {tables['round']} r WHERE r.suite = %s AND r.version = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [suite, version])
+        return hashlib.sha1(repr(cursor.fetchone()).encode()).hexdigest()[:16]
+
+
+def page_version(path: str) -> str:
+    """The version a page at `path` is keyed on: its round's, or the global one."""
+    match = ROUND_PATH.match(path)
+    if match:
+        try:
+            return "round:" + round_version(match.group("slug"))
+        except RoundSlugError:
+            pass  # not a round's name: the page (a 404) goes with the global version
+    return data_version()
+
+
+def round_rows(slug: str, name: str, build):
+    """What `build()` returns (the rows an anonymous visitor's pages of round `slug` are built
+    from), kept in the cache under the round's version: every filtered, sorted or paged view of a
+    large round is then one cache read away from its rows, however many distinct URLs ask."""
+    try:
+        key = f"{KEY_PREFIX}:rows:{name}:" + hashlib.sha1(f"{slug}|{round_version(slug)}".encode()).hexdigest()
+        rows = cache.get(key)
+    except (DatabaseError, RedisError):
+        return build()
+    if rows is None:
+        rows = build()
+        try:
+            cache.set(key, rows, PAGE_CACHE_SECONDS)
+        except RedisError:
+            pass
+    return rows
+
+
 def page_key(request) -> str:
     address = request.get_full_path()
     if request.path.startswith(API_PREFIX) or request.path.endswith(FEED_SUFFIX):
@@ -102,7 +190,7 @@ def page_key(request) -> str:
         # the feed's links where SITE_URL is not set) to the host it was asked on.
         address = "|".join((request.scheme, request.META.get("HTTP_HOST", ""), address,
                             request.META.get("HTTP_ACCEPT", "")))
-    return f"{KEY_PREFIX}:" + hashlib.sha1(f"{data_version()}|{address}".encode()).hexdigest()
+    return f"{KEY_PREFIX}:" + hashlib.sha1(f"{page_version(request.path)}|{address}".encode()).hexdigest()
 
 
 def cache_public_page(view):

@@ -462,3 +462,28 @@ class Snapshot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.round.slug} snapshot {self.number}"
+
+
+class ImportedFolder(models.Model):
+    """Progress of `manage.py import_record`: one row per submitter unit (the folder or folders of
+    one organization in a results checkout) whose import finished, with the fingerprint of its files
+    then (names, sizes, modification times). A unit whose files still have that fingerprint is not
+    checked again, so an interrupted import continues where it stopped. Written in the transaction
+    that stores the unit's version (services/record_import.py)."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="imported_folders")
+    source = models.TextField(help_text="The unit's folders, as Submission.source records them")
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of its files' names, sizes and times")
+    submission = models.ForeignKey(
+        Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="The version its import left current (none: the unit could not be checked)",
+    )
+    status = models.CharField(max_length=16, help_text="created, updated, unchanged or failed")
+    errors = models.TextField(blank=True, help_text="Why a folder of it could not be checked")
+    imported_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "source"], name="imported_folder_unique_source")]
+
+    def __str__(self) -> str:
+        return f"{self.round.slug} {self.source}: {self.status}"

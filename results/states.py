@@ -64,7 +64,32 @@ def publication_state(result: Result) -> State:
     older than the current one) or not published (a later version waiting for a chair); provisional
     (public before the round is published, where a chair allowed it); corrected (a version
     published before this one, or a scaling-factor decision after publication); else official."""
+    return publication_states([result])[0]
 
+
+def publication_states(results: list[Result]) -> list[State]:
+    """publication_state of each result, the published versions and factor decisions it depends on
+    read in one query each for all of them (an organization's page lists hundreds)."""
+    rounds = {result.submission.round_id for result in results}
+    published: dict[tuple[int, int], list[int]] = {}
+    decided: dict[tuple[int, str], list] = {}
+    if results:
+        for key in (Submission.objects.filter(round__in=rounds, is_published=True,
+                                              organization__in={r.submission.organization_id for r in results})
+                    .values_list("round_id", "organization_id", "version")):
+            published.setdefault(key[:2], []).append(key[2])
+    # Only a decision after publication corrects a result: none to look for before it.
+    published_rounds = {r.submission.round_id for r in results if r.submission.round.publish_at is not None}
+    if published_rounds:
+        for round_id, result_id, created_at in AuditEvent.objects.filter(
+            round__in=published_rounds, result_id__in={r.result_id for r in results},
+            kind__in=(FACTOR_ACCEPTED, FACTOR_REJECTED),
+        ).values_list("round_id", "result_id", "created_at"):
+            decided.setdefault((round_id, result_id), []).append(created_at)
+    return [_state(result, published, decided) for result in results]
+
+
+def _state(result: Result, published: dict, decided: dict) -> State:
     def state(value: PublicationState, why: str) -> State:
         return State(value.value, value.label, why)
 
@@ -84,14 +109,10 @@ def publication_state(result: Result) -> State:
         return state(PublicationState.SUPERSEDED, f"version {submission.version}: a later version is the current one")
     if round_.state != RoundState.PUBLISHED:
         return state(PublicationState.PROVISIONAL, "public before the round's review ended")
-    earlier = Submission.objects.filter(
-        round=round_, organization=submission.organization, version__lt=submission.version, is_published=True
-    ).order_by("-version").first()
-    if earlier is not None:
-        return state(PublicationState.CORRECTED, f"version {submission.version} replaces published version {earlier.version}")
-    decided = AuditEvent.objects.filter(
-        round=round_, result_id=result.result_id, kind__in=(FACTOR_ACCEPTED, FACTOR_REJECTED)
-    )
-    if round_.publish_at is not None and decided.filter(created_at__gt=round_.publish_at).exists():
+    earlier = [v for v in published.get((round_.pk, submission.organization_id), []) if v < submission.version]
+    if earlier:
+        return state(PublicationState.CORRECTED, f"version {submission.version} replaces published version {max(earlier)}")
+    decisions = decided.get((round_.pk, result.result_id), [])
+    if round_.publish_at is not None and any(when > round_.publish_at for when in decisions):
         return state(PublicationState.CORRECTED, "a scaling-factor decision after publication")
     return state(PublicationState.OFFICIAL, "published with the round")

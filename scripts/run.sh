@@ -17,6 +17,9 @@ HOST=${HOST:-127.0.0.1}
 PORT=${PORT:-8000}
 VENV=${VENV:-.venv}
 STATE=${LOCAL_STATE_DIR:-var}
+# Where the worker asks for the pages a change touched, to warm the page cache (pages/warming.py):
+# this server, whatever SITE_URL says.
+export PAGE_WARM_URL=${PAGE_WARM_URL:-http://$HOST:$PORT}
 LOGS=$STATE/logs
 mkdir -p "$LOGS"
 

@@ -128,6 +128,17 @@ def assign_result_ids(submission: Submission, *, register: bool = True, official
     return len(assigned)
 
 
+def reserve_official_entries(round_: Round, entries) -> None:
+    """Number local entries of the round after the highest of MLCommons' `entries` (an import's id
+    mapping): a result the published summary does not list (one the official checker rejected)
+    would otherwise take a number that a system imported after it holds officially."""
+    numbers = [int(official_entry(entry).rpartition("-")[2]) for entry in entries]
+    if numbers:
+        Round.objects.filter(pk=round_.pk, next_result_number__lte=max(numbers)).update(
+            next_result_number=max(numbers) + 1
+        )
+
+
 def _next_local_entry(round_: Round) -> str:
     """The next entry number of the round that no entry (official or local) uses yet."""
     used = set(CitableId.objects.filter(round=round_).values_list("entry", flat=True))

@@ -78,8 +78,9 @@ def touch_submissions(submissions) -> None:
     waiver, a decision): stamp the submissions, so that every cached page and API answer built
     before it is stale at once in this process (results.signals.data_changed), and within
     DATA_VERSION_SECONDS in the others (pages/caching.py keys on the newest submission timestamp)."""
+    rounds = set(submissions.values_list("round_id", flat=True))
     submissions.update(updated_at=timezone.now())
-    transaction.on_commit(lambda: data_changed.send(sender=Submission))
+    transaction.on_commit(lambda: data_changed.send(sender=Submission, rounds=rounds))
 
 
 def jsonable(value):

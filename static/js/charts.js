@@ -1,4 +1,5 @@
-// Draws the Plotly figures embedded on the page with json_script (results/charts.py builds them).
+// Draws the Plotly figures embedded on the page with json_script (results/charts.py builds them), or
+// fetched from their JSON download where the page says so (data-figure-src).
 // A chart is drawn when it comes within a screen of the viewport, not all at page load, and Plotly
 // itself (the URL in this script's data-plotly-src) is loaded only when the first chart is about to
 // be drawn: a page whose charts are all further down finishes loading without evaluating it.
@@ -115,8 +116,23 @@
     });
   }
 
+  // The figure: embedded in the page, or (data-figure-src, a large round's charts) its chart's JSON
+  // download, fetched only now.
+  function figureOf(div) {
+    if (!div.dataset.figureSrc) {
+      return Promise.resolve(JSON.parse(document.getElementById(div.dataset.figure).textContent));
+    }
+    return fetch(div.dataset.figureSrc, { headers: { Accept: "application/json" } }).then(function (response) {
+      if (!response.ok) { throw new Error(response.status); }
+      return response.json();
+    }).then(function (chart) { return chart.figure; });
+  }
+
   function draw(div) {
-    var figure = JSON.parse(document.getElementById(div.dataset.figure).textContent);
+    return figureOf(div).then(function (figure) { return plot(div, figure); });
+  }
+
+  function plot(div, figure) {
     return Plotly.newPlot(div, figure.data, fitToWidth(div, figure.layout), configFor(div)).then(function () {
       div.on("plotly_click", openResult);
       div.dataset.drawn = "true";

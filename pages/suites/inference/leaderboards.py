@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import re
 
+from django.db.models.fields.json import KT, KeyTransform
+
+from mlperf_check.inference.report import verdict_text
 from mlperf_check.inference.summary_export import AcceptedResult, round_scenarios, summary_records
+from pages.caching import round_rows
 from pages.normalised import View, mixing_warning, throughput_normalised
-from pages.system_groups import accelerator_key, system_fields
+from pages.system_groups import SYSTEM_VALUES, accelerator_key, system_fields_of_row
 from results.models import Result, Round
 
 from .charts import scenario_rank
 
-FILTERS = ("division", "system_type", "category", "submitter", "accelerator", "power", "model", "scenario")
+FILTERS = ("division", "system_type", "category", "submitter", "accelerator", "power", "model", "scenario", "q")
+# What the search text (`q`) looks in: a result matches when one of them contains it (any case).
+SEARCHED = ("result_id", "submitter", "system", "system_id", "accelerator", "model")
 # Every figure's unit is in its column (the metric's in `unit`, the power's in `power_unit`).
 EXPORT_COLUMNS = [
     "result_id", "division", "system_type", "category", "submitter", "system", "accelerator", "accelerators",
@@ -26,32 +32,60 @@ EXPORT_COLUMNS = [
 SYSTEM_TYPES = [("datacenter", "Datacenter"), ("edge", "Edge")]
 POWER_CHOICES = [("yes", "Measured"), ("no", "Not measured")]
 # The round tables' own columns before one per model and scenario (the figure, then its verdict).
+# How a round table's rows may be ordered (`sort` in the URL): the first is the default.
+TABLE_SORTS = {
+    "system": ("System", lambda r: (r["division"], r["submitter"].lower(), r["system"].lower())),
+    "accelerators": ("Most accelerators", lambda r: (-(r["accelerators"] or 0), r["submitter"].lower(), r["system"].lower())),
+    "accelerator": ("Accelerator", lambda r: ((r["accelerator"] or "").lower(), r["accelerators"] or 0, r["system"].lower())),
+    "availability": ("Availability", lambda r: (r["availability"], r["submitter"].lower(), r["system"].lower())),
+}
 ROUND_TABLE_COLUMNS = ["table", "division", "submitter", "system", "system_id", "accelerator", "accelerators",
                        "availability"]
 
 
+# What a point reads of a result, its system and organization and model, as rows (a round's page
+# reads 1,000-1,500): not the columns it does not show (a result's LoadGen settings, a system's
+# description); of the `inference` details only four keys, extracted by the database.
+POINT_VALUES = (
+    "result_id", "scenario", "metric_value", "metric_unit", "metric_direction", "valid", "official_valid",
+    "stricter_rules", "benchmark__name", *SYSTEM_VALUES,
+)
+
+
 def inference_points(user, round_: Round) -> list[dict]:
-    results = Result.objects.visible_to(user).current().for_round(round_).with_related().order_by("result_id")
+    """A point per result of the round `user` may see; an anonymous visitor's from the cache (the
+    round's version keys them: pages.caching.round_rows)."""
+    if user is None or not user.is_authenticated:
+        return round_rows(round_.slug, "inference-points", lambda: _points(None, round_))
+    return _points(user, round_)
+
+
+def _points(user, round_: Round) -> list[dict]:
+    rows = (
+        Result.objects.visible_to(user).current().for_round(round_).order_by("result_id")
+        .values(*POINT_VALUES, point_system_type=KT("inference__system_type"),
+                point_metric_name=KT("inference__metric_name"),
+                point_tokens=KeyTransform("token_latency", "inference"), point_power=KeyTransform("power", "inference"))
+    )
     points = []
-    for result in results:
-        details = result.inference or {}
-        tokens = details.get("token_latency") or {}
-        power = details.get("power") or {}
+    for row in rows:
+        tokens = row["point_tokens"] or {}
+        power = row["point_power"] or {}
         points.append({
-            "result_id": result.result_id,
-            **system_fields(result),
-            "system_type": details.get("system_type", ""),
-            "model": result.benchmark.name,
-            "scenario": result.scenario,
-            "metric": metric_label(details.get("metric_name", "")),
-            "value": result.metric_value,
-            "unit": result.metric_unit,
-            "direction": result.metric_direction,
-            "valid": result.valid,
+            "result_id": row["result_id"],
+            **system_fields_of_row(row),
+            "system_type": row["point_system_type"] or "",
+            "model": row["benchmark__name"],
+            "scenario": row["scenario"],
+            "metric": metric_label(row["point_metric_name"] or ""),
+            "value": row["metric_value"],
+            "unit": row["metric_unit"],
+            "direction": row["metric_direction"],
+            "valid": row["valid"],
             # The round's official verdict beside ours, and what makes ours stricter.
-            "official_valid": result.official_valid,
-            "stricter_rules": " ".join(result.stricter_rules),
-            "verdict": result.verdict,
+            "official_valid": row["official_valid"],
+            "stricter_rules": " ".join(row["stricter_rules"]),
+            "verdict": verdict_text(row["official_valid"], row["valid"], row["stricter_rules"]),
             "ttft_p99_ms": tokens.get("ttft_p99_ms"),
             "ttft_limit_ms": tokens.get("ttft_limit_ms"),
             "tpot_p99_ms": tokens.get("tpot_p99_ms"),
@@ -71,7 +105,7 @@ def metric_label(name: str) -> str:
 
 
 def filtered(points: list[dict], query) -> tuple[list[dict], dict[str, str]]:
-    chosen = {name: query.get(name, "") for name in FILTERS}
+    chosen = {name: query.get(name, "").strip() for name in FILTERS}
 
     def matches(point: dict, name: str, value: str) -> bool:
         if name == "system_type":
@@ -80,6 +114,8 @@ def filtered(points: list[dict], query) -> tuple[list[dict], dict[str, str]]:
             return accelerator_key(point["accelerator"]) == value
         if name == "power":
             return (point["power"] is not None) == (value == "yes")
+        if name == "q":
+            return any(value.lower() in str(point[field]).lower() for field in SEARCHED)
         return point["category_key" if name == "category" else name] == value
 
     kept = [p for p in points if all(not value or matches(p, name, value) for name, value in chosen.items())]
@@ -123,11 +159,12 @@ def leaderboards(points: list[dict], view: View | None = None) -> list[dict]:
     return boards
 
 
-def round_tables(points: list[dict]) -> list[dict]:
+def round_tables(points: list[dict], sort: str = "system") -> list[dict]:
     """The round as MLCommons' results tables: one per system type (datacenter, edge) and one for
     the network division, a row per system, a column per model and scenario. A "datacenter,edge"
     system is in both tables; a system without a type (before v2.1) in neither type but its own
-    "Results" table. Each cell is that system's result (its figure, verdicts and power)."""
+    "Results" table. Each cell is that system's result (its figure, verdicts and power). Rows in
+    the order `sort` names (TABLE_SORTS; an unknown one gives the default)."""
     grouped: dict[str, list[dict]] = {}
     for p in points:
         if p["division"] == "network":
@@ -154,7 +191,7 @@ def round_tables(points: list[dict]) -> list[dict]:
                 "accelerators": p["accelerators"], "availability": p["category"], "cells": {},
             })
             row["cells"][(p["model"], p["scenario"])] = p
-        ordered = sorted(rows.values(), key=lambda r: (r["division"], r["submitter"].lower(), r["system"].lower()))
+        ordered = sorted(rows.values(), key=TABLE_SORTS.get(sort, TABLE_SORTS["system"])[1])
         for row in ordered:
             row["cells"] = [row["cells"].get(column) for column in columns]
         tables.append({

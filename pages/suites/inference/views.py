@@ -6,13 +6,18 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from django.http import Http404, JsonResponse, QueryDict
+from django.http import Http404, HttpResponseBadRequest, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import floatformat
 from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.http import RFC3986_SUBDELIMS
+from django.utils.safestring import mark_safe
 
 from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
 from pages.common import chart_response, csv_response, published_package, result_versions
 from pages.normalised import View, throughput_view, view_links
+from pages.paging import PAGE_SIZE, BadPage, linked, page_of
 from pages.system_groups import CATEGORIES, CATEGORY_LABELS, accelerator_choices, category_of
 from pages.templatetags.numbers import format_power, format_quantity
 from results.constants import Division, Scenario, Suite
@@ -25,6 +30,7 @@ from . import snapshot
 from .leaderboards import (
     POWER_CHOICES,
     SYSTEM_TYPES,
+    TABLE_SORTS,
     filtered,
     inference_export_rows,
     inference_points,
@@ -74,21 +80,34 @@ def _ranked_by(points: list[dict]) -> list[str]:
 
 def round_page(request, round_: Round):
     points = inference_points(request.user, round_)
-    kept, chosen = filtered(points, request.GET)
-    view = throughput_view(request.GET, kept)
+    try:
+        kept, chosen = filtered(points, request.GET)
+        sort = request.GET.get("sort", "")
+        view = throughput_view(request.GET, kept)
+        tables = _shown_tables(round_tables(kept, sort), request.GET)
+        boards = _shown_boards(leaderboards(kept, view), request.GET, "page", "leaderboards")
+        watt_boards = _shown_boards(power_boards(kept), request.GET, "power_page", "performance-per-watt")
+    except BadPage as error:
+        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    # The figures' own filters: what the charts and downloads show does not depend on the page or the order.
+    figure_query = request.GET.copy()
+    for name in ["page", "power_page", "sort", "table", *(f"{key}_page" for key in TABLE_KEYS)]:
+        figure_query.pop(name, None)
     context = {
         "round": round_,
         # The page's words follow what it shows: TTFT and TPOT only where a shown result has them
         # (LLMs, from v4.0), the units its results are ranked by.
         "ranked_by": _ranked_by(kept),
         "token_latency": any(p["ttft_limit_ms"] or p["tpot_limit_ms"] for p in kept),
-        "tables": round_tables(kept),
-        "leaderboards": leaderboards(kept, view),
-        "power_boards": power_boards(kept),
+        "tables": tables,
+        "leaderboards": boards,
+        "power_boards": watt_boards,
         "charts": _charts(kept, view),
         "view": view,
         "view_links": view_links(request.GET, view),
         "chosen": chosen,
+        "sort": sort if sort in TABLE_SORTS else "system",
+        "sorts": [(key, label) for key, (label, _) in TABLE_SORTS.items()],
         # (query name, label, options); the system type only where the round's systems give one.
         "choices": [
             ("division", "Division", Division.choices),
@@ -101,10 +120,67 @@ def round_page(request, round_: Round):
             ("model", "Model", [(m, m) for m in sorted({p["model"] for p in points})]),
             ("scenario", "Scenario", [(s.value, s.label) for s in Scenario if any(p["scenario"] == s.value for p in points)]),
         ],
-        "query": request.GET.urlencode(),
+        "query": figure_query.urlencode(),
         "result_count": len(kept),
+        "page_size": PAGE_SIZE,
     }
     return render(request, "results/inference_round.html", context)
+
+
+# Each results table pages on its own (`datacenter_page`, ...), so a link to rows of one keeps the others'.
+TABLE_KEYS = ("datacenter", "edge", "network", "all")
+
+
+def _shown_tables(tables: list[dict], query: QueryDict) -> dict:
+    """The results tables, each paged. Where together they hold more than a page of rows, one is
+    shown at a time (`table` in the URL, else the first) with links to the others."""
+    one_at_a_time = len(tables) > 1 and sum(len(t["rows"]) for t in tables) > PAGE_SIZE
+    keys = [t["key"] for t in tables]
+    chosen = query.get("table") if query.get("table") in keys else (keys[0] if keys else "")
+    for table in tables:
+        table["page"] = page_of(table["rows"], query, f"{table['key']}_page", anchor=f"table-{table['key']}")
+        table["shown"] = not one_at_a_time or table["key"] == chosen
+        table["url"] = linked(query, table=table["key"]) + "#round-tables"
+        if table["shown"]:
+            # A result's address as reverse() writes it, without asking reverse() for each of ~1,000 cells.
+            before, after = reverse("pages:result", args=["RESULT"]).split("RESULT")
+            for row in table["page"].rows:
+                row["cells_html"] = mark_safe("".join(_cell_html(cell, before, after) for cell in row["cells"]))
+    return {"all": tables, "one_at_a_time": one_at_a_time}
+
+
+def _cell_html(cell: dict | None, before: str, after: str) -> str:
+    """A round table's cell: the result's figure linked to it, its power, a badge where a verdict
+    says invalid. Built here, not in the template: a page holds 100 rows of up to 50 columns, and
+    the template language takes most of the page's time on so many cells."""
+    if cell is None:
+        return "<td></td>"  # a wide round has more empty cells than results
+    figure = floatformat(cell["value"], "-4") if cell["value"] is not None else "—"
+    address = before + quote(cell["result_id"], safe=RFC3986_SUBDELIMS + "/~:@") + after  # as reverse() quotes
+    parts = [format_html('<td class="num score"><a href="{}">{}</a>', address, figure)]
+    if cell["power"] is not None:
+        parts.append(format_html('<br><span class="muted">{}</span>', format_power(cell["power"], cell["power_unit"])))
+    if cell["official_valid"] != cell["valid"]:
+        parts.append(format_html('<br><span class="badge warn verdicts" title="{}">{}</span>', cell["verdict"],
+                                 "official: invalid" if cell["valid"] else "ours: invalid"))
+    elif not cell["valid"]:
+        parts.append('<br><span class="badge bad">invalid</span>')
+    return "".join(parts) + "</td>"
+
+
+def _shown_boards(boards: list[dict], query: QueryDict, param: str, anchor: str) -> dict:
+    """Leaderboards as a page can hold them: all of them whole while they hold a page of rows in
+    all; one board alone (a model and scenario chosen) paged by `param`; else their leaders, a row
+    per board linking to the whole board (its model and scenario chosen). A row's rank is its
+    place in the whole board."""
+    leaders = len(boards) > 1 and sum(len(b["rows"]) for b in boards) > PAGE_SIZE
+    for board in boards:
+        board["page"] = page_of(board["rows"], query, param, anchor=anchor)
+        board["offset"] = max(board["page"].first - 1, 0)
+        board["url"] = linked(query, model=board["model"], scenario=board["scenario"], page=None,
+                              power_page=None) + f"#{anchor}"
+        board["leader"] = board["rows"][0]
+    return {"all": boards, "leaders": leaders}
 
 
 def round_chart(request, round_: Round, chart: str, fmt: str):

@@ -18,7 +18,7 @@ in the same scheme and marked local. A result keeps the id it was first given.
 
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from contextlib import closing
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -28,19 +28,15 @@ from tqdm import tqdm
 
 from results import suites
 from results.querysets import RoundSlugError
-from results.services.citable import IdMappingError, read_id_mapping
+from results.services.citable import IdMappingError, read_id_mapping, reserve_official_entries
 from results.services.factors import DecisionRefused
+from results.services.record_import import checked_in_order, official_entries_of
 from results.services.rounds import ensure_round, publication_date, publish_round
 from results.services.training_import import waivers_for
 
 
 def _midnight(day: date | None) -> datetime | None:
     return datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
-
-
-def _entries_of(official: dict[tuple[str, str], str], *submitters: str) -> dict[str, str]:
-    """The official entries of one submitter's systems, by system id."""
-    return {system_id: entry for (submitter, system_id), entry in official.items() if submitter in submitters}
 
 
 class Command(BaseCommand):
@@ -85,6 +81,7 @@ class Command(BaseCommand):
             raise CommandError(str(exc), returncode=2) from exc
         try:
             round_ = ensure_round(round)
+            reserve_official_entries(round_, official.values())
         except (RoundSlugError, ValueError) as exc:
             raise CommandError(str(exc), returncode=2) from exc
         published_at = published_at or publication_date(round_)
@@ -99,13 +96,9 @@ class Command(BaseCommand):
         failures = 0
         progress = tqdm(total=len(submitters), unit="submitter", disable=not sys.stderr.isatty())
         # Checked in worker processes (no database there), stored by this one in order.
-        with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures = [
-                pool.submit(suite.check, submitter, round_=round_, bypasses=waivers_for(round_, submitter.slug))
-                for submitter in submitters
-            ]
-            for submitter, future in zip(submitters, futures, strict=True):
-                checked = future.result()
+        pending = [(submitter, waivers_for(round_, submitter.slug)) for submitter in submitters]
+        with closing(checked_in_order(suite.name, pending, round_, max(1, jobs))) as checks:
+            for submitter, checked in zip(submitters, checks, strict=True):
                 progress.set_description(submitter.name)
                 for error in checked.errors:
                     self.stderr.write(error)
@@ -115,7 +108,7 @@ class Command(BaseCommand):
                     try:
                         outcome = suite.import_checked(
                             submitter, checked, round_=round_, publish=publish, published_factors_by=decided_by,
-                            official_entries=_entries_of(official, *submitter.folder_names),
+                            official_entries=official_entries_of(official, submitter),
                         )
                     except DecisionRefused as exc:
                         raise CommandError(str(exc), returncode=2) from exc

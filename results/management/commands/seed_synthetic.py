@@ -63,6 +63,8 @@ class Command(BaseCommand):
         Result.objects.filter(submission__in=submissions).delete()
         System.objects.filter(submission__in=submissions).delete()
         submissions.delete()
+        # Synthetic ids only: a real result's id is never deleted, a synthetic one names nothing real.
+        CitableId.objects.filter(organization__slug__startswith="synthetic-").delete()
         Organization.objects.filter(slug__startswith="synthetic-").delete()
 
     def _seed(self, rng: random.Random, n_results: int, n_runs: int, n_orgs: int) -> dict:
@@ -126,11 +128,13 @@ class Command(BaseCommand):
                     plan.append((system, benchmark, speed))
         System.objects.bulk_create(systems, batch_size=2000)
         plan = plan[:n_results]
-        results, counters, entries, citable_ids = [], {}, {}, []
+        results, entries, citable_ids = [], {}, []
+        # Entries numbered after those the round has (an imported round's), never one of theirs.
+        counters = {round_.pk: Round.objects.get(pk=round_.pk).next_result_number - 1 for round_ in rounds}
         for system, benchmark, speed in plan:
             round_ = system.submission.round
             if (round_.pk, system.system_id) not in entries:  # one entry per system, as MLCommons numbers them
-                counters[round_.pk] = counters.get(round_.pk, 0) + 1
+                counters[round_.pk] += 1
                 entries[(round_.pk, system.system_id)] = f"{round_.version}-{counters[round_.pk]:04d}"
             entry = entries[(round_.pk, system.system_id)]
             citable = CitableId(
@@ -156,7 +160,7 @@ class Command(BaseCommand):
         CitableId.objects.bulk_create(citable_ids, batch_size=2000)
         Result.objects.bulk_create(results, batch_size=2000)
         for round_ in rounds:
-            Round.objects.filter(pk=round_.pk).update(next_result_number=counters.get(round_.pk, 0) + 1)
+            Round.objects.filter(pk=round_.pk).update(next_result_number=counters[round_.pk] + 1)
         run_rows: list[Run] = []
         made_runs = 0
         for index, result in enumerate(results):

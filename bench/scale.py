@@ -1,0 +1,284 @@
+"""Scale bench (issue 38): the public record and synthetic rounds in one database, then every page
+family cold and warm at 1 and 16 clients.
+
+    set -a; . <env with DATABASE_URL on PostgreSQL>; set +a
+    .venv/bin/python bench/scale.py --results 200000 --runs 2000000
+
+Steps, each timed: create the database `mlperf_scale` beside the one in DATABASE_URL (`--fresh`
+drops it first) and migrate; import the public record (`manage.py import_record --publish --jobs
+N` over every round folder of ../shared/corpus that the database has a suite for: the rounds the
+team has, since the public results repositories cannot be fetched here); add synthetic rounds
+(`manage.py seed_synthetic --results R --runs N --clear`); take a snapshot of one real round; the
+database's size. Then gunicorn (DEBUG off) serves it and each page family is asked:
+
+* warm: the same URL again and again (after one request, just before, that fills the page cache);
+* cold: every request a URL the page cache has not seen (a `bench=<n>` query parameter), so each
+  is a cache miss that builds the page from the database;
+
+at 1 client and at 16 concurrent clients (threads, each with its own keep-alive connection), with
+the median and 95th percentile of the answer times and the bytes of the answer (uncompressed).
+A measurement stops early after `--seconds` (the cold round page of a 200,000-result database is
+slow). Prints a Markdown table for bench/RESULTS.md and writes var/bench/scale.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from web import PYTHON, REPO, service_env, start_gunicorn  # noqa: E402  (bench/web.py)
+
+DATABASE = "mlperf_scale"
+CORPUS = REPO.parent / "shared" / "corpus"
+# The corpus's round folders (see its MANIFEST.md files): training, power (training v4.0), inference, HPC,
+# automotive and tiny; a folder whose suite the database does not hold is left out and named.
+CORPUS_ROUNDS = [
+    "v0.5", "v0.6", "v0.7", "v1.0", "v3.0", "v4.0", "power/v4.0",
+    "inference/v0.5", "inference/v0.7", "inference/v4.1", "hpc/v1.0", "hpc/v2.0",
+    "automotive/v0.5", "tiny/v1.3",
+]  # fmt: skip
+FAMILIES = ("home", "round", "benchmark", "result", "system", "organization", "compare", "search", "API list",
+            "CSV", "snapshot", "feed")
+
+
+def database_env() -> dict[str, str]:
+    env = service_env()  # DATABASE_URL on PostgreSQL, DEBUG off, no broker
+    env["DATABASE_URL"] = urlparse(env["BENCH_ADMIN_URL"])._replace(path=f"/{DATABASE}").geturl()
+    env["MEDIA_ROOT"] = str(REPO / "var" / "bench" / "media")  # its log copies and snapshots, apart from make run's
+    return env
+
+
+def create_database(env: dict[str, str], fresh: bool) -> None:
+    import psycopg2
+
+    url = urlparse(env["BENCH_ADMIN_URL"])
+    connection = psycopg2.connect(host=url.hostname, port=url.port, user=url.username, password=url.password,
+                                  dbname="postgres")
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        if fresh:
+            cursor.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
+        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE])
+        if cursor.fetchone() is None:
+            cursor.execute(f"CREATE DATABASE {DATABASE}")
+    connection.close()
+
+
+def timed_manage(env, *args: str, failures_reported: bool = False) -> tuple[float, str]:
+    """Seconds and output of one manage.py command (its output also shown). `failures_reported`:
+    exit status 1 means some submitter folders could not be imported, which its summary names."""
+    started = time.monotonic()
+    done = subprocess.run([PYTHON, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True)
+    seconds = time.monotonic() - started
+    print(done.stdout[-4000:], done.stderr[-2000:], sep="\n", flush=True)
+    if done.returncode and not (failures_reported and done.returncode == 1):
+        sys.exit(f"manage.py {' '.join(args)} failed ({done.returncode})")
+    return seconds, done.stdout
+
+
+def django_json(env, code: str) -> dict:
+    """Run `code` (which prints one JSON document last) with Django set up, in the bench database."""
+    program = "import json, django; django.setup()\n" + code
+    out = subprocess.run([PYTHON, "-c", program], cwd=REPO, env=env, capture_output=True, text=True)
+    if out.returncode:
+        sys.exit(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+DATABASE_FIGURES = """
+from django.db import connection
+from results.models import Result, Round, Run, Submission
+with connection.cursor() as cursor:
+    cursor.execute("SELECT pg_database_size(current_database())")
+    size = cursor.fetchone()[0]
+print(json.dumps({"bytes": size, "rounds": Round.objects.count(), "results": Result.objects.count(),
+                  "runs": Run.objects.count(), "versions": Submission.objects.count()}))
+"""
+
+# One URL per page family, from the data: the largest real training round (real and synthetic
+# organizations side by side), its most populated benchmark, a real result with runs, its system
+# and organization, two results to compare, a snapshot of the round (taken here when it has none).
+PICK_URLS = """
+from django.db.models import Count
+from pages.snapshots import take_snapshot
+from results.models import Result, Round, Snapshot
+real = Result.objects.exclude(submission__organization__slug__startswith="synthetic-").filter(
+    submission__is_published=True, runs__isnull=False).exclude(result_id="").distinct()
+round_ = Round.objects.filter(pk__in=real.values("submission__round")).annotate(n=Count("submissions__results")) \\
+    .order_by("-n").first()
+benchmark = round_.benchmarks.annotate(n=Count("results")).order_by("-n").first()
+result = real.filter(submission__round=round_).annotate(n=Count("runs")).order_by("-n", "pk").first()
+other = real.filter(submission__round=round_, benchmark=result.benchmark).exclude(pk=result.pk).first() or result
+if not Snapshot.objects.filter(round=round_).exists():
+    take_snapshot(round_)
+org = result.submission.organization
+print(json.dumps({
+    "home": "/",
+    "round": f"/rounds/{round_.slug}/",
+    "benchmark": f"/rounds/{round_.slug}/{benchmark.name}/",
+    "result": f"/results/{result.result_id}/",
+    "system": f"/systems/{org.slug}/{result.system.system_id}/",
+    "organization": f"/organizations/{org.slug}/",
+    "compare": f"/compare/?result={result.result_id}&result={other.result_id}",
+    "search": f"/search/?q={org.name.split()[0]}",
+    "API list": f"/api/v1/results/?round={round_.slug}",
+    "CSV": f"/rounds/{round_.slug}/table.csv",
+    "snapshot": f"/rounds/{round_.slug}/snapshots/",
+    "feed": "/changes.atom",
+}))
+"""
+
+
+def load(port: int, urls, clients: int, per_client: int, seconds: float) -> tuple[list[float], set[int], int]:
+    """`clients` threads, each asking its share of `urls` (a function of the request's number) over
+    its own keep-alive connection, until each has asked `per_client` or `seconds` have passed.
+    Returns the answer times in ms, the statuses seen and the bytes of the last answer."""
+    times: list[float] = []
+    statuses: set[int] = set()
+    size = [0]
+    deadline = time.monotonic() + seconds
+    lock = threading.Lock()
+
+    def client(number: int) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        for index in range(per_client):
+            if time.monotonic() > deadline:
+                break
+            started = time.perf_counter()
+            connection.request("GET", urls(number * per_client + index), headers={"Host": "127.0.0.1"})
+            response = connection.getresponse()
+            body = response.read()
+            elapsed = (time.perf_counter() - started) * 1000
+            with lock:
+                times.append(elapsed)
+                statuses.add(response.status)
+                size[0] = len(body)
+        connection.close()
+
+    threads = [threading.Thread(target=client, args=(number,)) for number in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return times, statuses, size[0]
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def measure(port: int, url: str, args) -> dict:
+    """Cold and warm, at 1 and 16 clients, for one URL."""
+    separator = "&" if "?" in url else "?"
+    run = time.time_ns()  # cold URLs no earlier run of the bench has put in the cache
+
+    def cold(n: int) -> str:
+        return f"{url}{separator}bench={run}-{n}"
+
+    figures = {}
+    for clients in (1, 16):
+        for kind, urls, per_client in (("cold", cold, args.cold_requests), ("warm", lambda n: url, args.warm_requests)):
+            if kind == "warm":
+                # Fill the page cache just before: a cached page lives PAGE_CACHE_SECONDS, less than a
+                # slow cold measurement takes.
+                load(port, lambda n: url, 1, 1, args.seconds)
+            count = per_client if clients == 1 else max(2, per_client // 4)
+            times, statuses, size = load(port, urls, clients, count, args.seconds)
+            figures[f"{kind} {clients}"] = {
+                "median": statistics.median(times), "p95": percentile(times, 0.95), "n": len(times),
+                "statuses": sorted(statuses), "bytes": size,
+            }
+            run += 1
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", type=int, default=20000, help="synthetic results (seed_synthetic)")
+    parser.add_argument("--runs", type=int, default=200000, help="synthetic runs")
+    parser.add_argument("--jobs", type=int, default=2, help="import_record --jobs")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
+    parser.add_argument("--fresh", action="store_true", help="drop the bench database first")
+    parser.add_argument("--skip-data", action="store_true", help="measure the pages of the database as it is")
+    parser.add_argument("--cold-requests", type=int, default=12, help="cold requests per client at 1 client")
+    parser.add_argument("--warm-requests", type=int, default=60, help="warm requests per client at 1 client")
+    parser.add_argument("--seconds", type=float, default=30, help="longest time of one measurement")
+    parser.add_argument("--families", nargs="*", default=list(FAMILIES))
+    args = parser.parse_args()
+
+    env = database_env()
+    figures: dict = {"machine": {"cpus": os.cpu_count(), "load_before": os.getloadavg()}}
+    if not args.skip_data:
+        create_database(env, args.fresh)
+        subprocess.run([PYTHON, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
+        checkouts = [str(CORPUS / name) for name in CORPUS_ROUNDS if (CORPUS / name).is_dir()]
+        imported = [path for path in checkouts if _recognized(env, path)]
+        figures["record"] = {"checkouts": imported, "left out": sorted(set(checkouts) - set(imported))}
+        seconds, out = timed_manage(env, "import_record", *imported, "--publish", "--jobs", str(args.jobs),
+                                  failures_reported=True)
+        figures["record"]["import seconds"] = seconds
+        figures["record"]["summary"] = [line for line in out.splitlines() if re.match(r"^\S+-v\S+ from |^\d+ results", line)]
+        figures["record"]["database"] = django_json(env, DATABASE_FIGURES)
+        seconds, _ = timed_manage(env, "import_record", *imported, "--publish", "--jobs", str(args.jobs),
+                                  failures_reported=True)
+        figures["record"]["second import seconds"] = seconds
+        seconds, _ = timed_manage(env, "seed_synthetic", "--results", str(args.results), "--runs", str(args.runs),
+                                  "--clear")
+        figures["synthetic"] = {"results": args.results, "runs": args.runs, "seconds": seconds}
+        subprocess.run([PYTHON, "manage.py", "shell", "-c", "from django.db import connection; "
+                        "connection.cursor().execute('VACUUM ANALYZE')"], cwd=REPO, env=env, check=True)
+    figures["database"] = django_json(env, DATABASE_FIGURES)
+    urls = django_json(env, PICK_URLS)
+    figures["urls"] = urls
+    print(json.dumps(figures, indent=1), flush=True)
+
+    server, port = start_gunicorn(env, args.workers)
+    try:
+        figures["load_at_pages"] = os.getloadavg()
+        figures["pages"] = {}
+        for family in args.families:
+            figures["pages"][family] = measure(port, urls[family], args)
+            print(family, json.dumps(figures["pages"][family]), flush=True)
+        figures["load_after"] = os.getloadavg()
+    finally:
+        server.terminate()
+        server.wait()
+    out_dir = REPO / "var" / "bench"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "scale.json").write_text(json.dumps(figures, indent=1))
+    print(markdown(figures))
+
+
+def _recognized(env, path: str) -> bool:
+    code = ("from results.services.record_import import CheckoutError, recognize_checkout\n"
+            f"try:\n    recognize_checkout({path!r}); ok = True\nexcept CheckoutError:\n    ok = False\n"
+            "print(json.dumps(ok))")
+    return django_json(env, code)
+
+
+def markdown(figures: dict) -> str:
+    lines = ["| page | bytes | cold p50 / p95 ms, 1 client | warm p50 / p95 ms, 1 client | "
+             "cold p50 / p95 ms, 16 clients | warm p50 / p95 ms, 16 clients |", "|---|---:|---:|---:|---:|---:|"]
+    for family, page in figures.get("pages", {}).items():
+        cells = [f"{page[k]['median']:.1f} / {page[k]['p95']:.1f}" + ("" if page[k]["statuses"] == [200] else
+                                                                      f" ({page[k]['statuses']})")
+                 for k in ("cold 1", "warm 1", "cold 16", "warm 16")]
+        lines.append(f"| {family} `{figures['urls'][family]}` | {page['warm 1']['bytes']:,} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

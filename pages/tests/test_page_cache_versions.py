@@ -1,0 +1,182 @@
+"""The page cache after a change (issue 38): a round's pages are keyed on the round's own version,
+every other page on the global one, so a change in round A leaves round B's pages served from the
+cache and A's fresh; every write path moves its round's version; after a change commits, the
+round's page and the global pages are built into the cache before the next visitor."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from celery.signals import before_task_publish
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from ingest.tests.upload_fixtures import dead_broker, open_round, unthrottled  # noqa: F401 - fixtures used by name
+from pages import caching, warming
+from pages.snapshots import take_snapshot
+from results.constants import RoundState
+from results.services.rounds import publish_round
+from results.tests.factories import make_result, make_round, make_submission, make_system
+from review import services
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def rounds(personas, django_capture_on_commit_callbacks):
+    """Round A (in review: results of Alpha and Beta, Alpha's shipping a scaling factor) and round B
+    (published: a Beta result); their warms sent (as the commit of their writes would)."""
+    with django_capture_on_commit_callbacks(execute=True):
+        return _rounds(personas)
+
+
+def _rounds(personas):
+    a = make_round("1.0", state=RoundState.REVIEW, benchmarks=("resnet",))
+    results = {}
+    for key in ("alpha", "beta"):
+        system = make_system(make_submission(a, personas[key], published=False, is_current=True), f"{key}-sys")
+        results[key] = make_result(system, "resnet", minutes=30.0, shipped_scaling_factor=1.1 if key == "alpha" else None)
+    b = make_round("1.1", benchmarks=("resnet",))
+    make_result(make_system(make_submission(b, personas["beta"]), "beta-b"), "resnet", minutes=20.0, result_id="1.1-0001")
+    return {**personas, "a": a, "b": b, **{f"{key}_result": result for key, result in results.items()}}
+
+
+def versions(world) -> tuple[str, str, str]:
+    return caching.round_version(world["a"].slug), caching.round_version(world["b"].slug), caching.data_version()
+
+
+def served_from_cache(client, address: str) -> bool:
+    """A stored page is answered before any view runs: with at most its version's query."""
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(address).status_code == 200
+    return len(queries) <= 1
+
+
+def test_a_change_in_round_a_leaves_round_b_cached_and_round_a_fresh(client, rounds):
+    publish_round(rounds["a"], actor=rounds["chair"])
+    a, b = f"/rounds/{rounds['a'].slug}/", f"/rounds/{rounds['b'].slug}/"
+    for address in (a, b, "/"):
+        client.get(address)
+        assert served_from_cache(client, address)
+    withdrawn = services.withdraw_result(rounds["owner"], rounds["alpha_result"], "hardware recalled")
+    services.decide_withdrawal(rounds["chair"], withdrawn, True, "the organization asks")
+    assert served_from_cache(client, b)
+    assert not served_from_cache(client, a) and not served_from_cache(client, "/")  # the home page lists every round
+    assert rounds["alpha_result"].result_id not in client.get(a).content.decode()
+
+
+def publish(world):
+    publish_round(world["a"], actor=world["chair"])
+
+
+def import_package(world, sample_data):
+    call_command("import_results", str(sample_data / "training-v1.0"), "--round", world["a"].slug, stdout=io.StringIO())
+
+
+def withdraw(world):
+    publish(world)
+    request = services.withdraw_result(world["owner"], world["alpha_result"], "hardware recalled")
+    before = versions(world)
+    services.decide_withdrawal(world["chair"], request, True, "the organization asks")
+    return before
+
+
+def waive(world):
+    services.grant_waiver(world["reviewer"], world["beta_result"], "rcp_bypass", "known RCP gap")
+
+
+def resolve_objection(world):
+    objection = services.file_objection(world["reviewer"], result=world["alpha_result"], rule="seeds", evidence="same seed")
+    services.answer_objection(world["owner"], objection, "the launcher reused them")
+    before = versions(world)
+    services.resolve_objection(world["chair"], objection, "removed", "seeds reused")
+    return before
+
+
+def decide_factor(world):
+    services.decide_shipped_factor(world["reviewer"], world["alpha_result"], True, "the factor is the RCP's")
+
+
+def snapshot(world, settings, tmp_path):
+    publish(world)
+    settings.MEDIA_ROOT = tmp_path
+    before = versions(world)
+    assert take_snapshot(world["a"]) is not None
+    return before
+
+
+@pytest.fixture
+def warms_sent():
+    """The rounds of each pages.warm_pages task published to the broker (Celery's own signal)."""
+    sent = []
+
+    def published(sender=None, body=None, **kwargs):
+        if sender == warming.WARM_TASK:
+            sent.append(set(body[0][0]))
+
+    before_task_publish.connect(published, weak=False)
+    yield sent
+    before_task_publish.disconnect(published)
+
+
+@pytest.mark.parametrize("change", [publish, import_package, withdraw, waive, resolve_objection, decide_factor, snapshot])
+def test_every_write_path_moves_its_rounds_version_and_no_other_rounds(rounds, change, sample_data, settings, tmp_path,
+                                                                       django_capture_on_commit_callbacks, warms_sent):
+    before = versions(rounds)
+    arguments = {"sample_data": sample_data, "settings": settings, "tmp_path": tmp_path}
+    wanted = {name: arguments[name] for name in change.__code__.co_varnames[1:change.__code__.co_argcount]}
+    with django_capture_on_commit_callbacks(execute=True):
+        before = change(rounds, **wanted) or before
+    after = versions(rounds)
+    assert after[0] != before[0], "round A's version did not move"
+    assert after[1] == before[1], "round B's version moved"
+    assert after[2] != before[2], "the global version did not move"
+    # On commit, a warm of round A's pages went to the broker, and none of round B's.
+    assert any(rounds["a"].pk in sent for sent in warms_sent) and not any(rounds["b"].pk in sent for sent in warms_sent)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_warm_has_the_web_server_build_the_rounds_page_and_the_global_ones(client, rounds, live_server, settings):
+    settings.PAGE_WARM_URL = live_server.url  # the task asks the web server, as a visitor would
+    publish_round(rounds["a"], actor=rounds["chair"])
+    answered = warming.warm_pages([rounds["a"].pk, rounds["b"].pk])
+    assert dict(answered) == {f"/rounds/{rounds['a'].slug}/": 200, f"/rounds/{rounds['b'].slug}/": 200, "/": 200,
+                              "/changes/": 200}
+    for address in dict(answered):
+        assert served_from_cache(client, address), address
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_round_the_public_does_not_see_is_not_warmed(rounds, live_server, settings):
+    settings.PAGE_WARM_URL = live_server.url
+    assert warming.warm_pages([rounds["a"].pk]) == [("/", 200), ("/changes/", 200)]
+
+
+def test_a_web_server_that_does_not_answer_costs_only_the_warm(rounds, settings):
+    settings.PAGE_WARM_URL = "http://127.0.0.1:9"  # the discard port: nothing listens
+    publish_round(rounds["a"], actor=rounds["chair"])
+    assert warming.warm_pages([rounds["a"].pk]) == [(f"/rounds/{rounds['a'].slug}/", 0), ("/", 0), ("/changes/", 0)]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("unthrottled", "dead_broker")
+def test_an_upload_written_moves_its_rounds_version_and_no_other_rounds(personas, open_round, tmp_path, settings):  # noqa: F811
+    from ingest import services as ingest
+    from ingest.models import Upload
+    from ingest.tests.tarballs import sample_tarball
+    from ingest.tests.upload_fixtures import client_for, post_upload
+
+    settings.INGEST_WORK_DIR = str(tmp_path / "work")
+    (tmp_path / "work").mkdir()
+    other = make_round("1.1", benchmarks=("resnet",))
+    make_result(make_system(make_submission(other, personas["beta"]), "beta-b"), "resnet", minutes=20.0,
+                result_id="1.1-0001")
+    response = post_upload(client_for(personas["owner"]), sample_tarball(tmp_path))
+    assert response.status_code == 201, response.content
+    job = Upload.objects.get(pk=response.json()["id"]).job
+    before = caching.round_version(open_round.slug), caching.round_version(other.slug)
+    assert ingest.run_ingest(job.pk, token="t1").status == "done"
+    after = caching.round_version(open_round.slug), caching.round_version(other.slug)
+    assert after[0] != before[0] and after[1] == before[1]

@@ -1,0 +1,109 @@
+"""An inference round's page at the size of a real round (issue 38): 1,500 results in one round
+were 1.98 MB of HTML on one page (v5.1). The page now shows a hundred rows of each results
+table, the top of each leaderboard, and its charts' data fetched when drawn; every page and
+filter is a plain link (GET parameters), so every view stays citable and works without JavaScript."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pages.paging import PAGE_SIZE
+from results.models import Result
+
+from .synthetic_inference import make_inference_round
+
+pytestmark = pytest.mark.django_db
+
+ROUND = "/rounds/inference-v5.1/"
+MOST_HTML = 300_000
+
+
+@pytest.fixture
+def full_round():
+    return make_inference_round("5.1", results=1500)
+
+
+def html(client, address: str) -> str:
+    response = client.get(address)
+    assert response.status_code == 200, response.content[:300]
+    return response.content.decode()
+
+
+def test_the_page_of_a_full_round_stays_under_300_kb(client, full_round):
+    page = html(client, ROUND)
+    assert len(page.encode()) < MOST_HTML, len(page.encode())
+    datacenter = re.search(r'data-table="datacenter".*?</table>', page, re.S).group(0)
+    assert datacenter.count("<tr>") - 1 == PAGE_SIZE  # the heading's row, then a page of systems
+    for address in (ROUND + "?table=edge", ROUND + "?model=resnet", ROUND + "?per=accelerator"):
+        assert len(html(client, address).encode()) < MOST_HTML, address
+    assert re.search(r"rows 1–100 of [\d,]+", page)
+    # The charts' figures are not in the page: each is fetched from its JSON download when drawn.
+    assert 'type="application/json"' not in page and 'data-figure-src="/rounds/inference-v5.1/charts/' in page
+
+
+def test_a_table_page_is_a_link_that_keeps_the_filters(client, full_round):
+    first = html(client, ROUND + "?division=closed")
+    next_link = re.search(r'<a href="([^"]*datacenter_page=2[^"]*)" rel="next">', first).group(1).replace("&amp;", "&")
+    assert "division=closed" in next_link and next_link.endswith("#table-datacenter")
+    second = html(client, ROUND + next_link.split("#")[0])
+    assert re.search(r"rows 101–\d+ of [\d,]+", second)
+    systems = lambda text: set(re.findall(r'data-table="datacenter".*?</table>', text, re.S)[0].split('href="/systems/')[1:])  # noqa: E731
+    assert not systems(first) & systems(second)
+    assert "Open" not in re.search(r'data-table="datacenter".*?</table>', second, re.S).group(0)
+
+
+def test_a_page_past_the_last_shows_the_last_and_a_malformed_one_is_refused(client, full_round):
+    assert re.search(r"rows \d+–(\d+) of \1\b", html(client, ROUND + "?datacenter_page=999"))
+    response = client.get(ROUND + "?datacenter_page=two")
+    assert response.status_code == 400 and b"'datacenter_page' must be a whole number" in response.content
+    assert client.get(ROUND + "?page=0").status_code == 400
+
+
+def test_many_leaderboards_show_their_leaders_each_linking_to_the_whole_board_paged(client):
+    make_inference_round("5.1", results=1000, models=("resnet", "retinanet"))  # boards of more than a page
+    page = html(client, ROUND)
+    assert '<table class="results leaderboard"' not in page  # no board whole: a row per board
+    leaders = re.search(r'<table class="results leaders">.*?</table>', page, re.S).group(0)
+    links = re.findall(r'<a href="([^"]+)">[^<]+</a> <span class="muted">\((\d+)\)</span>', leaders)
+    address, count = max(links, key=lambda link: int(link[1]))
+    address, count = address.replace("&amp;", "&").split("#")[0], int(count)
+    assert count > PAGE_SIZE
+    alone = html(client, ROUND + address)
+    (board,) = re.findall(r'<table class="results leaderboard" .*?</table>', alone, re.S)
+    assert board.count('class="result-id"') == PAGE_SIZE and "<td>1</td>" in board
+    assert re.search(rf"rows 1–100 of {count}\b", alone)
+    second = html(client, ROUND + address + "&page=2")
+    (board,) = re.findall(r'<table class="results leaderboard" .*?</table>', second, re.S)
+    assert board.count('class="result-id"') == min(count - PAGE_SIZE, PAGE_SIZE)
+    assert re.search(r"<td>10[1-9]</td>", board)  # ranks go on from the first page (invalid rows have none)
+
+
+def test_one_table_at_a_time_where_they_hold_more_than_a_page(client, full_round):
+    page = html(client, ROUND)
+    assert 'data-table="datacenter"' in page and 'data-table="edge"' not in page
+    edge_link = re.search(r'<a href="([^"]*table=edge[^"]*)">Edge', page).group(1).replace("&amp;", "&")
+    edge = html(client, ROUND + edge_link.split("#")[0])
+    assert 'data-table="edge"' in edge and 'data-table="datacenter"' not in edge
+    assert len(edge.encode()) < MOST_HTML
+
+
+def test_search_text_and_sort_are_in_the_url(client, full_round):
+    result = Result.objects.filter(submission__round=full_round).order_by("pk").first()
+    page = html(client, ROUND + "?q=" + result.system.name.replace(" ", "+").replace("#", "%23"))
+    assert f'href="/results/{result.result_id}/"' in page
+    assert page.count('class="result-id"') < 20
+    by_count = html(client, ROUND + "?sort=accelerators")
+    table = re.search(r'data-table="datacenter".*?</table>', by_count, re.S).group(0)
+    counts = [int(n) for n in re.findall(r'<td class="num wide">(\d+)</td>', table)]
+    assert counts == sorted(counts, reverse=True) and counts[0] > counts[-1]
+    assert '<option value="accelerators" selected>' in by_count
+
+
+def test_a_lazily_loaded_chart_is_the_filtered_figure(client, full_round):
+    page = html(client, ROUND + "?division=open&datacenter_page=2")
+    src = re.search(r'data-figure-src="([^"]+)"', page).group(1).replace("&amp;", "&")
+    assert "division=open" in src and "page" not in src
+    chart = client.get(src).json()
+    assert chart["figure"]["data"]

@@ -1,0 +1,126 @@
+"""Pages built before the next visitor asks: after a change to a round commits (an import, an
+upload written, a publication, a decision), the Celery task pages.warm_pages asks the web server
+for the round's page and the global pages, as an anonymous visitor at SITE_URL would (at
+PAGE_WARM_URL, the address the workers reach it at). The web
+process builds them and pages.caching.FrontCacheMiddleware stores them under the new version, so
+the first visitor after the change gets a stored page instead of paying for the build.
+
+Over HTTP, not in the worker's own process: the workers hold no credentials for the page cache's
+keys (docker-compose.yml: Redis's `worker` user), so a page a worker built could not reach the
+visitors, and a worker that handles uploads never writes what the public is served.
+
+What is warmed: each changed round's page (only a round the public sees) and WARMED_GLOBAL. The
+task is sent once per transaction, on commit, by name (the task module imports this one), after
+the web processes' reuse of a version has run out (caching.DATA_VERSION_SECONDS); a broker that
+refuses it, or a web server that does not answer, costs nothing but the warm (the page is built
+by its first visitor then).
+"""
+
+from __future__ import annotations
+
+import logging
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+from django.db.models.signals import post_save
+
+from results.models import Round, Submission
+from results.signals import data_changed
+
+from . import caching
+
+log = logging.getLogger(__name__)
+
+WARM_TASK = "pages.warm_pages"
+# The pages every change touches, that visitors open first.
+WARMED_GLOBAL = ("/", "/changes/")
+# A warm left in a queue no worker reads is worth nothing after a while.
+WARM_EXPIRES_SECONDS = 300
+# A page of a large round takes a second or two to build on a busy server.
+WARM_TIMEOUT_SECONDS = 30
+
+
+def warm_pages(round_ids: list[int]) -> list[tuple[str, int]]:
+    """Ask the web server for the public pages of the rounds `round_ids` and the global pages;
+    (address, HTTP status, 0 where none came) of each. A round the public does not see is skipped
+    (its page is not public)."""
+    slugs = [round_.slug for round_ in Round.objects.visible_to(None).filter(pk__in=round_ids)]
+    return [(address, _ask(address)) for address in [*(f"/rounds/{slug}/" for slug in sorted(slugs)), *WARMED_GLOBAL]]
+
+
+def _ask(address: str) -> int:
+    headers = {"Accept": "text/html", "Accept-Encoding": "gzip", "User-Agent": "mlperf-results page warmer"}
+    if settings.SITE_URL_SET:  # the host visitors name, wherever the workers reach the server
+        headers["Host"] = urllib.parse.urlsplit(settings.SITE_URL).netloc
+    request = urllib.request.Request(settings.PAGE_WARM_URL + address, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=WARM_TIMEOUT_SECONDS) as response:
+            response.read()
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError as error:  # refused, unreachable, timed out
+        log.warning("%s not warmed: %s", address, error)
+        return 0
+
+
+class _Warm:
+    """The on-commit send of one transaction's changed rounds: one task however many rows it wrote
+    (an import saves a submission per organization). A rolled-back transaction drops it with its
+    other on-commit callbacks."""
+
+    def __init__(self):
+        self.rounds: set[int] = set()
+        self.sent = False
+
+    def __call__(self) -> None:
+        self.sent = True
+        rounds = sorted(self.rounds)
+        try:
+            current_app.signature(WARM_TASK, args=[rounds]).apply_async(
+                retry=True, retry_policy=settings.PUBLISH_RETRY_POLICY, expires=WARM_EXPIRES_SECONDS,
+                countdown=caching.DATA_VERSION_SECONDS + 1,  # until every web process reads the new version
+            )
+        except Exception as exc:  # kombu raises OperationalError, or the socket's own errors
+            log.warning("pages of rounds %s not warmed: the broker refused the task (%s)", rounds, exc)
+
+
+def round_changed(round_id: int) -> None:
+    """Warm the round's pages (and the global ones) when the transaction now running commits; at
+    once outside a transaction."""
+    connection = transaction.get_connection()
+    if not connection.in_atomic_block:
+        pending = _Warm()
+        pending.rounds.add(round_id)
+        pending()
+        return
+    pending = next((callback for _, callback, *_ in connection.run_on_commit
+                    if isinstance(callback, _Warm) and not callback.sent), None)
+    if pending is None:
+        pending = _Warm()
+        transaction.on_commit(pending)
+    pending.rounds.add(round_id)
+
+
+def _submission_saved(sender, instance: Submission, **kwargs) -> None:
+    round_changed(instance.round_id)
+
+
+def _round_saved(sender, instance: Round, **kwargs) -> None:
+    round_changed(instance.pk)
+
+
+def _data_changed(sender, rounds=(), **kwargs) -> None:
+    for round_id in rounds:
+        round_changed(round_id)
+
+
+def connect() -> None:
+    """Called once, from PagesConfig.ready: in the web process and in every worker that writes."""
+    post_save.connect(_submission_saved, sender=Submission, dispatch_uid="pages-warm-submission")
+    post_save.connect(_round_saved, sender=Round, dispatch_uid="pages-warm-round")
+    data_changed.connect(_data_changed, dispatch_uid="pages-warm-data-changed")

@@ -60,6 +60,7 @@ class EmbeddedServer:
         self.process = subprocess.Popen(
             ["make", "run", f"PORT={self.port}", f"VENV={REPO / '.venv'}"], cwd=self.tree, env=self.env,
             stdout=self.log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=as_from_a_terminal,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -105,6 +106,15 @@ class EmbeddedServer:
             os.killpg(self.process.pid, signal.SIGKILL)
             raise AssertionError(f"Ctrl-C left processes of make run behind: {left}")
         self.process.wait(10)
+
+
+def as_from_a_terminal() -> None:
+    """Ctrl-C and Ctrl-\\ as a terminal delivers them. A suite started in the background by a
+    non-interactive shell (`cmd &`) inherits SIGINT and SIGQUIT ignored, and so would make run: its
+    shell script cannot trap an ignored signal, nor Python turn it into KeyboardInterrupt, and the
+    test's Ctrl-C would stop only the Celery processes (they install their own handlers)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 def with_database(url: str, name: str) -> str:

@@ -38,6 +38,16 @@ def drawn_traces(page, selector: str) -> int:
     return chart.evaluate("el => el.data ? el.data.length : 0")
 
 
+def shot_that_fits(page, name: str, width: int) -> None:
+    """Once the page is loaded and its charts drawn: a full-page screenshot
+    (SCREENSHOTS/<name>-<width>.png), and nothing wider than the window."""
+    page.wait_for_load_state("networkidle")
+    draw_every_chart(page)
+    scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    page.screenshot(path=str(SCREENSHOTS / f"{name}-{width}.png"), full_page=True)
+    assert scroll_width <= inner_width, f"{name} is {scroll_width} px wide at {width} px"
+
+
 def draw_every_chart(page) -> None:
     """Scrolls each chart on the page into view until it is drawn, then back to the top."""
     charts = page.locator(".plot[data-figure]")

@@ -7,7 +7,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from tests.browser.conftest import SCREENSHOTS, draw_every_chart, drawn_traces
+from tests.browser.conftest import SCREENSHOTS, drawn_traces, shot_that_fits
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -21,11 +21,7 @@ def test_automotive_pages_at_laptop_and_phone_width(live_server, browser, sample
     page = context.new_page()
 
     def check(name: str) -> None:
-        page.wait_for_load_state("networkidle")
-        draw_every_chart(page)
-        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-        page.screenshot(path=str(SCREENSHOTS / f"automotive-{name}-{width}.png"), full_page=True)
-        assert scroll_width <= inner_width, f"{name} is {scroll_width} px wide at {width} px"
+        shot_that_fits(page, f"automotive-{name}", width)
 
     try:
         page.goto(f"{live_server.url}/rounds/automotive-v0.5/")

@@ -36,7 +36,7 @@ def test_inference_round_and_result_pages(live_server, page, screenshot, sample_
 def test_inference_v41_pages_at_laptop_and_phone_width(live_server, browser, sample_data, width):
     """The v4.1 sample: the results tables per system type (the power filter), LLM leaderboards in tokens/s with TTFT/TPOT, power and performance per
     watt, the system-type filter, a result and a system page; none wider than the screen."""
-    from tests.browser.conftest import SCREENSHOTS, draw_every_chart
+    from tests.browser.conftest import SCREENSHOTS, shot_that_fits
 
     call_command("import_results", str(sample_data / "inference-v4.1"), "--round", "inference-v4.1", "--publish",
                  stdout=io.StringIO())
@@ -48,11 +48,7 @@ def test_inference_v41_pages_at_laptop_and_phone_width(live_server, browser, sam
     page = context.new_page()
 
     def check(name: str) -> None:
-        page.wait_for_load_state("networkidle")
-        draw_every_chart(page)
-        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-        page.screenshot(path=str(SCREENSHOTS / f"inference-v41-{name}-{width}.png"), full_page=True)
-        assert scroll_width <= inner_width, f"{name} is {scroll_width} px wide at {width} px"
+        shot_that_fits(page, f"inference-v41-{name}", width)
 
     try:
         page.goto(f"{live_server.url}/rounds/inference-v4.1/")

@@ -13,13 +13,15 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import pytest
 from django.core.management import call_command
 
+from bench.crawl_public import REPO, sample_commands
+from results.constants import Suite
 from results.models import Result
 
 pytestmark = pytest.mark.django_db
 
-# Every round of the bundled sample (sample_data/README.md), training, inference and HPC.
-SAMPLE_ROUNDS = ["training-v0.7", "training-v1.0", "training-v3.0", "training-v4.0", "inference-v0.7",
-                 "inference-v4.1", "hpc-v1.0"]
+# Every round of the bundled sample, imported as `make sample` imports it: a suite added to the
+# Makefile's sample target is crawled too.
+SAMPLE_IMPORTS = sample_commands()
 # Links a crawler must not follow: they act (log out) or are another application's (the admin).
 NOT_FOLLOWED = ("/admin/", "/accounts/logout/")
 
@@ -48,9 +50,10 @@ def internal_links(base: str, html: str) -> list[str]:
 
 
 @pytest.fixture
-def whole_sample(sample_data):
-    for name in SAMPLE_ROUNDS:
-        call_command("import_results", str(sample_data / name), "--round", name, "--publish", stdout=io.StringIO())
+def whole_sample():
+    for command, *arguments in SAMPLE_IMPORTS:
+        call_command(command, *(str(REPO / a) if a.startswith("sample_data/") else a for a in arguments),
+                     stdout=io.StringIO())
 
 
 def test_every_internal_link_of_the_public_site_answers(client, whole_sample):
@@ -110,4 +113,4 @@ def test_no_citable_id_resolves_to_two_results(client, whole_sample):
         rows = client.get(f"/api/v1/results/?result_id={result_id}").json()["results"]
         assert len(rows) == 1, (result_id, rows)
     # Each suite's ids are among them: ids are unique across suites and rounds.
-    assert {slug.split("-v")[0] for slug in suites_of.values()} == {"training", "inference", "hpc"}
+    assert {slug.split("-v")[0] for slug in suites_of.values()} == set(Suite.values)

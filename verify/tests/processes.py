@@ -9,11 +9,20 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from ingest.tests.processes import REPO, WORKER_MAIN, CeleryProcess, RedisServer, wait_for
 from ingest.tests.upload_fixtures import celery_broker
+
+
+def ahead_of_the_other_tests() -> None:
+    """The verification worker and the runs it starts at a higher CPU priority than the rest of the
+    suite, where the system allows it (root). `make test`'s parallel workers keep both cores busy,
+    and an honest re-run starved of the CPU looks like one that did no work (verify/reproduce.py
+    check_work: 0.01 CPU seconds in a 0.8 s span)."""
+    with suppress(PermissionError):
+        os.nice(-10)
 
 
 class GpuWorker(CeleryProcess):
@@ -46,7 +55,8 @@ class GpuWorker(CeleryProcess):
                 "-c", "1", "--prefetch-multiplier", "1", "--without-gossip", "--without-mingle",
                 "--without-heartbeat", "-n", f"gpu-test-{uuid.uuid4().hex[:6]}@%h", "--loglevel", "INFO"]
         self.process = subprocess.Popen(args, cwd=REPO, env=self.env, stdout=self.log.open("ab"),
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+                                        stderr=subprocess.STDOUT, start_new_session=True,
+                                        preexec_fn=ahead_of_the_other_tests)
         wait_for(lambda: " ready." in self.text()[offset:] or self.process.poll() is not None, 40, "the gpu worker to start")
         assert self.process.poll() is None, self.text()
 

@@ -110,6 +110,11 @@ def read_model_mapping(submitter_root: Path) -> dict[str, str]:
 def _submitter(division: str, root: Path, rel: str) -> SubmitterFolder:
     submitter = SubmitterFolder(division, root.name, root, rel)
     results = root / "results"
+    if not results.is_dir():
+        # As the official checker does, a submitter folder with no results/ (inference v1.1's
+        # closed/Mobilint holds only a README and calibration notes) has nothing to check.
+        submitter.findings.append(_finding(INFO, "no_results", "no results/ folder: nothing to check", "results"))
+        return submitter
     for entry in sorted(results.iterdir()):
         if not entry.is_dir():
             submitter.findings.append(

@@ -284,3 +284,18 @@ def test_max_settings_that_cut_the_run_short(v07):
     found = errors(check_inference_package(v07), SS)
     assert found["max_query_count_setting"].expected == "0 or >= 1024"
     assert found["max_duration_setting"].actual == "1000"
+
+
+def test_a_submitter_folder_without_results_is_skipped_as_the_official_checker_skips_it(v07):
+    # inference_results_v1.1's closed/Mobilint holds only README.md and calibration.md; the whole
+    # round's check once stopped there with FileNotFoundError.
+    from mlperf_check.inference.discovery import find_submitters
+
+    empty = v07 / "closed" / "Empty"
+    empty.mkdir()
+    (empty / "README.md").write_text("results withdrawn\n")
+    submitters = {folder.name: folder for folder in find_submitters(v07)}
+    assert submitters["Empty"].results == []
+    assert [f.code for f in submitters["Empty"].findings] == ["no_results"]
+    assert submitters["Mobilint"].results  # the others are read as before
+    check_inference_package(v07)  # the round is checked whole

@@ -53,6 +53,8 @@ from .training_import import waivers_for
 
 # A round version at the end of a checkout's name: training_results_v4.0, inference-v4.1, v1.0.
 VERSION_IN_NAME = re.compile(r"(?:^|[_-])v?(\d+\.\d+)$")
+# A checkout's one round folder, where its submitter folders are: v0.5.0.
+ROUND_FOLDER = re.compile(r"v\d+\.\d+(?:\.\d+)?")
 # A published figure and a stored one differ when they differ by more than this, relative (the
 # summary prints what the checker read from the same log, to its precision).
 FIGURE_TOLERANCE = 1e-6
@@ -121,13 +123,25 @@ def recognize_checkout(path: Path) -> Checkout:
     checker = suite_for(path)
     if checker.name not in suites.SUITES:
         raise CheckoutError(f"{path}: a {checker.label} results folder; this database holds no {checker.label} rounds")
+    named_suites = [name for name in suites.SUITES if re.search(rf"(?:^|_){name}_results", path.name)]
+    if named_suites and checker.name not in named_suites:
+        # hpc_results_v0.7 has training's layout (no strong/ or weak/ folders): imported as
+        # training it would put HPC results in the training round of the same version.
+        raise CheckoutError(f"{path}: named as {named_suites[0]} results, but its folders have the layout of "
+                            f"{checker.label} results; not imported")
     suite = suites.SUITES[checker.name]
     units = suite.submitters(path)
+    submitters_root = path
+    if not units:
+        # training_results_v0.5 keeps its submitters in one round folder, v0.5.0/.
+        inner = [child for child in sorted(path.iterdir()) if child.is_dir() and ROUND_FOLDER.fullmatch(child.name)]
+        if len(inner) == 1:
+            submitters_root, units = inner[0], suite.submitters(inner[0])
     if not units:
         raise CheckoutError(f"{path}: no {suite.submitter_layout} found")
     named = VERSION_IN_NAME.search(path.name)
     version = named.group(1) if named else _version_from_contents(checker, checker.name, units[0])
-    return Checkout(path, checker.name, version, _official_ids(path, version))
+    return Checkout(submitters_root, checker.name, version, _official_ids(path, version))
 
 
 def _version_from_contents(checker, suite: str, unit: Submitter) -> str:

@@ -51,6 +51,19 @@ def test_it_recognizes_the_suite_and_round_of_each_checkout(sample_data, tmp_pat
     assert recognize_checkout(unnamed).round_slug == "training-v0.7"
 
 
+def test_the_public_repositories_own_layouts(sample_data, tmp_path):
+    # training_results_v0.5 keeps its submitter folders in one round folder, v0.5.0/.
+    v05 = tmp_path / "training_results_v0.7"
+    shutil.copytree(sample_data / "training-v0.7/Tencent", v05 / "v0.7.0" / "Tencent")
+    checkout = recognize_checkout(v05)
+    assert (checkout.path, checkout.round_slug) == (v05 / "v0.7.0", "training-v0.7")
+    # hpc_results_v0.7 has training's layout (no strong/ or weak/): refused, not filed as training.
+    hpc = tmp_path / "hpc_results_v0.7"
+    shutil.copytree(sample_data / "training-v0.7/Tencent", hpc / "Tencent")
+    with pytest.raises(CheckoutError, match="named as hpc results, but its folders have the layout of training results"):
+        recognize_checkout(hpc)
+
+
 def test_it_refuses_what_is_no_checkout_before_importing_anything(sample_data, tmp_path):
     with pytest.raises(CheckoutError, match="not a folder"):
         recognize_checkout(tmp_path / "missing")

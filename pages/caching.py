@@ -264,16 +264,70 @@ class FrontCacheMiddleware:
             return self.get_response(request)
         if stored is not None:
             return _replay(stored, request)
-        response = self.get_response(request)
-        if getattr(response, "public_page", False):
-            stored = _stored(response)
+        building = _start_building(key)
+        if not building:
+            stored = _built_by_another(key)
+            if stored is not None:
+                return _replay(stored, request)
+        try:
+            response = self.get_response(request)
+            if getattr(response, "public_page", False):
+                stored = _stored(response)
+                if stored is not None:
+                    _keep(key, stored)
+                    try:
+                        cache.set(key, stored, PAGE_CACHE_SECONDS)
+                    except RedisError:
+                        pass  # this process still has its copy; the others build their own
+        finally:
+            if building:
+                _done_building(key)
+        return response
+
+
+# Single flight: when many visitors miss the same page at once (the first ones after a change, or
+# after the page expired), one process builds it and the others wait for its copy instead of all
+# building it at once. A waiter builds the page itself when the builder gives up (its answer was
+# not storable, its request failed) or takes longer than BUILD_WAIT_SECONDS.
+BUILD_LOCK_SECONDS = 30  # a builder that died leaves its mark this long at most
+BUILD_WAIT_SECONDS = 10.0
+BUILD_POLL_SECONDS = 0.05
+
+
+def _start_building(key: str) -> bool:
+    """Whether this request builds the page (no other process is building it)."""
+    try:
+        return cache.add(f"{key}:building", 1, BUILD_LOCK_SECONDS)
+    except RedisError:
+        return True
+
+
+def _done_building(key: str) -> None:
+    try:
+        cache.delete(f"{key}:building")
+    except RedisError:
+        pass
+
+
+def _built_by_another(key: str) -> dict | None:
+    """The page another process is building, once stored; None when it stops building without
+    storing it or takes too long."""
+    deadline = time.monotonic() + BUILD_WAIT_SECONDS
+    try:
+        while time.monotonic() < deadline:
+            time.sleep(BUILD_POLL_SECONDS)
+            # The builder stores the page, then drops its mark: whether it is still building is
+            # asked first, so a page stored just before its mark went is found.
+            building = cache.get(f"{key}:building") is not None
+            stored = cache.get(key)
             if stored is not None:
                 _keep(key, stored)
-                try:
-                    cache.set(key, stored, PAGE_CACHE_SECONDS)
-                except RedisError:
-                    pass  # this process still has its copy; the others build their own
-        return response
+                return stored
+            if not building:
+                return None
+    except RedisError:
+        pass
+    return None
 
 
 def _lookup(key: str) -> dict | None:

@@ -4,10 +4,11 @@ family cold and warm at 1 and 16 clients.
     set -a; . <env with DATABASE_URL on PostgreSQL>; set +a
     .venv/bin/python bench/scale.py --results 200000 --runs 2000000
 
-Steps, each timed: create the database `mlperf_scale` beside the one in DATABASE_URL (`--fresh`
+Steps, each timed: create the database `mlperf_scale` (`--database`) beside the one in DATABASE_URL (`--fresh`
 drops it first) and migrate; import the public record (`manage.py import_record --publish --jobs
-N` over every round folder of ../shared/corpus that the database has a suite for: the rounds the
-team has, since the public results repositories cannot be fetched here); add synthetic rounds
+N` over every round folder of ../shared/corpus that the database has a suite for, or with `--record
+DIR` over every results checkout in DIR: the public results repositories as bench/export_snapshots.py
+writes them out); add synthetic rounds
 (`manage.py seed_synthetic --results R --runs N --clear`); take a snapshot of one real round; the
 database's size. Then gunicorn (DEBUG off) serves it and each page family is asked:
 
@@ -18,7 +19,7 @@ database's size. Then gunicorn (DEBUG off) serves it and each page family is ask
 at 1 client and at 16 concurrent clients (threads, each with its own keep-alive connection), with
 the median and 95th percentile of the answer times and the bytes of the answer (uncompressed).
 A measurement stops early after `--seconds` (the cold round page of a 200,000-result database is
-slow). Prints a Markdown table for bench/RESULTS.md and writes var/bench/scale.json.
+slow). Prints a Markdown table for bench/RESULTS.md and writes var/bench/scale-<database>.json.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from web import PYTHON, REPO, service_env, start_gunicorn  # noqa: E402  (bench/web.py)
 
-DATABASE = "mlperf_scale"
 CORPUS = REPO.parent / "shared" / "corpus"
 # The corpus's round folders (see its MANIFEST.md files): training, power (training v4.0), inference, HPC,
 # automotive and tiny; a folder whose suite the database does not hold is left out and named.
@@ -53,14 +53,14 @@ FAMILIES = ("home", "round", "benchmark", "result", "system", "organization", "c
             "CSV", "snapshot", "feed")
 
 
-def database_env() -> dict[str, str]:
+def database_env(database: str) -> dict[str, str]:
     env = service_env()  # DATABASE_URL on PostgreSQL, DEBUG off, no broker
-    env["DATABASE_URL"] = urlparse(env["BENCH_ADMIN_URL"])._replace(path=f"/{DATABASE}").geturl()
+    env["DATABASE_URL"] = urlparse(env["BENCH_ADMIN_URL"])._replace(path=f"/{database}").geturl()
     env["MEDIA_ROOT"] = str(REPO / "var" / "bench" / "media")  # its log copies and snapshots, apart from make run's
     return env
 
 
-def create_database(env: dict[str, str], fresh: bool) -> None:
+def create_database(env: dict[str, str], database: str, fresh: bool) -> None:
     import psycopg2
 
     url = urlparse(env["BENCH_ADMIN_URL"])
@@ -69,10 +69,10 @@ def create_database(env: dict[str, str], fresh: bool) -> None:
     connection.autocommit = True
     with connection.cursor() as cursor:
         if fresh:
-            cursor.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
-        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE])
+            cursor.execute(f"DROP DATABASE IF EXISTS {database}")
+        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database])
         if cursor.fetchone() is None:
-            cursor.execute(f"CREATE DATABASE {DATABASE}")
+            cursor.execute(f"CREATE DATABASE {database}")
     connection.close()
 
 
@@ -207,10 +207,13 @@ def measure(port: int, url: str, args) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--results", type=int, default=20000, help="synthetic results (seed_synthetic)")
+    parser.add_argument("--database", default="mlperf_scale", help="the bench database, beside DATABASE_URL's")
+    parser.add_argument("--results", type=int, default=20000, help="synthetic results (seed_synthetic; 0: none)")
     parser.add_argument("--runs", type=int, default=200000, help="synthetic runs")
     parser.add_argument("--jobs", type=int, default=2, help="import_record --jobs")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
+    parser.add_argument("--record", type=Path, help="a folder of results checkouts (bench/export_snapshots.py) "
+                        "to import instead of the corpus's round folders")
     parser.add_argument("--fresh", action="store_true", help="drop the bench database first")
     parser.add_argument("--skip-data", action="store_true", help="measure the pages of the database as it is")
     parser.add_argument("--cold-requests", type=int, default=12, help="cold requests per client at 1 client")
@@ -219,12 +222,15 @@ def main() -> None:
     parser.add_argument("--families", nargs="*", default=list(FAMILIES))
     args = parser.parse_args()
 
-    env = database_env()
+    env = database_env(args.database)
     figures: dict = {"machine": {"cpus": os.cpu_count(), "load_before": os.getloadavg()}}
     if not args.skip_data:
-        create_database(env, args.fresh)
+        create_database(env, args.database, args.fresh)
         subprocess.run([PYTHON, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
-        checkouts = [str(CORPUS / name) for name in CORPUS_ROUNDS if (CORPUS / name).is_dir()]
+        if args.record:
+            checkouts = sorted(str(path) for path in args.record.iterdir() if path.is_dir() and not path.name.startswith("."))
+        else:
+            checkouts = [str(CORPUS / name) for name in CORPUS_ROUNDS if (CORPUS / name).is_dir()]
         imported = [path for path in checkouts if _recognized(env, path)]
         figures["record"] = {"checkouts": imported, "left out": sorted(set(checkouts) - set(imported))}
         seconds, out = timed_manage(env, "import_record", *imported, "--publish", "--jobs", str(args.jobs),
@@ -235,9 +241,10 @@ def main() -> None:
         seconds, _ = timed_manage(env, "import_record", *imported, "--publish", "--jobs", str(args.jobs),
                                   failures_reported=True)
         figures["record"]["second import seconds"] = seconds
-        seconds, _ = timed_manage(env, "seed_synthetic", "--results", str(args.results), "--runs", str(args.runs),
-                                  "--clear")
-        figures["synthetic"] = {"results": args.results, "runs": args.runs, "seconds": seconds}
+        if args.results:
+            seconds, _ = timed_manage(env, "seed_synthetic", "--results", str(args.results), "--runs", str(args.runs),
+                                      "--clear")
+            figures["synthetic"] = {"results": args.results, "runs": args.runs, "seconds": seconds}
         subprocess.run([PYTHON, "manage.py", "shell", "-c", "from django.db import connection; "
                         "connection.cursor().execute('VACUUM ANALYZE')"], cwd=REPO, env=env, check=True)
     figures["database"] = django_json(env, DATABASE_FIGURES)
@@ -258,7 +265,7 @@ def main() -> None:
         server.wait()
     out_dir = REPO / "var" / "bench"
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "scale.json").write_text(json.dumps(figures, indent=1))
+    (out_dir / f"scale-{args.database}.json").write_text(json.dumps(figures, indent=1))
     print(markdown(figures))
 
 

@@ -17,7 +17,8 @@ database's size. Then gunicorn (DEBUG off) serves it and each page family is ask
   is a cache miss that builds the page from the database;
 
 at 1 client and at 16 concurrent clients (threads, each with its own keep-alive connection), with
-the median and 95th percentile of the answer times and the bytes of the answer (uncompressed).
+the median and 95th percentile of the answer times and the bytes of the answer (uncompressed, and
+as sent: each client asks for gzip, as a browser does).
 A measurement stops early after `--seconds` (the cold round page of a 200,000-result database is
 slow). Prints a Markdown table for bench/RESULTS.md and writes var/bench/scale-<database>.json.
 """
@@ -25,6 +26,7 @@ slow). Prints a Markdown table for bench/RESULTS.md and writes var/bench/scale-<
 from __future__ import annotations
 
 import argparse
+import gzip
 import http.client
 import json
 import os
@@ -141,13 +143,14 @@ print(json.dumps({
 """
 
 
-def load(port: int, urls, clients: int, per_client: int, seconds: float) -> tuple[list[float], set[int], int]:
+def load(port: int, urls, clients: int, per_client: int, seconds: float) -> tuple[list[float], set[int], list[int]]:
     """`clients` threads, each asking its share of `urls` (a function of the request's number) over
     its own keep-alive connection, until each has asked `per_client` or `seconds` have passed.
-    Returns the answer times in ms, the statuses seen and the bytes of the last answer."""
+    Returns the answer times in ms, the statuses seen and the bytes of the last answer
+    (uncompressed, and as sent)."""
     times: list[float] = []
     statuses: set[int] = set()
-    size = [0]
+    size = [0, 0]  # the last answer's body: uncompressed, and as sent
     deadline = time.monotonic() + seconds
     lock = threading.Lock()
 
@@ -157,14 +160,17 @@ def load(port: int, urls, clients: int, per_client: int, seconds: float) -> tupl
             if time.monotonic() > deadline:
                 break
             started = time.perf_counter()
-            connection.request("GET", urls(number * per_client + index), headers={"Host": "127.0.0.1"})
+            # As a browser asks: a gzip-compressed answer where the server has one.
+            connection.request("GET", urls(number * per_client + index),
+                               headers={"Host": "127.0.0.1", "Accept-Encoding": "gzip"})
             response = connection.getresponse()
             body = response.read()
             elapsed = (time.perf_counter() - started) * 1000
             with lock:
                 times.append(elapsed)
                 statuses.add(response.status)
-                size[0] = len(body)
+                compressed = response.getheader("Content-Encoding") == "gzip"
+                size[0], size[1] = len(gzip.decompress(body)) if compressed else len(body), len(body)
         connection.close()
 
     threads = [threading.Thread(target=client, args=(number,)) for number in range(clients)]
@@ -172,7 +178,7 @@ def load(port: int, urls, clients: int, per_client: int, seconds: float) -> tupl
         thread.start()
     for thread in threads:
         thread.join()
-    return times, statuses, size[0]
+    return times, statuses, size
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -199,7 +205,7 @@ def measure(port: int, url: str, args) -> dict:
             times, statuses, size = load(port, urls, clients, count, args.seconds)
             figures[f"{kind} {clients}"] = {
                 "median": statistics.median(times), "p95": percentile(times, 0.95), "n": len(times),
-                "statuses": sorted(statuses), "bytes": size,
+                "statuses": sorted(statuses), "bytes": size[0], "bytes sent": size[1],
             }
             run += 1
     return figures
@@ -277,13 +283,13 @@ def _recognized(env, path: str) -> bool:
 
 
 def markdown(figures: dict) -> str:
-    lines = ["| page | bytes | cold p50 / p95 ms, 1 client | warm p50 / p95 ms, 1 client | "
+    lines = ["| page | bytes (gzip sent) | cold p50 / p95 ms, 1 client | warm p50 / p95 ms, 1 client | "
              "cold p50 / p95 ms, 16 clients | warm p50 / p95 ms, 16 clients |", "|---|---:|---:|---:|---:|---:|"]
     for family, page in figures.get("pages", {}).items():
         cells = [f"{page[k]['median']:.1f} / {page[k]['p95']:.1f}" + ("" if page[k]["statuses"] == [200] else
                                                                       f" ({page[k]['statuses']})")
                  for k in ("cold 1", "warm 1", "cold 16", "warm 16")]
-        lines.append(f"| {family} `{figures['urls'][family]}` | {page['warm 1']['bytes']:,} | " + " | ".join(cells) + " |")
+        lines.append(f"| {family} `{figures['urls'][family]}` | {page['warm 1']['bytes']:,} ({page['warm 1'].get('bytes sent', 0):,}) | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

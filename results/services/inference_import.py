@@ -148,11 +148,17 @@ def _write_inference_rows(
         aliases = rules_for(submission.round.version)[0].aliases
     for result in report.results:
         result.division = result.division or folder.division
+    shared_models = _open_models_sharing_a_model(report.results)
+    for result in report.results:
         benchmark = benchmarks.get(result.model)
         official_names = {name.lower() for name in (result.model, *_aliases_of(result.model, aliases))}
-        if result.division == "open" and result.model_folder.lower() not in official_names:
+        if result.division == "open" and (result.model_folder.lower() not in official_names
+                                          or (result.system, result.model, result.scenario) in shared_models):
             # An open model the submitter's model_mapping.json maps onto an official one (the
-            # official summary's Model against MlperfModel): its own leaderboard, by its folder name.
+            # official summary's Model against MlperfModel), or one of several open models of a
+            # system that the round's names map onto the same official model and scenario
+            # (inference v2.0's Krai: eight detection models as ssd-large): its own leaderboard,
+            # by its folder name. The database holds one result per system, benchmark and scenario.
             benchmark = None
         if benchmark is None and result.model_folder:
             # An open-division model outside the round's list: it still gets a leaderboard.
@@ -191,6 +197,12 @@ def _write_inference_rows(
         findings.extend(finding_rows(result.all_findings(), submission, result=row))
     Finding.objects.bulk_create(findings, batch_size=1000)
     return official
+
+
+def _open_models_sharing_a_model(results) -> set[tuple[str, str, str]]:
+    """(system, official model, scenario) that several open-division results of a report share."""
+    counts = Counter((r.system, r.model, r.scenario) for r in results if r.division == "open" and r.model)
+    return {key for key, count in counts.items() if count > 1}
 
 
 def _aliases_of(model: str, aliases: dict[str, str]) -> list[str]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -145,3 +147,17 @@ def test_the_migration_separates_ids_both_suites_minted(transactional_db):
     assert ids[rows[0].pk] == ids[rows[1].pk] == "0.7-0001"  # the first holder keeps its id
     assert ids[rows[2].pk] == ids[rows[3].pk] == "inference:0.7-0002:resnet:Offline"
     assert CitableId.objects.count() == 2
+
+
+def test_several_open_models_of_a_system_under_one_official_model_each_get_a_leaderboard(tmp_path):
+    # inference_results_v2.0's Krai ran eight detection models on one system, each a folder the
+    # round's names map onto ssd-large: stored under one benchmark they collided (one result per
+    # system, benchmark and scenario) and the whole import stopped with an IntegrityError.
+    data = Path(__file__).resolve().parents[2] / "mlperf_check" / "tests" / "data" / "inference" / "v0.7"
+    models = tmp_path / "v0.7" / "open" / "Mobilint" / "results" / "mobilint_edge"
+    shutil.copytree(data / "closed" / "Mobilint", tmp_path / "v0.7" / "open" / "Mobilint")
+    shutil.copytree(models / "resnet", models / "resnet50")  # both names of the official model resnet
+    import_round(tmp_path / "v0.7", "inference-v0.7")
+    rows = Result.objects.filter(scenario="SingleStream").values_list("benchmark__name", "folder")
+    assert sorted(rows) == [("resnet", "results/mobilint_edge/resnet/SingleStream"),
+                            ("resnet50", "results/mobilint_edge/resnet50/SingleStream")]

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from django.db import transaction
+from django.db import DataError, IntegrityError, transaction
 
 from mlperf_check.errors import PackageUnreadable, UnknownRules
 from mlperf_check.finding_sources import CHECKERS
@@ -277,7 +277,25 @@ def _store_unit(
     suite, unit: Submitter, checked: Checked, prints: str, *, round_: Round, publish: bool, published_factors_by,
     official_entries: dict[str, str],
 ) -> UnitOutcome:
-    """A checked unit's version and its progress row, in one transaction."""
+    """A checked unit's version and its progress row, in one transaction. A unit whose rows the
+    database refuses (a constraint they break) is rolled back and reported as failed, with no
+    fingerprint so that the next import tries it again, and the import goes on with the others."""
+    try:
+        return _stored_unit(suite, unit, checked, prints, round_=round_, publish=publish,
+                            published_factors_by=published_factors_by, official_entries=official_entries)
+    except (IntegrityError, DataError) as exc:
+        outcome = UnitOutcome(unit.name, "failed", errors=(*checked.errors, f"{unit.name}: not stored: {exc}".strip()))
+        ImportedFolder.objects.update_or_create(
+            round=round_, source=unit.source,
+            defaults={"fingerprint": "", "submission": None, "status": "failed", "errors": "\n".join(outcome.errors)},
+        )
+        return outcome
+
+
+def _stored_unit(
+    suite, unit: Submitter, checked: Checked, prints: str, *, round_: Round, publish: bool, published_factors_by,
+    official_entries: dict[str, str],
+) -> UnitOutcome:
     with transaction.atomic():
         if checked.package is None:
             outcome = UnitOutcome(unit.name, "failed", errors=checked.errors)

@@ -89,6 +89,35 @@ def test_a_second_import_checks_and_changes_nothing(sample_data):
     assert stored()["results"] == before["results"] and stored()["submissions"] == before["submissions"]
 
 
+def test_a_unit_the_database_refuses_is_reported_and_the_others_are_stored(sample_data, monkeypatch):
+    # inference_results_v2.0's Krai once broke a constraint, and the IntegrityError stopped the
+    # whole import of the record there.
+    from django.db import IntegrityError
+
+    from results import suites
+
+    training = suites.SUITES["training"]
+    store = training.import_checked
+
+    def refuse_fujitsu(unit, checked, **kwargs):
+        stored = store(unit, checked, **kwargs)  # its rows written, then refused: all rolled back
+        if unit.name == "Fujitsu":
+            raise IntegrityError('duplicate key value violates unique constraint "result_unique_per_submission"')
+        return stored
+
+    monkeypatch.setattr(training, "import_checked", refuse_fujitsu)
+    with pytest.raises(CommandError):  # exit status 1: some folders failed, as the summary says
+        import_record(sample_data / "training-v1.0")
+    assert not Submission.objects.filter(organization__name__icontains="Fujitsu").exists()
+    assert Submission.objects.count() == 6
+    refused = ImportedFolder.objects.get(source__endswith="Fujitsu")
+    assert refused.status == "failed" and "result_unique_per_submission" in refused.errors
+    assert refused.fingerprint == ""  # tried again by the next import
+    monkeypatch.setattr(training, "import_checked", store)
+    again = import_record(sample_data / "training-v1.0")
+    assert "Fujitsu: created" in again and "6 skipped" in again
+
+
 def test_an_interrupted_import_continues_with_the_units_it_had_not_finished(sample_data):
     checkout = recognize_checkout(sample_data / "training-v1.0")
 

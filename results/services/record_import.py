@@ -141,7 +141,21 @@ def recognize_checkout(path: Path) -> Checkout:
         raise CheckoutError(f"{path}: no {suite.submitter_layout} found")
     named = VERSION_IN_NAME.search(path.name)
     version = named.group(1) if named else _version_from_contents(checker, checker.name, units[0])
+    try:
+        suite.ruleset_name(version)
+    except UnknownRules as exc:  # tiny_results_v0.7: the checker knows Tiny's rules from v1.3 only
+        raise CheckoutError(f"{path}: {checker.label} v{version} results; {exc}") from exc
     return Checkout(submitters_root, checker.name, version, _official_ids(path, version))
+
+
+def publication_day(checkout: Checkout):
+    """The day MLCommons published the checkout's round (what --publish dates it with);
+    CheckoutError when it is not known."""
+    published_at = suites.SUITES[checkout.suite].published.get(checkout.version)
+    if published_at is None:
+        raise CheckoutError(f"{checkout.path}: the day MLCommons published {checkout.round_slug} is not known; "
+                            "import it without --publish")
+    return published_at
 
 
 def _version_from_contents(checker, suite: str, unit: Submitter) -> str:
@@ -229,10 +243,7 @@ def import_checkout(
     each unit (skipped ones included). Raises CheckoutError before importing anything when the
     round or the ids cannot be had."""
     started = time.monotonic()
-    published_at = suites.SUITES[checkout.suite].published.get(checkout.version)
-    if publish and published_at is None:
-        raise CheckoutError(f"{checkout.path}: the day MLCommons published {checkout.round_slug} is not known; "
-                            "import it without --publish")
+    published_at = publication_day(checkout) if publish else None
     try:
         round_ = ensure_round(checkout.round_slug)
         official = read_id_mapping(checkout.ids) if checkout.ids else {}

@@ -62,6 +62,20 @@ def test_the_public_repositories_own_layouts(sample_data, tmp_path):
     shutil.copytree(sample_data / "training-v0.7/Tencent", hpc / "Tencent")
     with pytest.raises(CheckoutError, match="named as hpc results, but its folders have the layout of training results"):
         recognize_checkout(hpc)
+    # A round whose rules the checker does not have (tiny_results_v0.7; Tiny from v1.3 only).
+    tiny = tmp_path / "tiny_results_v0.7"
+    shutil.copytree(sample_data / "tiny-v1.3", tiny)
+    with pytest.raises(CheckoutError, match=r"tiny_results_v0.7: .* v0.7 results; no MLPerf Tiny rules for '0.7'"):
+        recognize_checkout(tiny)
+
+
+def test_with_publish_every_round_must_have_a_known_day_before_any_is_imported(sample_data, tmp_path):
+    undated = tmp_path / "inference_results_v6.1"  # rules known, the day of its publication not
+    shutil.copytree(sample_data / "inference-v4.1", undated)
+    with pytest.raises(CommandError, match="the day MLCommons published inference-v6.1 is not known") as refused:
+        import_record(sample_data / "training-v1.0", undated, extra=["--publish"])
+    assert refused.value.returncode == 2
+    assert not Submission.objects.exists()
 
 
 def test_it_refuses_what_is_no_checkout_before_importing_anything(sample_data, tmp_path):

@@ -25,6 +25,7 @@ from results.services.record_import import (
     RoundSummary,
     UnitOutcome,
     import_checkout,
+    publication_day,
     recognize_checkout,
 )
 
@@ -83,8 +84,11 @@ class Command(BaseCommand):
             if decided_by is None:
                 raise CommandError("--published-factors records decisions: name an existing chair with --chair",
                                    returncode=2)
-        try:  # every checkout recognized before any is imported
+        try:  # every checkout recognized (and dated, to be published) before any is imported
             recognized = [recognize_checkout(path) for path in checkouts]
+            if publish:
+                for checkout in recognized:
+                    publication_day(checkout)
         except CheckoutError as exc:
             raise CommandError(str(exc), returncode=2) from exc
 

@@ -22,12 +22,13 @@ export TEST_DB_SUFFIX=${TEST_DB_SUFFIX:-$$}
 .venv/bin/lint-imports --no-logo --no-cache
 # Parallel workers, each with its own test database (pytest-django names it test_mlperf_<suffix>_gw<n>)
 # and its own cache keys (config/settings.py): a module's tests stay on one worker, in order, so a
-# module-scoped fixture is built once (--dist loadscope; each journey story is a module of its own).
+# module-scoped fixture is built once (--dist loadscope; each journey story is a module of its own),
+# the longest modules first (conftest.py orders them by their slow(minutes=N) mark).
 # Many tests wait on servers, workers and browsers rather than compute: more workers than cores pay.
 # TEST_WORKERS=0 runs in this process.
 workers=${TEST_WORKERS:-4}
 if [ "$workers" = 0 ]; then
     .venv/bin/pytest --durations=20 "$@"
 else
-    .venv/bin/pytest -n "$workers" --dist loadscope --durations=20 "$@"
+    .venv/bin/pytest -n "$workers" --dist loadscope --no-loadscope-reorder --durations=20 "$@"
 fi

@@ -20,7 +20,7 @@ from results.models import Finding, Result, Round, Submission
 REPO = Path(__file__).resolve().parents[1]
 WEB_DISTRIBUTIONS = {"django", "djangorestframework", "celery", "psycopg2", "psycopg2-binary", "kombu"}
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(minutes=2)
 
 
 @pytest.fixture(scope="module")

@@ -37,6 +37,7 @@ from ingest.tests.upload_fixtures import (  # noqa: F401
 from results.models import Result, Run, Submission
 
 pytestmark = [
+    pytest.mark.slow(minutes=1),
     pytest.mark.worker,
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("unthrottled"),

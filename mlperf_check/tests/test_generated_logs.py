@@ -25,6 +25,8 @@ from mlperf_check.tests import generated_logs
 from mlperf_check.tests.corpus import in_processes
 from mlperf_check.tests.test_compliance import check_bytes
 
+pytestmark = pytest.mark.slow(minutes=1.5)  # both checkers on every generated log
+
 RULESETS = generated_logs.shipped_rulesets()
 DIVISIONS = generated_logs.DIVISIONS
 CASES = [

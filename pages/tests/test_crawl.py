@@ -17,7 +17,7 @@ from bench.crawl_public import REPO, sample_commands
 from results.constants import Suite
 from results.models import Result
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow(minutes=3)]
 
 # Every round of the bundled sample, imported as `make sample` imports it: a suite added to the
 # Makefile's sample target is crawled too.

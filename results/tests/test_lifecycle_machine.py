@@ -66,7 +66,7 @@ from review.constants import WithdrawalState
 from review.models import WithdrawalRequest
 from review.services import ReviewRefused
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow(minutes=1.5)]
 
 EXAMPLES = int(os.environ.get("LIFECYCLE_EXAMPLES", 12))
 STEPS = int(os.environ.get("LIFECYCLE_STEPS", 25))

@@ -34,6 +34,7 @@ from results.models import Benchmark, Organization, Result, Round, Run, Submissi
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.worker,
+    pytest.mark.slow(minutes=1),
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("unthrottled"),
 ]

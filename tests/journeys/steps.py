@@ -45,7 +45,7 @@ from playwright.sync_api import expect
 from .conftest import SCREENSHOTS, WIDTHS, Person
 from .servers import REPO, EmbeddedServer, ProductionServer
 
-pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.slow(minutes=4)]
 
 DEMO_PASSWORD = "demo"  # review/management/commands/seed_demo.py, printed by make run
 PASSWORD = "a long journey password"

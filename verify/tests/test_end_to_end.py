@@ -25,7 +25,7 @@ from verify.tests.world import ENDLESS, FAILING, MEMORY, NETWORK, stored_log, ve
 
 pytestmark = [
     pytest.mark.worker,
-    pytest.mark.slow,
+    pytest.mark.slow(minutes=2),
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
 ]

@@ -6,12 +6,14 @@ tool library's `fetch` leaves them under /work/.mirror/<owner>+<name>/repo) as p
     .venv/bin/python bench/export_snapshots.py /work/.mirror/mlcommons+*_results_v* --into /work/record
 
 A snapshot lacks its largest files (4 MiB and more): their blobs are missing from the git store, so
-they are left out and counted. A folder already written is left as it is (`--fresh` writes it again).
+they are left out and counted, as is a symbolic link pointing outside the checkout (links inside it
+are kept: submitters link model folders to shared code). A folder already written is left as it is (`--fresh` writes it again).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -28,17 +30,17 @@ def export(snapshot: Path, into: Path) -> tuple[int, int, int]:
     """Files written, files missing from the snapshot, bytes written."""
     git = ["git", f"--git-dir={git_dir(snapshot)}"]
     listing = subprocess.run([*git, "ls-tree", "-r", "-z", "HEAD"], check=True, capture_output=True).stdout
-    blobs = []  # (object name, path) of regular files; links and submodules are not results
+    blobs = []  # (object name, path, whether a symbolic link) of files; submodules are not results
     for entry in listing.split(b"\0"):
         if not entry:
             continue
         meta, path = entry.split(b"\t", 1)
         mode, kind, name = meta.split()
-        if kind == b"blob" and mode in (b"100644", b"100755"):
-            blobs.append((name.decode(), path.decode("utf-8", "surrogateescape")))
+        if kind == b"blob" and mode in (b"100644", b"100755", b"120000"):
+            blobs.append((name.decode(), path.decode("utf-8", "surrogateescape"), mode == b"120000"))
     reader = subprocess.Popen([*git, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     written = missing = size = 0
-    for name, path in blobs:
+    for name, path, link in blobs:
         reader.stdin.write(name.encode() + b"\n")
         reader.stdin.flush()
         header = reader.stdout.readline().split()
@@ -50,7 +52,16 @@ def export(snapshot: Path, into: Path) -> tuple[int, int, int]:
         reader.stdout.read(1)  # the newline after each object
         target = into / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
+        if link:
+            # A submitter's link to a shared folder (open/GATEOverflow/code/<model> -> efficientnets):
+            # kept where it points inside the checkout, as a clone has it.
+            pointed = os.path.normpath(target.parent / os.fsdecode(content))
+            if os.path.commonpath([pointed, str(into)]) != str(into):
+                missing += 1
+                continue
+            target.symlink_to(os.fsdecode(content))
+        else:
+            target.write_bytes(content)
         written, size = written + 1, size + length
     reader.stdin.close()
     reader.wait()

@@ -21,7 +21,7 @@ from verify.constants import Outcome
 from verify.tests.evidence import verify_honestly
 from verify.tests.world import verifiable_result
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.slow(minutes=2)]
 
 SAMPLE_ROUNDS = ["training-v0.7", "training-v1.0", "training-v3.0", "training-v4.0", "inference-v0.7",
                  "inference-v4.1", "hpc-v1.0"]

@@ -5,7 +5,8 @@ the summary are the same rows."""
 from __future__ import annotations
 
 from pages.normalised import View, models_per_minute_normalised, time_normalised
-from pages.system_groups import system_fields
+from pages.suites.time_to_train.filters import ResultFilters
+from pages.system_groups import SYSTEM_VALUES, system_fields_of_row
 from results.constants import Scaling
 from results.models import Result, Round
 
@@ -32,32 +33,36 @@ COLUMNS = [
 ]
 
 
-def hpc_points(user, round_: Round, benchmark: str | None = None) -> list[dict]:
-    """Every current result of the round `user` may see (one benchmark's where named)."""
-    results = (
-        Result.objects.visible_to(user).current().for_round(round_)
-        .select_related("system", "benchmark", "submission__organization")
-    )
+def hpc_points(user, round_: Round, benchmark: str | None = None, filters: ResultFilters | None = None) -> list[dict]:
+    """Every current result of the round `user` may see (one benchmark's where named) that the
+    `filters` keep (all where none). Read as rows, not model instances: cheap at any size."""
+    results = Result.objects.visible_to(user).current().for_round(round_)
     if benchmark:
         results = results.filter(benchmark__name=benchmark)
-    points = []
-    for result in results:
-        system = result.system
-        points.append({
-            "result_id": result.result_id,
-            "benchmark": result.benchmark.name,
-            "scaling": result.scaling,
-            **system_fields(result),
-            "framework": system.framework,
-            "minutes": result.score_minutes if result.scaling == Scaling.STRONG else None,
-            "number_of_models": result.number_of_models,
-            "instance_scale": result.instance_scale,
-            "time_to_train_all": result.time_to_train_all_minutes,
-            "models_per_minute": result.models_per_minute,
-            "energy": result.energy_joules,
-            "note": result.score_note,
-        })
-    return points
+    if filters is not None:
+        results = filters.apply(results)
+    rows = results.values(
+        "result_id", "benchmark__name", "scaling", *SYSTEM_VALUES, "system__framework", "score_minutes",
+        "number_of_models", "instance_scale", "time_to_train_all_minutes", "models_per_minute", "energy_joules",
+        "score_note",
+    )
+    return [
+        {
+            "result_id": row["result_id"],
+            "benchmark": row["benchmark__name"],
+            "scaling": row["scaling"],
+            **system_fields_of_row(row),
+            "framework": row["system__framework"],
+            "minutes": row["score_minutes"] if row["scaling"] == Scaling.STRONG else None,
+            "number_of_models": row["number_of_models"],
+            "instance_scale": row["instance_scale"],
+            "time_to_train_all": row["time_to_train_all_minutes"],
+            "models_per_minute": row["models_per_minute"],
+            "energy": row["energy_joules"],
+            "note": row["score_note"],
+        }
+        for row in rows
+    ]
 
 
 def ranked(points: list[dict], scaling: str, view: View | None = None) -> list[dict]:

@@ -6,15 +6,18 @@ suite's PageSuite (pages/suites/__init__.py)."""
 
 from __future__ import annotations
 
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from pages.charts import Chart
 from pages.common import chart_response, csv_response, draws
 from pages.normalised import time_view, view_links
+from pages.paging import PAGE_SIZE, BadPage, page_of
 from pages.suites.time_to_train import charts as time_charts
 from pages.suites.time_to_train import progress, snapshot
 from pages.suites.time_to_train import results as timed_results
+from pages.suites.time_to_train.filters import ResultFilters, filter_options, filter_query
 from pages.suites.time_to_train.results import convergence_unit
 from pages.templatetags.numbers import format_quantity
 from results.constants import Scaling, Suite
@@ -52,14 +55,31 @@ def _benchmark_charts(points: list[dict], benchmark: Benchmark) -> list[Chart]:
     return built
 
 
+# Where a round's leaderboards hold more than a page of rows together, each shows this many of its
+# best, linking to the whole board on its benchmark page (paged there).
+BOARD_LEADERS = 10
+
+
 def round_page(request, round_: Round):
-    points = hpc_points(request.user, round_)
+    filters = ResultFilters.from_query(request.GET)
+    points = hpc_points(request.user, round_, filters=filters)
     view = time_view(request.GET, points)
+    boards = leaderboards(points, view)
+    cut = sum(len(board["strong"]) + len(board["weak"]) for board in boards) > PAGE_SIZE
+    query = request.GET.urlencode()
+    for board in boards:
+        board["strong_rows"] = board["strong"][:BOARD_LEADERS] if cut else board["strong"]
+        board["weak_rows"] = board["weak"][:BOARD_LEADERS] if cut else board["weak"]
+        board["whole_url"] = (reverse("pages:benchmark", args=[round_.slug, board["benchmark"]])
+                              + (f"?{query}" if query else "")) if cut else ""
     context = {
         "round": round_,
-        "boards": leaderboards(points, view),
+        "boards": boards,
         "view": view,
         "view_links": view_links(request.GET, view),
+        "filters": filters,
+        "options": filter_options(round_, request.user),
+        "filter_query": filter_query(request.GET),
         "benchmark_rows": round_.benchmarks.order_by("name"),
         "result_count": len(points),
     }
@@ -67,7 +87,8 @@ def round_page(request, round_: Round):
 
 
 def round_export(request, round_: Round, fmt: str):
-    columns, rows = export_rows(_chosen(hpc_points(request.user, round_), request.GET))
+    points = hpc_points(request.user, round_, filters=ResultFilters.from_query(request.GET))
+    columns, rows = export_rows(_chosen(points, request.GET))
     if fmt == "csv":
         return csv_response(columns, rows, f"{round_.slug}-results.csv")
     return JsonResponse({"round": round_.slug, "columns": columns, "rows": rows})
@@ -91,28 +112,55 @@ def summary_rows(round_: Round, user=None, query=None, factors: str | None = Non
     return export_rows(hpc_points(user, round_))
 
 
+# The benchmark page's tables, each paged in the URL; the charts and downloads do not depend on them.
+BENCHMARK_PAGES = ("strong_page", "weak_page", "scaling_page")
+
+
 def benchmark_page(request, round_: Round, benchmark: Benchmark):
-    points = hpc_points(request.user, round_, benchmark.name)
+    filters = ResultFilters.from_query(request.GET)
+    points = hpc_points(request.user, round_, benchmark.name, filters)
     view = time_view(request.GET, points)
-    (board,) = leaderboards(points, view) or [{"strong": [], "weak": [], "has_energy": False}]
+    (board,) = leaderboards(points, view) or [{"benchmark": benchmark.name, "strong": [], "weak": [],
+                                                "has_energy": False}]
     built = _benchmark_charts(points, benchmark)
-    families = [p for p in built[0].rows if p["speedup"] is not None]
+    families = sorted((p for p in built[0].rows if p["speedup"] is not None),
+                      key=lambda p: (p["submitter"], p["accelerator"], p["accelerators"]))
+    try:
+        board["strong_page"] = page_of(board["strong"], request.GET, "strong_page", anchor=f"{benchmark.name}-strong")
+        board["weak_page"] = page_of(board["weak"], request.GET, "weak_page", anchor=f"{benchmark.name}-weak")
+        scaling_page = page_of(families, request.GET, "scaling_page", anchor="scaling-families")
+    except BadPage as error:
+        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    board["strong_rows"], board["weak_rows"] = board["strong_page"].rows, board["weak_page"].rows
+    figure_query = request.GET.copy()
+    for name in BENCHMARK_PAGES:
+        figure_query.pop(name, None)
     context = {
         "round": round_,
         "benchmark": benchmark,
         "board": board,
+        "filters": filters,
+        "options": filter_options(round_, request.user),
+        "filter_query": filter_query(request.GET),
+        "result_count": len(points),
         "charts": built,
+        # A figure holds a point per result: beyond a page of them it is fetched when drawn, not carried in the page.
+        "lazy_charts": len(points) > PAGE_SIZE,
+        "figure_query": filter_query(request.GET),
         "energy_chart": built[2] if len(built) > 2 else None,
         "draws_charts": draws(built),
-        "scaling_families": sorted(families, key=lambda p: (p["submitter"], p["accelerator"], p["accelerators"])),
+        "scaling_families": scaling_page.rows,
+        "scaling_page": scaling_page,
         "view": view,
-        "view_links": view_links(request.GET, view),
+        # A new view ranks anew: its links start from the first page of each board.
+        "view_links": view_links(figure_query, view),
     }
     return render(request, "results/hpc_benchmark.html", context)
 
 
 def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fmt: str):
-    for built in _benchmark_charts(hpc_points(request.user, round_, benchmark.name), benchmark):
+    points = hpc_points(request.user, round_, benchmark.name, ResultFilters.from_query(request.GET))
+    for built in _benchmark_charts(points, benchmark):
         if built.name == chart:
             return chart_response(built, fmt, f"{round_.slug}-{benchmark.name}")
     raise Http404("no such chart")

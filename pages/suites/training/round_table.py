@@ -3,22 +3,14 @@ sorting; plain data, so that the page, its CSV and JSON downloads and the summar
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from pages.normalised import DECIDED
-from pages.system_groups import (
-    CATEGORIES,
-    CATEGORY_LABELS,
-    CATEGORY_ORDER,
-    DIVISION_ORDER,
-    accelerator_choices,
-    accelerator_key,
-    category_of,
-    category_q,
-    with_accelerator,
-)
-from results.constants import Deployment, FactorSource
-from results.models import Finding, Result, Round, System
+from pages.suites.time_to_train.filters import ResultFilters, filter_options
+from pages.system_groups import CATEGORY_LABELS, CATEGORY_ORDER, DIVISION_ORDER, category_of
+from results.constants import FactorSource
+from results.models import Finding, Result, Round
 
 SYSTEM_COLUMNS = [
     ("division", "Division"),
@@ -39,78 +31,31 @@ SYSTEM_COLUMNS = [
 SORT_KEYS = {"submitter", "system", "number_of_nodes", "accelerators_count", "accelerator_model_name", "framework"}
 
 
-def _positive_int(value) -> int | None:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        return None
-    return number if number >= 0 else None
-
-
 @dataclass
-class RoundFilters:
-    """The round page's filters and sort order, as read from (and written back to) the query string."""
+class RoundFilters(ResultFilters):
+    """The round page's filters (those every training and HPC page offers, and the benchmarks
+    shown) and sort order, as read from (and written back to) the query string."""
 
-    division: str = ""
-    category: str = ""
-    deployment: str = ""
-    submitter: str = ""  # organization slug
-    accelerator: str = ""
-    acc_min: int | None = None
-    acc_max: int | None = None
     benchmarks: list[str] = field(default_factory=list)
-    verified: bool = False  # only results a verification reproduced (verify/)
     sort: str = ""
 
     @classmethod
     def from_query(cls, query, benchmark_names: list[str]) -> RoundFilters:
-        division = query.get("division", "")
-        category = query.get("category", "")
-        deployment = query.get("deployment", "")
         sort = query.get("sort", "")
         sort_key = sort.lstrip("-")
         return cls(
-            division=division if division in DIVISION_ORDER else "",
-            category=category if category in CATEGORY_LABELS else "",
-            deployment=deployment if deployment in (Deployment.ON_PREMISE, Deployment.CLOUD) else "",
-            submitter=query.get("submitter", "").strip(),
-            accelerator=query.get("accelerator", "").strip(),
-            acc_min=_positive_int(query.get("acc_min")),
-            acc_max=_positive_int(query.get("acc_max")),
+            **ResultFilters.values_of(query),
             benchmarks=[name for name in query.getlist("benchmark") if name in benchmark_names],
-            verified=query.get("verified") == "1",
             sort=sort if sort_key in SORT_KEYS or sort_key in benchmark_names else "",
         )
 
     def apply(self, results):
-        if self.division:
-            results = results.filter(division=self.division)
-        if self.category:
-            results = results.filter(category_q(self.category))
-        if self.deployment:
-            results = results.filter(system__deployment=self.deployment)
-        if self.submitter:
-            results = results.filter(submission__organization__slug=self.submitter)
-        if self.accelerator:
-            results = with_accelerator(results, self.accelerator)
-        if self.acc_min is not None:
-            results = results.filter(system__accelerators_count__gte=self.acc_min)
-        if self.acc_max is not None:
-            results = results.filter(system__accelerators_count__lte=self.acc_max)
-        if self.benchmarks:
-            results = results.filter(benchmark__name__in=self.benchmarks)
-        if self.verified:
-            results = results.filter(verification_jobs__outcome="reproduced").distinct()
-        return results
-
-    @property
-    def accelerator_key(self) -> str:
-        return accelerator_key(self.accelerator)
+        results = super().apply(results)
+        return results.filter(benchmark__name__in=self.benchmarks) if self.benchmarks else results
 
     @property
     def active(self) -> bool:
-        return any([self.division, self.category, self.deployment, self.submitter, self.accelerator,
-                    self.acc_min is not None, self.acc_max is not None, self.benchmarks, self.verified])
+        return super().active or bool(self.benchmarks)
 
 
 @dataclass
@@ -136,13 +81,19 @@ class RoundTable:
             + [f"{name}_factor_source" for name in self.benchmarks]
         )
 
-    def groups(self) -> list[dict]:
-        """Rows grouped by (division, category), in the MLCommons order."""
+    def groups(self, start: int = 0, stop: int | None = None) -> list[dict]:
+        """The rows [start:stop] (a page of the table) grouped by (division, category), in the
+        MLCommons order; each group with its number of rows in the whole table, and whether it
+        began on an earlier page."""
+        sizes = Counter((row["division"], row["category"]) for row in self.rows)
         groups: list[dict] = []
-        for row in self.rows:
-            if not groups or groups[-1]["key"] != (row["division"], row["category"]):
-                groups.append({"key": (row["division"], row["category"]), "division": row["division"],
-                               "category": row["category_label"], "rows": []})
+        for index, row in enumerate(self.rows[start:stop], start=start):
+            key = (row["division"], row["category"])
+            if not groups or groups[-1]["key"] != key:
+                before = self.rows[index - 1] if index else None
+                continued = before is not None and (before["division"], before["category"]) == key
+                groups.append({"key": key, "division": row["division"], "category": row["category_label"],
+                               "size": sizes[key], "continued": continued, "rows": []})
             groups[-1]["rows"].append(row)
         return groups
 
@@ -227,7 +178,7 @@ def round_table(round_: Round, user, query, factors: str = DECIDED) -> RoundTabl
         row["cell_list"] = [{**row["cells"].get(name, {}), "energy_column": name in energy_benchmarks}
                             for name in shown_benchmarks]
     _sort_rows(table_rows, filters.sort)
-    return RoundTable(benchmarks=benchmarks, rows=table_rows, filters=filters, options=_options(round_, user),
+    return RoundTable(benchmarks=benchmarks, rows=table_rows, filters=filters, options=filter_options(round_, user),
                       shown_benchmarks=shown_benchmarks, energy_benchmarks=energy_benchmarks)
 
 
@@ -249,25 +200,3 @@ def _sort_rows(rows: list[dict], sort: str) -> None:
     ordered = present + missing
     ordered.sort(key=lambda row: (DIVISION_ORDER.get(row["division"], 9), CATEGORY_ORDER[row["category"]]))
     rows[:] = ordered
-
-
-def _options(round_: Round, user) -> dict:
-    """Choices for the filter form: what the visible systems of the round hold."""
-    systems = (
-        System.objects.visible_to(user)
-        .current()
-        .filter(submission__round=round_)
-        .values_list("submission__organization__slug", "submission__organization__name", "accelerator_model_name")
-    )
-    submitters: dict[str, str] = {}
-    accelerators: list[str] = []
-    for slug, name, accelerator in systems:
-        submitters[slug] = name
-        accelerators.append(accelerator)
-    return {
-        "divisions": [("closed", "Closed"), ("open", "Open")],
-        "categories": CATEGORIES,
-        "deployments": [(Deployment.ON_PREMISE.value, "On-premise"), (Deployment.CLOUD.value, "Cloud")],
-        "submitters": sorted(submitters.items(), key=lambda item: item[1].lower()),
-        "accelerators": accelerator_choices(accelerators),
-    }

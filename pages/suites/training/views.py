@@ -6,19 +6,27 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from django.http import Http404, JsonResponse, QueryDict
+from django.http import Http404, HttpResponseBadRequest, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 
 from pages.charts import Chart
 from pages.common import chart_response, csv_response, draws
 from pages.normalised import View, factor_view, time_normalised, time_view, view_links
+from pages.paging import PAGE_SIZE, BadPage, linked, page_of
 from pages.suites.time_to_train import charts, progress, snapshot
 from pages.suites.time_to_train import results as timed_results
+from pages.suites.time_to_train.filters import ResultFilters, filter_options
 from pages.suites.time_to_train.results import convergence_unit
-from pages.system_groups import CATEGORIES, CATEGORY_ORDER, DIVISION_ORDER, system_fields
+from pages.system_groups import (
+    CATEGORIES,
+    CATEGORY_ORDER,
+    DIVISION_ORDER,
+    SYSTEM_VALUES,
+    system_fields_of_row,
+)
 from pages.templatetags.numbers import format_quantity
-from results.constants import FactorSource, Suite
+from results.constants import FactorSource, RcpStatus, Suite
 from results.models import Benchmark, Result, Round, System
 
 from .round_table import round_table
@@ -45,28 +53,35 @@ SUMMARY_COLUMNS = [
 ]
 
 
-def _point(result: Result) -> dict:
-    """A result as the chart builders and ranked tables take it."""
-    system = result.system
-    return {
-        "result_id": result.result_id,
-        **system_fields(result),
-        "framework": system.framework,
-        "minutes": result.score_minutes,
-        "note": result.score_note,
-        "batch_size": result.global_batch_size,
-        "converge": result.converge_mean,
-        "rcp_status": result.get_rcp_status_display(),
-        "energy": result.energy_joules,
-    }
+# A result's RCP status as get_rcp_status_display() words it, for points read as rows.
+RCP_STATUS_LABELS = dict(RcpStatus.choices)
 
 
-def _benchmark_points(user, round_: Round, benchmark: Benchmark) -> list[dict]:
-    results = (
-        Result.objects.visible_to(user).current().for_round(round_).filter(benchmark=benchmark)
-        .select_related("system", "submission__organization")
-    )
-    return [_point(result) for result in results]
+def _benchmark_results(user, round_: Round, benchmark: Benchmark, filters: ResultFilters):
+    """The benchmark's current results `user` may see that `filters` keep."""
+    return filters.apply(Result.objects.visible_to(user).current().for_round(round_).filter(benchmark=benchmark))
+
+
+def _benchmark_points(results) -> list[dict]:
+    """The results as the chart builders and ranked tables take them. Read as rows, not model
+    instances: a benchmark of a large round holds thousands of results, and its charts are
+    fetched one request each."""
+    rows = results.values("result_id", *SYSTEM_VALUES, "system__framework", "score_minutes", "score_note",
+                          "global_batch_size", "converge_mean", "rcp_status", "energy_joules")
+    return [
+        {
+            "result_id": row["result_id"],
+            **system_fields_of_row(row),
+            "framework": row["system__framework"],
+            "minutes": row["score_minutes"],
+            "note": row["score_note"],
+            "batch_size": row["global_batch_size"],
+            "converge": row["converge_mean"],
+            "rcp_status": RCP_STATUS_LABELS.get(row["rcp_status"], row["rcp_status"]),
+            "energy": row["energy_joules"],
+        }
+        for row in rows
+    ]
 
 
 def _benchmark_charts(points: list[dict], benchmark: Benchmark, colour_by: str, view: View) -> list[Chart]:
@@ -94,29 +109,37 @@ SNAPSHOT_TABLES = snapshot.SNAPSHOT_TABLES
 
 def round_page(request, round_: Round):
     table = round_table(round_, request.user, request.GET)
-    # Built with string formatting rather than {% url %} per cell: 500 rows x 10 cells add up.
+    try:
+        page = page_of(table.rows, request.GET, anchor="round-filters")
+    except BadPage as error:
+        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    # Built with string formatting rather than {% url %} per cell: 100 rows x 10 cells add up.
     result_url = reverse("pages:result", args=["RID"])
     system_url = reverse("pages:system", args=["ORG", "SID"])
-    for row in table.rows:
+    for row in page.rows:
         row["url"] = system_url.replace("ORG", quote(row["organization"])).replace("SID", quote(row["system_id"]))
         for cell in row["cell_list"]:
             if cell.get("result_id"):
                 cell["url"] = result_url.replace("RID", quote(cell["result_id"]))
-    query = request.GET.copy()
-    query.pop("sort", None)
+    # A new order starts from the first page; the downloads hold every page.
+    unpaged = request.GET.copy()
+    unpaged.pop("page", None)
+    unsorted = unpaged.copy()
+    unsorted.pop("sort", None)
     context = {
         "round": round_,
         "table": table,
+        "page": page,
         "decided_cells": any(cell.get("factor_source") == FactorSource.DECISION
-                             for row in table.rows for cell in row["cell_list"]),
-        "groups": table.groups(),
+                             for row in page.rows for cell in row["cell_list"]),
+        "groups": table.groups(max(page.first - 1, 0), page.last),
         "colspan": 9 + len(table.shown_benchmarks) + len(table.energy_benchmarks),
-        "sort_base": query.urlencode(),
-        "export_query": request.GET.urlencode(),
+        "sort_base": unsorted.urlencode(),
+        "export_query": unpaged.urlencode(),
         "benchmark_rows": round_.benchmarks.order_by("name"),
         # Benchmarks nobody entered are named, not linked: their page would be empty.
         "benchmarks_with_results": set(
-            Result.objects.visible_to(request.user).current().for_round(round_)
+            Result.objects.visible_to(request.user).current().for_round(round_).order_by()
             .values_list("benchmark__name", flat=True).distinct()
         ),
     }
@@ -173,8 +196,14 @@ def _viewed(request, points: list[dict]) -> View:
     return view
 
 
+# The benchmark page's tables, each paged in the URL; the charts and downloads do not depend on them.
+BENCHMARK_PAGES = ("page", "scaling_page")
+
+
 def benchmark_page(request, round_: Round, benchmark: Benchmark):
-    points = _benchmark_points(request.user, round_, benchmark)
+    filters = ResultFilters.from_query(request.GET)
+    results = _benchmark_results(request.user, round_, benchmark, filters)
+    points = _benchmark_points(results)
     colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
     view = _viewed(request, points)
     # Ranked by the figure shown: the time, or the normalised one.
@@ -185,43 +214,66 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
     )
     # A ranked result with checker errors nobody waived carries a marker (one query for all).
     error_counts = dict(
-        Result.objects.visible_to(request.user).current().for_round(round_).filter(benchmark=benchmark)
-        .with_unwaived_errors().filter(unwaived_errors__gt=0).values_list("result_id", "unwaived_errors")
+        results.with_unwaived_errors().filter(unwaived_errors__gt=0).values_list("result_id", "unwaived_errors")
     )
-    groups: list[dict] = []
+    ranks: dict[tuple[str, str], int] = {}
     for point in ranked:
         point["errors"] = error_counts.get(point["result_id"], 0)
+        # Ranked rows come first in each group, so the rank is the row's position in its group.
+        key = (point["division"], point["category"])
+        ranks[key] = ranks.get(key, 0) + 1
+        point["rank"] = ranks[key] if point["normalised"] is not None else None
+    built = _benchmark_charts(points, benchmark, colour_by, view)
+    scaling_families = sorted((p for p in built[1].rows if p["speedup"] is not None),
+                              key=lambda p: (p["submitter"], p["accelerator"], p["accelerators"]))
+    try:
+        page = page_of(ranked, request.GET, anchor="all-results")
+        families = page_of(scaling_families, request.GET, "scaling_page", anchor="scaling-families")
+    except BadPage as error:
+        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    groups: list[dict] = []
+    for point in page.rows:
         key = (point["division"], point["category"])
         if not groups or groups[-1]["key"] != key:
             groups.append({"key": key, "division": point["division"], "category": point["category"], "rows": []})
-        rows = groups[-1]["rows"]
-        # Ranked rows come first in each group, so the rank is the row's position.
-        point["rank"] = len(rows) + 1 if point["normalised"] is not None else None
-        rows.append(point)
-    built = _benchmark_charts(points, benchmark, colour_by, view)
-    scaling_families = [p for p in built[1].rows if p["speedup"] is not None]
+        groups[-1]["rows"].append(point)
+    figure_query = request.GET.copy()
+    for name in BENCHMARK_PAGES:
+        figure_query.pop(name, None)
     context = {
         "round": round_,
         "benchmark": benchmark,
         "groups": groups,
+        "page": page,
+        "result_count": len(points),
+        "filters": filters,
+        "options": filter_options(round_, request.user),
         "charts": built,
+        # A figure holds a point per result: beyond a page of them it is fetched when drawn, not carried in the page.
+        "lazy_charts": len(points) > PAGE_SIZE,
+        "figure_query": figure_query.urlencode(),
         "colour_by": colour_by,
-        "scaling_families": sorted(scaling_families, key=lambda p: (p["submitter"], p["accelerator"],
-                                                                    p["accelerators"])),
+        "colour_links": {
+            "accelerator": linked(figure_query, colour=None) + "#chart-scaling",
+            "submitter": linked(figure_query, colour="submitter") + "#chart-scaling",
+        },
+        "scaling_families": families.rows,
+        "scaling_page": families,
         "targets": benchmark.quality_targets,
         "unit": convergence_unit(benchmark.name),
         "draws_charts": draws(built),
         "energy_chart": built[4] if len(built) > 4 else None,
         "view": view,
-        "view_links": view_links(request.GET, view),
-        "view_query": f"per={view.per}" if view.normalised else "",
+        # A new view ranks anew: its links start from the first page.
+        "view_links": view_links(figure_query, view),
     }
     return render(request, "results/benchmark.html", context)
 
 
 def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fmt: str):
     colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
-    points = _benchmark_points(request.user, round_, benchmark)
+    filters = ResultFilters.from_query(request.GET)
+    points = _benchmark_points(_benchmark_results(request.user, round_, benchmark, filters))
     for built in _benchmark_charts(points, benchmark, colour_by, _viewed(request, points)):
         if built.name == chart:
             return chart_response(built, fmt, f"{round_.slug}-{benchmark.name}")

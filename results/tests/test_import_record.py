@@ -222,3 +222,14 @@ def test_on_a_terminal_it_shows_a_progress_bar_instead_of_lines(sample_data, mon
     out = import_record(sample_data / "training-v0.7")
     assert "training-v0.7: 100%" in terminal.getvalue() and "4/4" in terminal.getvalue()
     assert "[1/4]" not in out and "training-v0.7 from" in out  # the summary still comes on stdout
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_planner_statistics_are_refreshed_after_an_import(sample_data):
+    from django.db import connection
+
+    import_record(sample_data / "training-v1.0")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [Result._meta.db_table])
+        (estimated,) = cursor.fetchone()
+    assert estimated == Result.objects.count() > 0  # what ANALYZE counted, not the empty table's -1

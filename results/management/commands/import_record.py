@@ -27,6 +27,7 @@ from results.services.record_import import (
     import_checkout,
     publication_day,
     recognize_checkout,
+    refresh_planner_statistics,
 )
 
 STATUSES = ("created", "updated", "unchanged", "skipped", "failed")
@@ -104,6 +105,7 @@ class Command(BaseCommand):
                 raise CommandError(str(exc), returncode=2) from exc
             finally:
                 progress.close()
+        refresh_planner_statistics()
         for summary in summaries:
             self._summarize(summary)
         failed = sum(unit.failed for summary in summaries for unit in summary.units)

@@ -6,6 +6,7 @@ import os
 import socket
 from contextlib import contextmanager
 
+import kombu.pools
 import pytest
 from rest_framework.test import APIClient
 
@@ -62,8 +63,10 @@ def celery_broker(url: str):
     from config.celery import app
 
     def reset_pools():
-        if app._pool is not None:
-            app._pool.force_close_all()
+        # app.pool is kombu's registry entry for the broker (kombu.pools.connections): closed but
+        # left there, the next send to that broker would get it back ("Acquire on closed pool").
+        # reset() closes every registered pool and empties the registries.
+        kombu.pools.reset()
         app._pool = None
         app.amqp._producer_pool = None
 

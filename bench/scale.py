@@ -110,16 +110,22 @@ print(json.dumps({"bytes": size, "rounds": Round.objects.count(), "results": Res
 """
 
 # One URL per page family, from the data: the largest real training round (real and synthetic
-# organizations side by side), its most populated benchmark, a real result with runs, its system
-# and organization, two results to compare, a snapshot of the round (taken here when it has none).
+# organizations side by side; `--round` names another), its most populated benchmark, a real result
+# (with the most runs), its system and organization, two results to compare, a snapshot of the round
+# (taken here when it has none).
 PICK_URLS = """
 from django.db.models import Count
 from pages.snapshots import take_snapshot
 from results.models import Result, Round, Snapshot
 real = Result.objects.exclude(submission__organization__slug__startswith="synthetic-").filter(
-    submission__is_published=True, runs__isnull=False).exclude(result_id="").distinct()
-round_ = Round.objects.filter(pk__in=real.values("submission__round")).annotate(n=Count("submissions__results")) \\
-    .order_by("-n").first()
+    submission__is_published=True).exclude(result_id="")
+if ROUND:
+    suite, version = ROUND.split("-v")
+    round_ = Round.objects.get(suite=suite, version=version)
+else:
+    real = real.filter(runs__isnull=False).distinct()
+    round_ = Round.objects.filter(pk__in=real.values("submission__round")).annotate(
+        n=Count("submissions__results")).order_by("-n").first()
 benchmark = round_.benchmarks.annotate(n=Count("results")).order_by("-n").first()
 result = real.filter(submission__round=round_).annotate(n=Count("runs")).order_by("-n", "pk").first()
 other = real.filter(submission__round=round_, benchmark=result.benchmark).exclude(pk=result.pk).first() or result
@@ -226,6 +232,8 @@ def main() -> None:
     parser.add_argument("--warm-requests", type=int, default=60, help="warm requests per client at 1 client")
     parser.add_argument("--seconds", type=float, default=30, help="longest time of one measurement")
     parser.add_argument("--families", nargs="*", default=list(FAMILIES))
+    parser.add_argument("--round", default="", help="the round whose pages are measured (inference-v3.0); "
+                        "default: the largest real training round")
     args = parser.parse_args()
 
     env = database_env(args.database)
@@ -254,7 +262,7 @@ def main() -> None:
         subprocess.run([PYTHON, "manage.py", "shell", "-c", "from django.db import connection; "
                         "connection.cursor().execute('VACUUM ANALYZE')"], cwd=REPO, env=env, check=True)
     figures["database"] = django_json(env, DATABASE_FIGURES)
-    urls = django_json(env, PICK_URLS)
+    urls = django_json(env, f"ROUND = {args.round!r}\n" + PICK_URLS)
     figures["urls"] = urls
     print(json.dumps(figures, indent=1), flush=True)
 

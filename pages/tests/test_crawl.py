@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import re
 from collections import deque
-from html.parser import HTMLParser
+from html import unescape
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import pytest
@@ -26,22 +26,27 @@ SAMPLE_IMPORTS = sample_commands()
 NOT_FOLLOWED = ("/admin/", "/accounts/logout/")
 
 
-class Links(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[str] = []
+# The links of a page: href of <a>, href or src of <link>, <script> and <img>. Two regular
+# expressions over the site's own (well-formed) HTML, a tenth of html.parser's time: the crawl parses
+# some 3,000 pages.
+LINKING_TAG = re.compile(r"""<(a|link|script|img)\b((?:[^>"']|"[^"]*"|'[^']*')*)>""", re.IGNORECASE)
+LINK_ATTRIBUTE = re.compile(r"""\s(href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
 
-    def handle_starttag(self, tag, attrs):
-        for name, value in attrs:
-            if value and ((tag == "a" and name == "href") or (tag in ("link", "script", "img") and name in ("href", "src"))):
-                self.found.append(value)
+
+def links_of(html: str) -> list[str]:
+    found = []
+    for tag, attributes in LINKING_TAG.findall(html):
+        tag = tag.lower()
+        for name, *values in LINK_ATTRIBUTE.findall(attributes):
+            value = unescape("".join(values))
+            if value and (name.lower() == "href" or tag != "a"):
+                found.append(value)
+    return found
 
 
 def internal_links(base: str, html: str) -> list[str]:
-    parser = Links()
-    parser.feed(html)
     links = []
-    for href in parser.found:
+    for href in links_of(html):
         address = urldefrag(urljoin(base, href)).url
         parts = urlsplit(address)
         if parts.scheme in ("", "http") and parts.netloc in ("", "testserver"):

@@ -115,6 +115,9 @@ class InferenceRound:
         "weight_data_types",
         "weight_transformations",
     )
+    # v3.1+: the checker asks for a value in each implementation field (the v2.1 and v3.0 checkers
+    # asked only that each be there).
+    implementation_values: bool = True
     detail_format: str = "text"  # "text" (`"pid": .. "ts": ..ns : key : value`) or "mllog"
     # Scenarios judged by LoadGen's early stopping (v2.0 on): the figure is its estimate and the
     # minimum query count does not apply (LoadGen's "Early stopping satisfied" replaces it).
@@ -465,6 +468,7 @@ def table_round(table: dict) -> InferenceRound:
         metrics=METRICS_V20,
         seeds=dict(table["seeds"]),
         detail_format="mllog",
+        implementation_values=table["version"] not in ("v2.1", "v3.0"),
         table=table,
     )
 

@@ -378,3 +378,20 @@ def test_v61_gpt_oss_compliance_tests_07_and_09(tmp_path):
     (gpt / "TEST09" / "verify_output_len.txt").write_text("TEST FAIL\n")
     codes = {f.code for f in check(tmp_path, "v6.1").results[0].all_findings() if f.severity == "error"}
     assert "compliance_failed" in codes
+
+
+def test_an_implementation_field_left_out_and_one_left_empty(tmp_path):
+    """Both refuse the result in v5.1. The v2.1 and v3.0 checkers asked for each field and not for
+    a value in it (found importing inference_results_v3.0: 46 results with an empty `retraining`,
+    published): there an empty field is a warning."""
+    write_result(tmp_path, "v5.1", "Offline", "Offline", ttft_ms=0, tpot_ms=0)
+    (path,) = (tmp_path / "closed" / "Test").rglob("measurements/**/*.json")
+    implementation = dict(IMPLEMENTATION, retraining="")
+    del implementation["weight_transformations"]
+    path.write_text(json.dumps(implementation))
+    (result,) = check(tmp_path, "v5.1").results
+    errors = {f.code: f.message for f in result.all_findings() if f.severity == "error"}
+    assert errors["implementation_fields"] == "implementation JSON lacks weight_transformations"
+    assert errors["implementation_field_empty"] == "implementation JSON lacks a value for retraining"
+    assert not result.official and not result.valid
+    assert [ROUNDS[v].implementation_values for v in ("v2.1", "v3.0", "v3.1", "v5.1")] == [False, False, True, True]

@@ -10,7 +10,7 @@ from pathlib import Path
 from mlperf_check.inference.checkers.base import ResultContext
 from mlperf_check.inference.checkers.round_rules.base import RoundRuleChecker, has_power, place
 from mlperf_check.inference.discovery import ENDPOINTS, LOADGEN
-from mlperf_check.report import ERROR, Finding
+from mlperf_check.report import ERROR, WARNING, Finding
 
 
 class RoundMeasurementsChecker(RoundRuleChecker):
@@ -59,16 +59,18 @@ class RoundMeasurementsChecker(RoundRuleChecker):
                 )
             )
         if isinstance(data, dict):
-            empty = [name for name in table["implementation_fields"] if not data.get(name)]
-            if empty:
-                out.append(
-                    self.finding(
-                        ERROR,
-                        "implementation_fields",
-                        f"implementation JSON lacks a value for {', '.join(empty)}",
-                        file=context.rel(implementation),
-                    )
-                )
+            # A field left out, and one left empty: an empty one is a warning where the round's
+            # checker did not look for values (v2.1, v3.0: InferenceRound.implementation_values).
+            missing = [name for name in table["implementation_fields"] if name not in data]
+            empty = [name for name in table["implementation_fields"] if name in data and not data[name]]
+            empty_severity = ERROR if context.rules.implementation_values else WARNING
+            for severity, code, names, what in (
+                (ERROR, "implementation_fields", missing, "lacks"),
+                (empty_severity, "implementation_field_empty", empty, "lacks a value for"),
+            ):
+                if names:
+                    out.append(self.finding(severity, code, f"implementation JSON {what} {', '.join(names)}",
+                                            file=context.rel(implementation)))
         if has_power(context):
             out.extend(self._power_measurements(context, measurements))
         code = place(table["layout"]["code"], folder)

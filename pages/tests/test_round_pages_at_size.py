@@ -107,3 +107,21 @@ def test_a_lazily_loaded_chart_is_the_filtered_figure(client, full_round):
     assert "division=open" in src and "page" not in src
     chart = client.get(src).json()
     assert chart["figure"]["data"]
+
+
+def test_more_leaderboards_than_a_page_show_their_leaders_a_page_at_a_time():
+    # inference v3.0 has 576 boards (its open models each their own): a row per board made the
+    # round page 846 KB before the leaders were paged.
+    from django.http import QueryDict
+
+    from pages.suites.inference.views import _shown_boards
+
+    def boards():
+        return [{"model": f"model-{n:03d}", "scenario": "Offline", "rows": [{"value": n}]} for n in range(250)]
+
+    shown = _shown_boards(boards(), QueryDict(""), "page", "leaderboards")
+    assert shown["leaders"] and len(shown["all"]) == 250
+    assert [b["model"] for b in shown["leader_page"].rows] == [f"model-{n:03d}" for n in range(PAGE_SIZE)]
+    assert shown["leader_page"].next_url == "?page=2#leaderboards"
+    last = _shown_boards(boards(), QueryDict("page=3"), "page", "leaderboards")["leader_page"]
+    assert (last.first, last.last, last.total, last.next_url) == (201, 250, 250, "")

@@ -171,7 +171,8 @@ def _cell_html(cell: dict | None, before: str, after: str) -> str:
 def _shown_boards(boards: list[dict], query: QueryDict, param: str, anchor: str) -> dict:
     """Leaderboards as a page can hold them: all of them whole while they hold a page of rows in
     all; one board alone (a model and scenario chosen) paged by `param`; else their leaders, a row
-    per board linking to the whole board (its model and scenario chosen). A row's rank is its
+    per board linking to the whole board (its model and scenario chosen), themselves paged by
+    `param` (inference v3.0 has 576 boards, its open models each their own). A row's rank is its
     place in the whole board."""
     leaders = len(boards) > 1 and sum(len(b["rows"]) for b in boards) > PAGE_SIZE
     for board in boards:
@@ -180,7 +181,8 @@ def _shown_boards(boards: list[dict], query: QueryDict, param: str, anchor: str)
         board["url"] = linked(query, model=board["model"], scenario=board["scenario"], page=None,
                               power_page=None) + f"#{anchor}"
         board["leader"] = board["rows"][0]
-    return {"all": boards, "leaders": leaders}
+    leader_page = page_of(boards, query, param, anchor=anchor) if leaders else None
+    return {"all": boards, "leaders": leaders, "leader_page": leader_page}
 
 
 def round_chart(request, round_: Round, chart: str, fmt: str):

@@ -10,7 +10,9 @@ from django.urls import reverse
 
 from pages.charts import Chart
 from pages.csv_rows import rows_to_csv
-from results.models import Result
+from results.models import Finding, Result
+from results.states import publication_state
+from review.findings import finding_counts, severity_groups, with_waivers
 
 
 def csv_response(columns: list[str], rows: list[dict], filename: str) -> HttpResponse:
@@ -52,6 +54,29 @@ def chart_response(chart: Chart, fmt: str, stem: str) -> HttpResponse:
     if fmt == "csv":
         return csv_response(chart.columns, chart.rows, f"{stem}-{chart.name}.csv")
     return JsonResponse({"name": chart.name, "columns": chart.columns, "rows": chart.rows, "figure": chart.figure})
+
+
+def result_page_context(user, result: Result, findings: list[Finding]) -> dict:
+    """What every suite's result page shows alike: the result, its publication state and versions,
+    its system, round and benchmark, and `findings` (the suite's list of them, waivers applied)
+    grouped by severity with the counts of what no decision waived."""
+    counts = finding_counts(result.findings.all())
+    return {
+        "result": result,
+        "state": publication_state(result),
+        "versions": result_versions(user, result),
+        "system": result.system,
+        "round": result.submission.round,
+        "benchmark": result.benchmark,
+        "findings": severity_groups(findings, counts),
+        "finding_counts": counts,
+        "finding_total": len(findings),
+    }
+
+
+def waived_findings(result: Result) -> list[Finding]:
+    """A result's findings in file and line order, each with the decision that waived it, if any."""
+    return with_waivers(Finding.objects.with_waiver().filter(result=result).order_by("file", "line", "pk"))
 
 
 def result_versions(user, result) -> dict:

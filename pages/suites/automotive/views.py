@@ -11,11 +11,16 @@ from django.shortcuts import render
 
 from mlperf_check.automotive.rules import rules_for
 from pages.charts import Chart
-from pages.common import chart_response, csv_response, draws, published_package, result_versions
+from pages.common import (
+    chart_response,
+    csv_response,
+    draws,
+    published_package,
+    result_page_context,
+    waived_findings,
+)
 from pages.templatetags.numbers import format_quantity
-from results.models import Benchmark, Finding, Result, Round, System
-from results.states import publication_state
-from review.findings import finding_counts, severity_groups, with_waivers
+from results.models import Benchmark, Result, Round, System
 
 from . import charts
 from .leaderboards import FIGURES, accepted_summary, automotive_points, export_rows, leaderboards
@@ -107,21 +112,14 @@ def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fm
 
 def result_page(request, result: Result):
     details = result.inference or {}
-    findings = with_waivers(Finding.objects.with_waiver().filter(result=result).order_by("file", "line", "pk"))
+    findings = waived_findings(result)
     settings = details.get("settings") or {}
     checks = rule_checks(result, settings)
     context = {
-        "result": result,
-        "state": publication_state(result),
-        "versions": result_versions(request.user, result),
-        "system": result.system,
-        "round": result.submission.round,
-        "benchmark": result.benchmark,
+        **result_page_context(request.user, result, findings),
         "details": details,
         "checks": checks,
         "settings": sorted(settings.items()),
-        "findings": severity_groups(findings, finding_counts(result.findings.all())),
-        "finding_total": len(findings),
         "latency_chart": _result_chart(result, "latency"),
         "figure": FIGURES.get(result.scenario, ""),
     }

@@ -15,15 +15,13 @@ from django.utils.http import RFC3986_SUBDELIMS
 from django.utils.safestring import mark_safe
 
 from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
-from pages.common import chart_response, csv_response, published_package, result_versions
+from pages.common import chart_response, csv_response, published_package, result_page_context, waived_findings
 from pages.normalised import View, throughput_view, view_links
 from pages.paging import PAGE_SIZE, BadPage, linked, page_of
 from pages.system_groups import CATEGORIES, CATEGORY_LABELS, accelerator_choices, category_of
 from pages.templatetags.numbers import format_power, format_quantity
 from results.constants import Division, Scenario, Suite
-from results.models import Benchmark, Finding, Result, Round, System
-from results.states import publication_state
-from review.findings import finding_counts, severity_groups, with_waivers
+from results.models import Benchmark, Result, Round, System
 
 from . import charts as inference_charts
 from . import snapshot
@@ -231,7 +229,7 @@ def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fm
 
 def result_page(request, result: Result):
     details = result.inference or {}
-    findings = with_waivers(Finding.objects.with_waiver().filter(result=result).order_by("file", "line", "pk"))
+    findings = waived_findings(result)
     accuracy = details.get("accuracy") or {}
     latency = _result_chart(result, "latency")
     checks = []
@@ -262,17 +260,10 @@ def result_page(request, result: Result):
         checks.append((f"Accuracy ({accuracy.get('kind')})", value if value is not None else "—",
                        f"≥ {accuracy['target']:.4f}", None if value is None else value >= accuracy["target"]))
     context = {
-        "result": result,
-        "state": publication_state(result),
-        "versions": result_versions(request.user, result),
-        "system": result.system,
-        "round": result.submission.round,
-        "benchmark": result.benchmark,
+        **result_page_context(request.user, result, findings),
         "details": details,
         "checks": checks,
         "settings": sorted((details.get("settings") or {}).items()),
-        "findings": severity_groups(findings, finding_counts(result.findings.all())),
-        "finding_total": len(findings),
         "latency_chart": latency,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
         "system_type": (details.get("system_type") or "").replace(",", " and "),

@@ -14,12 +14,11 @@ from audit.roles import is_privileged
 from mlperf_check.package import natural_key
 from mlperf_check.rules.rcp import SAMPLE_UNIT_BENCHMARKS, SAMPLES_BENCHMARKS
 from pages.charts import Chart
-from pages.common import chart_response, draws, published_package, result_versions
+from pages.common import chart_response, draws, published_package, result_page_context
 from pages.system_groups import CATEGORY_LABELS, category_of
 from results.constants import WaiverKind
 from results.models import Result, Run
-from results.states import publication_state
-from review.findings import finding_counts, findings_with_log_urls, severity_groups
+from review.findings import findings_with_log_urls
 from review.summary import review_summary
 
 from . import charts
@@ -96,23 +95,14 @@ def result_page(request, result: Result):
         run.convergence = _run_convergence(run, result.benchmark.name)
     result_charts = _result_charts(result, runs)
     findings = findings_with_log_urls(result, runs)
-    counts = finding_counts(result.findings.all())
     review = review_summary(result, request.user)
     context = {
-        "result": result,
-        "state": publication_state(result),
-        "system": result.system,
-        "round": result.submission.round,
-        "benchmark": result.benchmark,
+        **result_page_context(request.user, result, findings),
         "runs": runs,
-        "findings": severity_groups(findings, counts),
-        "finding_counts": counts,
-        "finding_total": len(findings),
         "hyperparameters": _hyperparameter_rows(runs),
         "run_labels": [_run_label(r) for r in runs],
         "charts": result_charts,
         "draws_charts": draws(result_charts),
-        "versions": result_versions(request.user, result),
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
         # The published_factor decision on the result's system and benchmark (accepted or rejected).
         "factor_decision": next((w for w in review["waivers"] if w.kind == WaiverKind.PUBLISHED_FACTOR), None),

@@ -14,11 +14,16 @@ from django.shortcuts import render
 from mlperf_check.tiny.report import TinyResult
 from mlperf_check.tiny.summary import SUMMARY_COLUMNS, final_report_csv
 from mlperf_check.tiny.summary import summary_rows as official_summary_rows
-from pages.common import chart_response, csv_response, draws, published_package, result_versions
+from pages.common import (
+    chart_response,
+    csv_response,
+    draws,
+    published_package,
+    result_page_context,
+    waived_findings,
+)
 from pages.system_groups import CATEGORY_LABELS, category_of
-from results.models import Benchmark, Finding, Result, Round, System
-from results.states import publication_state
-from review.findings import finding_counts, severity_groups, with_waivers
+from results.models import Benchmark, Result, Round, System
 
 from . import charts
 from .leaderboards import ACCURACY_LABELS, export_rows, leaderboards, tiny_points
@@ -159,22 +164,15 @@ def _checks(details: dict) -> list[tuple]:
 
 def result_page(request, result: Result):
     details = result.inference or {}
-    findings = with_waivers(Finding.objects.with_waiver().filter(result=result).order_by("file", "line", "pk"))
+    findings = waived_findings(result)
     window_chart = charts.windows(details, result.metric_value)
     throughput = result.metric_value
     context = {
-        "result": result,
-        "state": publication_state(result),
-        "versions": result_versions(request.user, result),
-        "system": result.system,
-        "round": result.submission.round,
-        "benchmark": result.benchmark,
+        **result_page_context(request.user, result, findings),
         "details": details,
         "latency_ms": 1000 / throughput if throughput else None,
         "checks": _checks(details),
         "system_fields": [(k, v) for k, v in (details.get("system_fields") or {}).items() if v],
-        "findings": severity_groups(findings, finding_counts(result.findings.all())),
-        "finding_total": len(findings),
         "windows_chart": window_chart,
         "draws_charts": not window_chart.empty,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],

@@ -155,6 +155,25 @@ def iter_archive(path: Path, limits: ArchiveLimits = ArchiveLimits()) -> Iterato
         yield from _checked_members(entries, meter)
 
 
+def decided_by_result_paths(path: Path, decide: Callable[[list[str]], bool | None]) -> bool:
+    """What `decide` says of an archive: it is asked of each member under a results/ folder, in
+    archive order, with the member's path below results/ split at "/", until it answers True or
+    False (None: read on). False when no member decides, or when the archive is unsafe (the suite
+    that takes it refuses it with its reason). How the suites tell their archives apart by names
+    alone, reading no more members than they need."""
+    try:
+        with contextlib.closing(iter_archive(path)) as members:
+            for member in members:
+                parts = member.name.split("/")
+                if "results" in parts:
+                    verdict = decide(parts[parts.index("results") + 1 :])
+                    if verdict is not None:
+                        return verdict
+    except UnsafeArchive:
+        return False
+    return False
+
+
 def extract_archive(path: Path, dest: Path, limits: ArchiveLimits = ArchiveLimits()) -> Path:
     """Extract into `dest` (created when missing, else it must be an empty folder) and return
     the single top-level submitter folder. On any error `dest` is left empty and the error

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-from contextlib import closing
 from pathlib import Path
 
 DIVISIONS = ("closed", "open", "network")  # network: v2.1+ (a round without it says so)
@@ -69,22 +68,16 @@ def looks_like_inference(root: Path) -> bool:
 def _archive_holds_inference(path: Path) -> bool:
     """Reads member names until the first result file says which suite: an inference
     results/<system>/<model>/<scenario>/... path, or a training results/<system>/<benchmark>/result_*.txt."""
-    from mlperf_check.safety import UnsafeArchive, iter_archive
+    from mlperf_check.safety import decided_by_result_paths
 
-    try:
-        with closing(iter_archive(path)) as members:
-            for member in members:
-                parts = member.name.split("/")
-                if "results" not in parts:
-                    continue
-                below = parts[parts.index("results") + 1 :]
-                if len(below) >= 4 and normalize_scenario(below[2]):
-                    return True
-                if len(below) == 3 and below[2].startswith("result_"):
-                    return False
-    except UnsafeArchive:
-        return False  # the training path refuses it with its reason
-    return False
+    def decide(below: list[str]) -> bool | None:
+        if len(below) >= 4 and normalize_scenario(below[2]):
+            return True
+        if len(below) == 3 and below[2].startswith("result_"):
+            return False
+        return None
+
+    return decided_by_result_paths(path, decide)
 
 
 def subdirs(path: Path) -> list[Path]:

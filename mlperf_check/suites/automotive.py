@@ -5,7 +5,6 @@ in SUITES: the layout is LoadGen's, told apart by the models of an automotive ro
 
 from __future__ import annotations
 
-from contextlib import closing
 from pathlib import Path
 from typing import TextIO
 
@@ -84,20 +83,9 @@ def _is_automotive(model: str, scenarios: list[str]) -> bool:
 
 def _archive_is_automotive(path: Path) -> bool:
     """Reads member names until the first results/<system>/<model>/<scenario>/ path says which."""
-    from mlperf_check.safety import UnsafeArchive, iter_archive
+    from mlperf_check.safety import decided_by_result_paths
 
-    try:
-        with closing(iter_archive(path)) as members:
-            for member in members:
-                parts = member.name.split("/")
-                if "results" not in parts:
-                    continue
-                below = parts[parts.index("results") + 1 :]
-                if len(below) >= 4:
-                    return _is_automotive(below[1], [below[2]])
-    except UnsafeArchive:
-        return False  # the suite that takes it refuses it with its reason
-    return False
+    return decided_by_result_paths(path, lambda below: _is_automotive(below[1], [below[2]]) if len(below) >= 4 else None)
 
 
 AUTOMOTIVE = AutomotiveSuite()

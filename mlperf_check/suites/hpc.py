@@ -4,7 +4,6 @@ the HPC ruleset of that round)."""
 
 from __future__ import annotations
 
-from contextlib import closing
 from pathlib import Path
 
 from mlperf_check.suites.package_pipeline import PackagePipelineSuite
@@ -48,19 +47,14 @@ def _archive_is_hpc(path: Path) -> bool:
     """Reads member names until the first result file says which layout: results/<system>/
     <strong|weak>/<benchmark>/result_* (HPC) or results/<system>/<benchmark>/result_*."""
     from mlperf_check.package import HPC_SCALINGS
-    from mlperf_check.safety import UnsafeArchive, iter_archive
+    from mlperf_check.safety import decided_by_result_paths
 
-    try:
-        with closing(iter_archive(path)) as members:
-            for member in members:
-                parts = member.name.split("/")
-                if "results" not in parts or not parts[-1].startswith("result_"):
-                    continue
-                below = parts[parts.index("results") + 1 :]
-                return len(below) == 4 and below[1] in HPC_SCALINGS
-    except UnsafeArchive:
-        return False  # the package pipeline refuses it with its reason
-    return False
+    def decide(below: list[str]) -> bool | None:
+        if not below or not below[-1].startswith("result_"):
+            return None
+        return len(below) == 4 and below[1] in HPC_SCALINGS
+
+    return decided_by_result_paths(path, decide)
 
 
 HPC = HpcSuite()

@@ -7,7 +7,6 @@ an inference result (results/<system>/<model>/<scenario>/performance/run_1/)."""
 
 from __future__ import annotations
 
-from contextlib import closing
 from pathlib import Path
 
 TESTS = ("accuracy", "performance", "energy")  # a Tiny result's test folders
@@ -55,21 +54,15 @@ def looks_like_tiny(path: Path) -> bool:
 
 
 def _archive_holds_tiny(path: Path) -> bool:
-    from mlperf_check.safety import UnsafeArchive, iter_archive
+    from mlperf_check.safety import decided_by_result_paths
 
-    try:
-        with closing(iter_archive(path)) as members:
-            for member in members:
-                parts = member.name.split("/")
-                if "results" not in parts:
-                    continue
-                below = parts[parts.index("results") + 1 :]
-                if len(below) == 4 and below[2] in TESTS and below[3] == RESULTS_FILE:
-                    return True
-                # Another suite's result file: stop reading (a training result_*.txt, an inference
-                # scenario folder, an HPC strong/weak folder).
-                if (len(below) == 3 and below[2].startswith("result_")) or (len(below) >= 4 and below[2] not in TESTS):
-                    return False
-    except UnsafeArchive:
-        return False  # the suite that takes it says why
-    return False
+    def decide(below: list[str]) -> bool | None:
+        if len(below) == 4 and below[2] in TESTS and below[3] == RESULTS_FILE:
+            return True
+        # Another suite's result file: stop reading (a training result_*.txt, an inference
+        # scenario folder, an HPC strong/weak folder).
+        if (len(below) == 3 and below[2].startswith("result_")) or (len(below) >= 4 and below[2] not in TESTS):
+            return False
+        return None
+
+    return decided_by_result_paths(path, decide)

@@ -58,7 +58,7 @@ UPLOAD_LIMIT = 16 * 1024 * 1024  # the bomb fits under it; the six parts togethe
 PART_BYTES = 3 * 1024 * 1024
 SLOW_SECONDS = 30
 
-from bench.web import PYTHON, free_port, manage  # noqa: E402
+from bench.web import PYTHON, create_database, free_port, manage  # noqa: E402
 from deploy.local_nginx import NGINX, LocalNginx  # noqa: E402
 
 SETUP = """
@@ -127,19 +127,6 @@ def service_env(work: Path) -> dict[str, str]:
     for folder in ("media", "upload-tmp", "jobs"):
         (work / folder).mkdir(parents=True, exist_ok=True)
     return env
-
-
-def recreate_database(env: dict[str, str]) -> None:
-    import psycopg2
-
-    url = urlparse(env["BENCH_ADMIN_URL"])
-    connection = psycopg2.connect(host=url.hostname, port=url.port, user=url.username, password=url.password,
-                                  dbname="postgres")
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute("DROP DATABASE IF EXISTS mlperf_bench_hostile")
-        cursor.execute("CREATE DATABASE mlperf_bench_hostile")
-    connection.close()
 
 
 def zip64_bomb(path: Path, entries: int) -> bytes:
@@ -331,7 +318,7 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="bench-hostile-"))
     env = service_env(work)
-    recreate_database(env)
+    create_database(env, "mlperf_bench_hostile", fresh=True)
     manage(env, "migrate", "--noinput", "-v0")
     manage(env, "import_results", "sample_data/training-v1.0/Fujitsu", "--round", "training-v1.0", "--publish")
     ids, job_log = subprocess.run(

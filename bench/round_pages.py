@@ -26,7 +26,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlparse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -36,29 +35,6 @@ REPO = web.REPO
 PYTHON = web.PYTHON
 DATABASE = "mlperf_bench_pages"
 SYNTHETIC = "inference-v5.1"
-
-
-def bench_env() -> dict[str, str]:
-    env = web.service_env()
-    env["DATABASE_URL"] = urlparse(env["DATABASE_URL"])._replace(path=f"/{DATABASE}").geturl()
-    return env
-
-
-def create_database(env: dict[str, str]) -> bool:
-    """True when it was created now (then it needs its data)."""
-    import psycopg2
-
-    url = urlparse(env["BENCH_ADMIN_URL"])
-    connection = psycopg2.connect(host=url.hostname, port=url.port, user=url.username, password=url.password,
-                                  dbname="postgres")
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE])
-        if cursor.fetchone() is not None:
-            return False
-        cursor.execute(f"CREATE DATABASE {DATABASE}")
-    connection.close()
-    return True
 
 
 def django_code(env, code: str, *args: str, cwd: Path = REPO) -> str:
@@ -192,8 +168,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=4)
     options = parser.parse_args()
 
-    env = bench_env()
-    if create_database(env):
+    env = web.service_env(DATABASE)
+    if web.create_database(env, DATABASE):
         web.manage(env, "migrate", "--noinput", "-v0")
         fill(env, options.corpus)
     web.manage(env, "collectstatic", "--noinput", "-v0")

@@ -37,11 +37,10 @@ import sys
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlparse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from web import PYTHON, REPO, service_env, start_gunicorn  # noqa: E402  (bench/web.py)
+from web import PYTHON, REPO, create_database, service_env, start_gunicorn  # noqa: E402  (bench/web.py)
 
 CORPUS = REPO.parent / "shared" / "corpus"
 # The corpus's round folders (see its MANIFEST.md files): training, power (training v4.0), inference, HPC,
@@ -56,26 +55,9 @@ FAMILIES = ("home", "round", "benchmark", "result", "system", "organization", "c
 
 
 def database_env(database: str) -> dict[str, str]:
-    env = service_env()  # DATABASE_URL on PostgreSQL, DEBUG off, no broker
-    env["DATABASE_URL"] = urlparse(env["BENCH_ADMIN_URL"])._replace(path=f"/{database}").geturl()
+    env = service_env(database)  # DATABASE_URL on PostgreSQL, DEBUG off, no broker
     env["MEDIA_ROOT"] = str(REPO / "var" / "bench" / "media")  # its log copies and snapshots, apart from make run's
     return env
-
-
-def create_database(env: dict[str, str], database: str, fresh: bool) -> None:
-    import psycopg2
-
-    url = urlparse(env["BENCH_ADMIN_URL"])
-    connection = psycopg2.connect(host=url.hostname, port=url.port, user=url.username, password=url.password,
-                                  dbname="postgres")
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        if fresh:
-            cursor.execute(f"DROP DATABASE IF EXISTS {database}")
-        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database])
-        if cursor.fetchone() is None:
-            cursor.execute(f"CREATE DATABASE {database}")
-    connection.close()
 
 
 def timed_manage(env, *args: str, failures_reported: bool = False) -> tuple[float, str]:
@@ -239,7 +221,7 @@ def main() -> None:
     env = database_env(args.database)
     figures: dict = {"machine": {"cpus": os.cpu_count(), "load_before": os.getloadavg()}}
     if not args.skip_data:
-        create_database(env, args.database, args.fresh)
+        create_database(env, args.database, fresh=args.fresh)
         subprocess.run([PYTHON, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
         if args.record:
             checkouts = sorted(str(path) for path in args.record.iterdir() if path.is_dir() and not path.name.startswith("."))

@@ -31,7 +31,9 @@ REPO = Path(__file__).resolve().parent.parent
 PYTHON = str(REPO / ".venv" / "bin" / "python")
 
 
-def service_env() -> dict[str, str]:
+def service_env(database: str = "mlperf_bench") -> dict[str, str]:
+    """The environment of a bench's web processes: DATABASE_URL names `database` beside the one
+    configured (BENCH_ADMIN_URL keeps that one, to create it), DEBUG off, no broker."""
     env = dict(os.environ)
     if "DATABASE_URL" not in env:
         out = subprocess.run([str(REPO / "scripts" / "services.sh"), "env"], capture_output=True, text=True, check=True)
@@ -40,7 +42,7 @@ def service_env() -> dict[str, str]:
     if not url.scheme.startswith("postgres"):
         sys.exit("bench/web.py needs DATABASE_URL to point at PostgreSQL")
     env["BENCH_ADMIN_URL"] = env["DATABASE_URL"]
-    env["DATABASE_URL"] = url._replace(path="/mlperf_bench").geturl()
+    env["DATABASE_URL"] = url._replace(path=f"/{database}").geturl()
     env["DEBUG"] = "false"
     env["DJANGO_ENV"] = "development"  # plain http on 127.0.0.1: no HTTPS redirect
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
@@ -48,7 +50,9 @@ def service_env() -> dict[str, str]:
     return env
 
 
-def create_database(env: dict[str, str]) -> None:
+def create_database(env: dict[str, str], name: str = "mlperf_bench", *, fresh: bool = False) -> bool:
+    """Create the database `name` on the server of BENCH_ADMIN_URL unless it is there (`fresh`:
+    dropped first). True when it was created now, and so needs its data."""
     import psycopg2
 
     url = urlparse(env["BENCH_ADMIN_URL"])
@@ -56,10 +60,14 @@ def create_database(env: dict[str, str]) -> None:
                                   dbname="postgres")
     connection.autocommit = True
     with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_database WHERE datname = 'mlperf_bench'")
-        if cursor.fetchone() is None:
-            cursor.execute("CREATE DATABASE mlperf_bench")
+        if fresh:
+            cursor.execute(f"DROP DATABASE IF EXISTS {name}")
+        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+        created = cursor.fetchone() is None
+        if created:
+            cursor.execute(f"CREATE DATABASE {name}")
     connection.close()
+    return created
 
 
 def manage(env, *args: str) -> None:

@@ -139,7 +139,7 @@ def test_every_page_kind_of_every_suite(live_server, browser, site, width):
         page.goto(live_server.url + site["training-result-old-version"])
         assert "This is version 1" in page.inner_text("#old-version")
         page.click("#old-version a")
-        assert page.url.endswith("/results/9.0-0001/")
+        page.wait_for_url("**/results/9.0-0001/", wait_until="load")
         assert "v2 (current)" in page.inner_text("#versions")
     finally:
         context.close()

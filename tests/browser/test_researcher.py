@@ -64,7 +64,7 @@ def test_a_researcher_cites_downloads_and_follows_changes(live_server, browser, 
         assert page.locator("section.entry-system tbody tr").count() == 3
         look("entry")
         page.locator("section.entry-system a[href^='/results/']").first.click()
-        assert "/results/inference:4.1-0068:" in page.url
+        page.wait_for_url("**/results/inference:4.1-0068:**")
 
         # The snapshot: its archive downloaded, unpacked and checked as the page says.
         page.goto(f"{live_server.url}/rounds/inference-v4.1/snapshots/")

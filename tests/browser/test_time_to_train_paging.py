@@ -66,18 +66,20 @@ def test_the_filters_and_pages_work_without_javascript(live_server, browser, lar
         page.select_option("#round-filters select[name=division]", "closed")
         page.fill("#round-filters input[name=q]", "x8")
         page.click("#round-filters button[type=submit]")
-        assert "division=closed" in page.url and "q=x8" in page.url
+        page.wait_for_url("**q=x8**", wait_until="load")  # the filtered page itself, not the old one
+        assert "division=closed" in page.url
         systems = page.locator("#results-table td.system a").all_inner_texts()
         assert systems and all("x8" in name for name in systems)
         assert page.locator("#results-table tr.group").all_inner_texts()[0].startswith("Closed division")
         page.locator("nav.pager a[rel=next]").first.click()
-        assert "division=closed" in page.url and "q=x8" in page.url and "page=2" in page.url
+        page.wait_for_url("**page=2**", wait_until="load")
+        assert "division=closed" in page.url and "q=x8" in page.url
         page.screenshot(path=str(SCREENSHOTS / "time-to-train-paging-filtered-1366.png"))
 
         page.goto(live_server.url + TRAINING + "resnet/")
         page.select_option("#benchmark-filters select[name=division]", "open")
         page.click("#benchmark-filters button[type=submit]")
-        assert "division=open" in page.url
+        page.wait_for_url("**division=open**", wait_until="load")
         divisions = page.locator("#ranked tr.group").all_inner_texts()
         assert divisions and all(text.startswith("Open division") for text in divisions)
     finally:

@@ -14,7 +14,7 @@ import random
 from django.utils import timezone
 
 from results.constants import Availability, Deployment, RoundState
-from results.models import CitableId, Organization, Result, Round, Submission, System
+from results.models import Benchmark, CitableId, Organization, Result, Round, Submission, System
 from results.services.rounds import ensure_round
 
 ACCELERATORS = ["NVIDIA H100-SXM-80GB", "NVIDIA L4", "NVIDIA B200-SXM-180GB", "AMD Instinct MI300X",
@@ -93,3 +93,44 @@ def make_inference_round(version: str = "5.1", *, results: int = 1500, seed: int
     CitableId.objects.bulk_create(citables, batch_size=2000)
     Result.objects.bulk_create(rows, batch_size=2000)
     return round_
+
+
+def add_open_models(round_: Round, *, systems: int, models_each: int, pool: int, seed: int = 1) -> list[System]:
+    """Krai's shape (inference v0.7-v3.0): open-division systems without a system type (before
+    v2.1), each running `models_each` models of its own (of `pool` names, none the round's, each
+    its own benchmark) in SingleStream and Offline. Organization "Synthetic open models"."""
+    rng = random.Random(seed)
+    organization = Organization.objects.create(name="Synthetic open models", slug="synthetic-open-models")
+    submission = Submission.objects.create(round=round_, organization=organization, is_published=True,
+                                           sha256=f"synthetic-open-models-{round_.slug}", written_at=timezone.now())
+    benchmarks = Benchmark.objects.bulk_create(
+        Benchmark(round=round_, name=f"own-mobilenet-{i:03d}", required_runs=1, olympic_drop=0) for i in range(pool)
+    )
+    made = System.objects.bulk_create(
+        System(submission=submission, system_id=f"board_{i:03d}", name=f"Board {i:03d}", submitter=organization.name,
+               division="open", availability=Availability.AVAILABLE, deployment=Deployment.ON_PREMISE,
+               number_of_nodes=1, accelerator_model_name="Arm Mali-G78", accelerators_per_node=1,
+               accelerators_count=1, framework="TFLite", notes="", description={})
+        for i in range(systems)
+    )
+    citables, rows = [], []
+    for system in made:
+        for model in rng.sample(benchmarks, k=models_each):
+            for scenario in ("SingleStream", "Offline"):
+                result_id = f"inference:open-{system.system_id}:{model.name}:{scenario}"
+                citable = CitableId(result_id=result_id, round=round_, organization=organization,
+                                    system_id=system.system_id, benchmark=model.name, scenario=scenario,
+                                    entry=f"open-{system.system_id}", local=True)
+                citables.append(citable)
+                latency = scenario == "SingleStream"
+                rows.append(Result(
+                    submission=submission, system=system, benchmark=model, result_id=result_id, citable=citable,
+                    folder=f"results/{system.system_id}/{model.name}/{scenario}", division="open", scenario=scenario,
+                    metric_value=round(rng.uniform(1, 80) if latency else rng.uniform(10, 5000), 3),
+                    metric_unit="ms" if latency else "Samples/s", metric_direction="lower" if latency else "higher",
+                    valid=True, official_valid=True, inference={"metric_name": "90th percentile latency (ns)"
+                                                                if latency else "result_samples_per_second"},
+                ))
+    CitableId.objects.bulk_create(citables, batch_size=2000)
+    Result.objects.bulk_create(rows, batch_size=2000)
+    return made

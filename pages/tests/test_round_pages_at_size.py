@@ -10,9 +10,11 @@ import re
 import pytest
 
 from pages.paging import PAGE_SIZE
-from results.models import Result
+from results.constants import RoundState
+from results.models import Result, Round
+from results.services.rounds import ensure_round
 
-from .synthetic_inference import make_inference_round
+from .synthetic_inference import add_open_models, make_inference_round
 
 pytestmark = pytest.mark.django_db
 
@@ -125,3 +127,23 @@ def test_more_leaderboards_than_a_page_show_their_leaders_a_page_at_a_time():
     assert shown["leader_page"].next_url == "?page=2#leaderboards"
     last = _shown_boards(boards(), QueryDict("page=3"), "page", "leaderboards")["leader_page"]
     assert (last.first, last.last, last.total, last.next_url) == (201, 250, 250, "")
+
+
+def test_a_systems_own_models_are_counted_in_one_cell_not_a_column_each(client):
+    """Before v2.1 a round has one results table, and each model an open system ran of its own
+    was a column: inference v2.0's 100 rows of Krai's hundreds of models were 525-695 KB."""
+    round_ = ensure_round("inference-v2.0")
+    Round.objects.filter(pk=round_.pk).update(state=RoundState.PUBLISHED)
+    add_open_models(round_, systems=110, models_each=30, pool=300)
+    address = "/rounds/inference-v2.0/"
+    page = html(client, address)
+    assert len(page.encode()) < MOST_HTML, len(page.encode())
+    table = re.search(r'data-table="all".*?</table>', page, re.S).group(0)
+    assert "own-mobilenet" not in table and ">Other models</th>" in table
+    assert table.count('href="/systems/synthetic-open-models/board_000/#results">60 results of 30 models</a>') == 1
+    assert len(html(client, address + "?all_page=2").encode()) < MOST_HTML
+    # The system's page lists them; the tables' CSV keeps a column per model and scenario.
+    system = html(client, "/systems/synthetic-open-models/board_000/")
+    assert 'id="results"' in system and system.count("own-mobilenet-") >= 60
+    header = client.get(address + "tables.csv").content.decode().splitlines()[0]
+    assert header.count("own-mobilenet-") == 2 * 2 * 300  # figure and verdict, two scenarios, every model

@@ -159,12 +159,16 @@ def leaderboards(points: list[dict], view: View | None = None) -> list[dict]:
     return boards
 
 
-def round_tables(points: list[dict], sort: str = "system") -> list[dict]:
+def round_tables(points: list[dict], sort: str = "system", models: set[str] | None = None) -> list[dict]:
     """The round as MLCommons' results tables: one per system type (datacenter, edge) and one for
     the network division, a row per system, a column per model and scenario. A "datacenter,edge"
     system is in both tables; a system without a type (before v2.1) in neither type but its own
     "Results" table. Each cell is that system's result (its figure, verdicts and power). Rows in
-    the order `sort` names (TABLE_SORTS; an unknown one gives the default)."""
+    the order `sort` names (TABLE_SORTS; an unknown one gives the default).
+    With `models` (the round's own), a result of another model (an open division's own: Krai
+    ran hundreds on one system) is no column but counted in its row's `other` (results, models)
+    and the table's `other_models` says some row has one: a column per such model left 100 rows
+    of mostly empty cells at 350-700 KB."""
     grouped: dict[str, list[dict]] = {}
     for p in points:
         if p["division"] == "network":
@@ -179,7 +183,8 @@ def round_tables(points: list[dict], sort: str = "system") -> list[dict]:
         mine = grouped.get(key)
         if not mine:
             continue
-        columns = sorted({(p["model"], p["scenario"]) for p in mine}, key=lambda c: (c[0], scenario_rank(c[1])))
+        columns = sorted({(p["model"], p["scenario"]) for p in mine if models is None or p["model"] in models},
+                         key=lambda c: (c[0], scenario_rank(c[1])))
         units = {}
         for p in mine:
             units.setdefault((p["model"], p["scenario"]), p["unit"])
@@ -189,14 +194,20 @@ def round_tables(points: list[dict], sort: str = "system") -> list[dict]:
                 "division": p["division"], "submitter": p["submitter"], "organization": p["organization"],
                 "system": p["system"], "system_id": p["system_id"], "accelerator": p["accelerator"],
                 "accelerators": p["accelerators"], "availability": p["category"], "cells": {},
+                "other": {"results": 0, "models": set()},
             })
-            row["cells"][(p["model"], p["scenario"])] = p
+            if models is None or p["model"] in models:
+                row["cells"][(p["model"], p["scenario"])] = p
+            else:
+                row["other"]["results"] += 1
+                row["other"]["models"].add(p["model"])
         ordered = sorted(rows.values(), key=TABLE_SORTS.get(sort, TABLE_SORTS["system"])[1])
         for row in ordered:
             row["cells"] = [row["cells"].get(column) for column in columns]
         tables.append({
             "key": key, "label": labels[key], "rows": ordered,
             "columns": [{"model": m, "scenario": s, "unit": units[(m, s)]} for m, s in columns],
+            "other_models": any(row["other"]["results"] for row in ordered),
         })
     return tables
 

@@ -8,12 +8,14 @@ from urllib.parse import quote
 
 from django.http import Http404, HttpResponseBadRequest, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
-from django.template.defaultfilters import floatformat
+from django.template.defaultfilters import floatformat, pluralize
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.http import RFC3986_SUBDELIMS
 from django.utils.safestring import mark_safe
 
+from mlperf_check.errors import UnknownRules
+from mlperf_check.inference.rules import rules_for
 from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
 from pages.common import chart_response, csv_response, published_package, result_page_context, waived_findings
 from pages.normalised import View, throughput_view, view_links
@@ -82,7 +84,7 @@ def round_page(request, round_: Round):
         kept, chosen = filtered(points, request.GET)
         sort = request.GET.get("sort", "")
         view = throughput_view(request.GET, kept)
-        tables = _shown_tables(round_tables(kept, sort), request.GET)
+        tables = _shown_tables(round_tables(kept, sort, _round_models(round_)), request.GET)
         boards = _shown_boards(leaderboards(kept, view), request.GET, "page", "leaderboards")
         watt_boards = _shown_boards(power_boards(kept), request.GET, "power_page", "performance-per-watt")
     except BadPage as error:
@@ -125,6 +127,15 @@ def round_page(request, round_: Round):
     return render(request, "results/inference_round.html", context)
 
 
+def _round_models(round_: Round) -> set[str] | None:
+    """The models of the round's rules (None for a round without rules: every model a column)."""
+    try:
+        rules, _note = rules_for(round_.ruleset_version or round_.version)
+    except UnknownRules:
+        return None
+    return set(rules.models)
+
+
 # Each results table pages on its own (`datacenter_page`, ...), so a link to rows of one keeps the others'.
 TABLE_KEYS = ("datacenter", "edge", "network", "all")
 
@@ -143,7 +154,10 @@ def _shown_tables(tables: list[dict], query: QueryDict) -> dict:
             # A result's address as reverse() writes it, without asking reverse() for each of ~1,000 cells.
             before, after = reverse("pages:result", args=["RESULT"]).split("RESULT")
             for row in table["page"].rows:
-                row["cells_html"] = mark_safe("".join(_cell_html(cell, before, after) for cell in row["cells"]))
+                cells = [_cell_html(cell, before, after) for cell in row["cells"]]
+                if table["other_models"]:
+                    cells.append(_other_models_html(row))
+                row["cells_html"] = mark_safe("".join(cells))
     return {"all": tables, "one_at_a_time": one_at_a_time}
 
 
@@ -164,6 +178,18 @@ def _cell_html(cell: dict | None, before: str, after: str) -> str:
     elif not cell["valid"]:
         parts.append('<br><span class="badge bad">invalid</span>')
     return "".join(parts) + "</td>"
+
+
+def _other_models_html(row: dict) -> str:
+    """A row's results of models that are not the round's, counted, linking to its system's page
+    (which lists them all)."""
+    other = row["other"]
+    if not other["results"]:
+        return "<td></td>"
+    address = reverse("pages:system", args=[row["organization"], row["system_id"]]) + "#results"
+    models = len(other["models"])
+    return format_html('<td class="num other-models"><a href="{}">{} result{} of {} model{}</a></td>', address,
+                       other["results"], pluralize(other["results"]), models, pluralize(models))
 
 
 def _shown_boards(boards: list[dict], query: QueryDict, param: str, anchor: str) -> dict:

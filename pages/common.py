@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from pages.charts import Chart
 from pages.csv_rows import rows_to_csv
+from pages.paging import page_of
 from results.models import Finding, Result
 from results.states import publication_state
 from review.findings import finding_counts, severity_groups, with_waivers
@@ -56,19 +57,25 @@ def chart_response(chart: Chart, fmt: str, stem: str) -> HttpResponse:
     return JsonResponse({"name": chart.name, "columns": chart.columns, "rows": chart.rows, "figure": chart.figure})
 
 
-def result_page_context(user, result: Result, findings: list[Finding]) -> dict:
+def result_page_context(request, result: Result, findings: list[Finding]) -> dict:
     """What every suite's result page shows alike: the result, its publication state and versions,
     its system, round and benchmark, and `findings` (the suite's list of them, waivers applied)
-    grouped by severity with the counts of what no decision waived."""
+    grouped by severity with the counts of what no decision waived, each group paged in the URL
+    (`error_findings_page`, ...: a result of the record has 1,172 findings of one code).
+    Raises BadPage for a malformed page number."""
     counts = finding_counts(result.findings.all())
+    groups = severity_groups(findings, counts)
+    for group in groups:
+        group["page"] = page_of(group["findings"], request.GET, f"{group['key']}_findings_page",
+                                anchor=f"findings-{group['key']}")
     return {
         "result": result,
         "state": publication_state(result),
-        "versions": result_versions(user, result),
+        "versions": result_versions(request.user, result),
         "system": result.system,
         "round": result.submission.round,
         "benchmark": result.benchmark,
-        "findings": severity_groups(findings, counts),
+        "findings": groups,
         "finding_counts": counts,
         "finding_total": len(findings),
     }

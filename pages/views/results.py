@@ -4,11 +4,12 @@ people cite and paste. A result that was public and is gone answers 410 Gone wit
 
 from __future__ import annotations
 
-from django.http import Http404
+from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 
 from pages import suites
 from pages.caching import cache_public_page
+from pages.paging import BadPage
 from results.lookups import (
     Tombstone,
     entry_results,
@@ -107,7 +108,10 @@ def result_detail(request, result_id: str, version: int | None = None):
     result = _shown(request.user, result_id, version)
     if version is not None and result.submission.is_current:
         return redirect("pages:result", result_id=result.result_id)
-    return suites.of_round(result.submission.round).result_page(request, result)
+    try:
+        return suites.of_round(result.submission.round).result_page(request, result)
+    except BadPage as error:
+        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
 
 
 @cache_public_page

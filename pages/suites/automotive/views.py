@@ -116,7 +116,7 @@ def result_page(request, result: Result):
     settings = details.get("settings") or {}
     checks = rule_checks(result, settings)
     context = {
-        **result_page_context(request.user, result, findings),
+        **result_page_context(request, result, findings),
         "details": details,
         "checks": checks,
         "settings": sorted(settings.items()),

@@ -286,7 +286,7 @@ def result_page(request, result: Result):
         checks.append((f"Accuracy ({accuracy.get('kind')})", value if value is not None else "—",
                        f"≥ {accuracy['target']:.4f}", None if value is None else value >= accuracy["target"]))
     context = {
-        **result_page_context(request.user, result, findings),
+        **result_page_context(request, result, findings),
         "details": details,
         "checks": checks,
         "settings": sorted((details.get("settings") or {}).items()),

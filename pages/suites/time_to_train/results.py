@@ -15,6 +15,7 @@ from mlperf_check.package import natural_key
 from mlperf_check.rules.rcp import SAMPLE_UNIT_BENCHMARKS, SAMPLES_BENCHMARKS
 from pages.charts import Chart
 from pages.common import chart_response, draws, published_package, result_page_context
+from pages.paging import page_of
 from pages.system_groups import CATEGORY_LABELS, category_of
 from results.constants import WaiverKind
 from results.models import Result, Run
@@ -22,6 +23,9 @@ from review.findings import findings_with_log_urls
 from review.summary import review_summary
 
 from . import charts
+
+# More runs than a benchmark's usual 5-10: the result's charts are fetched when drawn.
+LAZY_CHART_RUNS = 10
 
 
 def convergence_unit(benchmark: str) -> str:
@@ -89,6 +93,8 @@ def _hyperparameter_rows(runs: list[Run]) -> list[dict]:
 
 
 def result_page(request, result: Result):
+    """Raises BadPage for a malformed page number (the runs and each findings group are paged:
+    an HPC weak-scaling result of the record has 637 runs)."""
     runs = _runs_in_order(result)
     unit = convergence_unit(result.benchmark.name)
     for run in runs:
@@ -96,13 +102,22 @@ def result_page(request, result: Result):
     result_charts = _result_charts(result, runs)
     findings = findings_with_log_urls(result, runs)
     review = review_summary(result, request.user)
+    runs_page = page_of(runs, request.GET, "runs_page", anchor="runs")
+    # A hyperparameter differs when any two runs disagree, whichever page they are on.
+    hyperparameters = _hyperparameter_rows(runs)
+    for row in hyperparameters:
+        row["values"] = row["values"][runs_page.first - 1:runs_page.last]
     context = {
-        **result_page_context(request.user, result, findings),
+        **result_page_context(request, result, findings),
         "runs": runs,
-        "hyperparameters": _hyperparameter_rows(runs),
-        "run_labels": [_run_label(r) for r in runs],
+        "runs_page": runs_page,
+        "hyperparameters": hyperparameters,
+        "run_labels": [_run_label(r) for r in runs_page.rows],
         "charts": result_charts,
         "draws_charts": draws(result_charts),
+        # Every run's curve is the convergence chart's data: fetched when drawn where they are many
+        # (40 unet3d runs are 100-130 KB of figure, 637 HPC weak-scaling runs 620 KB).
+        "lazy_charts": len(runs) > LAZY_CHART_RUNS,
         "category": CATEGORY_LABELS[category_of(result.system.availability, result.system.deployment)],
         # The published_factor decision on the result's system and benchmark (accepted or rejected).
         "factor_decision": next((w for w in review["waivers"] if w.kind == WaiverKind.PUBLISHED_FACTOR), None),

@@ -168,7 +168,7 @@ def result_page(request, result: Result):
     window_chart = charts.windows(details, result.metric_value)
     throughput = result.metric_value
     context = {
-        **result_page_context(request.user, result, findings),
+        **result_page_context(request, result, findings),
         "details": details,
         "latency_ms": 1000 / throughput if throughput else None,
         "checks": _checks(details),

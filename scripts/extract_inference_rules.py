@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import json
 import pprint
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -386,9 +387,17 @@ def power_check(version: str, commit: str, show) -> dict | None:
         # Which SR,A commands may set the current range back to its initial value: the third, and
         # from v5.0 the third or the fourth ("sometimes the SR,A,Auto comes from 3rd or 4th response").
         "initial_amps_commands": [3, 4] if "initial_amps_command_4" in source else [3],
+        # The testing run's mean power may not fall this many percent or more below the ranging
+        # run's (`assert delta > -5`, v3.1 on); None where the round's check does not compare them.
+        "ranging_power_drop_percent": _ranging_power_drop(source),
         # Each accepted release of the PTDaemon client/server sources: file -> sha1.
         "sources_checksums": json.loads(show(commit, folder + "sources_checksums.json")),
     }
+
+
+def _ranging_power_drop(source: str) -> int | None:
+    found = re.search(r"assert delta > (-\d+)", source)
+    return int(found.group(1)) if found else None
 
 
 def round_table(version: str, source: str, commit: str, path: str) -> dict:

@@ -19,8 +19,10 @@ per file, `sources_checksums.json`), the files of the session hash to what clien
 server.json recorded (sha1), the client's and server's messages agree, PTDaemon's version,
 analyzer model, replies and configuration are supported, and the server did not run in debug
 mode; and `ptd_logs.txt` is read as its check_ptd_logs reads it (`_ptd_log_problem`). Where the
-round's checker runs that check only on request (v3.0), its findings are warnings; v2.1 (no Power WG
-check in the checker's tree) reports the ERROR lines of `ptd_logs.txt` as a warning.
+round's checker runs that check only on request (v3.0: --more-power-check; v2.1: the power-dev
+submodule's check.py, with the same option, so no Power WG table here), its findings and the session
+checks are warnings, and v2.1 reports the ERROR lines of `ptd_logs.txt` as a warning. The ranging
+comparison came with v3.1's power_checker.py: for v2.1 and v3.0 it is a warning of ours.
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ SESSION_FIELDS = (
     "phases",
 )
 PHASE_TOLERANCE_S = 0.8  # client and server clocks of one phase, where the round has no Power WG table
-# Testing-run power may not fall more than this below the ranging run's.
+# Testing-run power may not fall this many percent (or more) below the ranging run's: the Power WG's
+# limit from v3.1, applied as a warning of ours where the round's check has none (v2.1, v3.0).
 RANGING_DROP_PERCENT = -5
 
 
@@ -126,8 +129,9 @@ def measure_power(
         session.errors.append(
             ("power_session", f"client.json/server.json are not PTDaemon session files ({exc!r})", "power")
         )
-    if wg_check is not None and not wg_check["by_default"]:
-        # The round's checker runs the Power WG check only when told to (--more-power-check).
+    if wg_check is None or not wg_check["by_default"]:
+        # The round's checker runs the Power WG check only when told to (--more-power-check: v3.0
+        # its power_checker.py, v2.1 the power-dev submodule's check.py, which has no table here).
         on_request = " (the round's checker runs the Power WG check only with --more-power-check)"
         session.warnings += [(code, message + on_request, file) for code, message, file in session.errors]
         session.errors = []
@@ -262,17 +266,20 @@ def _session_checks(
                 )
     if ranging is not None:
         ranging_watts, samples = _mean_power(performance / "ranging" / "spl.txt", *ranging)
+        round_limit = wg_check["ranging_power_drop_percent"] if wg_check else None
+        limit = RANGING_DROP_PERCENT if round_limit is None else round_limit
         if samples and testing_watts:
             delta = round((round(testing_watts, 5) / round(ranging_watts, 5) - 1) * 100, 2)
-            if delta <= RANGING_DROP_PERCENT:
-                out.errors.append(
-                    (
-                        "power_below_ranging",
-                        f"testing-run power {testing_watts:.2f} W is {-delta:.2f} % below the ranging run's "
-                        f"{ranging_watts:.2f} W (at most 5 %)",
-                        run_dir.name,
-                    )
+            if delta <= limit:
+                message = (
+                    f"testing-run power {testing_watts:.2f} W is {-delta:.2f} % below the ranging run's "
+                    f"{ranging_watts:.2f} W (at most {-limit} %)"
                 )
+                if round_limit is None:
+                    message += " (a Power WG rule from v3.1: the round's checker does not compare the runs)"
+                    out.warnings.append(("power_below_ranging", message, run_dir.name))
+                else:
+                    out.errors.append(("power_below_ranging", message, run_dir.name))
     ptd = power / "ptd_logs.txt"
     if wg_check is not None:
         problem = _ptd_log_problem(ptd, str(server["session_name"]), testing, wg_check)

@@ -395,3 +395,20 @@ def test_an_implementation_field_left_out_and_one_left_empty(tmp_path):
     assert errors["implementation_field_empty"] == "implementation JSON lacks a value for retraining"
     assert not result.official and not result.valid
     assert [ROUNDS[v].implementation_values for v in ("v2.1", "v3.0", "v3.1", "v5.1")] == [False, False, True, True]
+
+
+def test_an_empty_measurement_readme(tmp_path):
+    """v3.1 on refuse an empty README.md ("is having empty README.md"). The v2.1 and v3.0 checkers
+    asked only that it be there, and v3.1's turns the check off for them (found importing the
+    record: 24 and 19 published results with an empty one; test_inference_real_rounds.py has
+    real ones): there it is a warning."""
+    write_result(tmp_path, "v5.1", "Offline", "Offline", ttft_ms=0, tpot_ms=0)
+    (readme,) = (tmp_path / "closed" / "Test").rglob("measurements/**/README.md")
+    readme.write_text("")
+    (result,) = check(tmp_path, "v5.1").results
+    (finding,) = [f for f in result.all_findings() if f.code == "measurement_file"]
+    assert (finding.severity, finding.message) == ("error", "README.md is empty")
+    assert not result.official and not result.valid
+    assert [ROUNDS[v].measurement_files_content for v in ("v2.1", "v3.0", "v3.1", "v5.1")] == [
+        False, False, True, True
+    ]

@@ -113,6 +113,33 @@ def test_where_the_round_runs_the_check_only_on_request_it_warns(performance):
     assert warning[1].endswith("(the round's checker runs the Power WG check only with --more-power-check)")
 
 
+def test_testing_power_below_the_ranging_runs_is_refused_from_v31_only(performance):
+    """power_checker.py's `assert delta > -5` (testing-run power against the ranging run's) came
+    with v3.1; neither v3.0's power_checker.py nor v2.1's power-dev check.py (e2baedb5) compares
+    them, and both ran only with --more-power-check: there it is a warning of ours (42 published
+    v2.1 results, refused until then, test_inference_real_rounds.py)."""
+    spl = performance / "run_1" / "spl.txt"
+    lines = []
+    for line in spl.read_text().splitlines():
+        parts = line.split(",")
+        if line.startswith("Time") and len(parts) > 3:
+            parts[3] = f"{float(parts[3]) * 0.9:.6f}"
+        lines.append(",".join(parts))
+    spl.write_text("\n".join(lines) + "\n")
+    assert [OFFICIAL_RULES_DATA[v]["power_check"]["ranging_power_drop_percent"] for v in ("v3.0", "v3.1", "v6.1")] == [
+        None, -5, -5
+    ]
+    strict = measured(performance, "v4.1")
+    assert [code for code, _, _ in strict.errors] == ["power_results_checksum", "power_below_ranging"]
+    (below,) = [message for code, message, _ in strict.errors if code == "power_below_ranging"]
+    assert below.startswith("testing-run power ") and below.endswith("(at most 5 %)")
+    for version in ("v3.0", "v2.1"):
+        lenient = measured(performance, version)
+        assert lenient.errors == [] and lenient.value == strict.value, version
+        (warning,) = [message for code, message, _ in lenient.warnings if code == "power_below_ranging"]
+        assert warning == below + " (a Power WG rule from v3.1: the round's checker does not compare the runs)"
+
+
 def measured(performance: Path, version: str = "v4.1"):
     run = performance / "run_1"
     with (run / "mlperf_log_detail.txt").open("rb") as stream:

@@ -1,4 +1,4 @@
-"""Two results of earlier rounds where our verdicts once differed from the official ones, on their
+"""Results of earlier rounds where our verdicts once differed from the official ones, on their
 real files (data/inference/real_rounds/README.md), with what the round's checker said of them
 (official.json; run again where the mlcommons/inference mirror is here)."""
 
@@ -21,7 +21,12 @@ OFFICIAL = json.loads((DATA / "official.json").read_text())
 CHECKERS = {  # archive -> (commit, the checker's file, --version)
     "v1.0-Edgecortix.tar.gz": ("v1.0.1", "submission-checker.py", "v1.0"),
     "v5.1-Lenovo-SR780a-llama3.1-405b.tar.gz": ("e20506b2", "submission_checker.py", "v5.1"),
+    "v2.1-NVIDIA-Orin_TRT_MaxQ-rnnt.tar.gz": ("v2.1", "submission-checker.py", "v2.1"),
+    "v2.1-NeuralMagic-obert-mobilebert.tar.gz": ("v2.1", "submission-checker.py", "v2.1"),
+    "v3.0-Alibaba-RKNN-resnet50.tar.gz": ("v3.0", "submission_checker.py", "v3.0"),
 }
+# The Units of the CSV row the checker writes for a power result's power figure (beside its own row).
+POWER_UNITS = {"Watts", "Joules", "millijoules"}
 
 
 def unpacked(name: str, into: Path) -> Path:
@@ -70,6 +75,51 @@ def test_an_offline_result_inferred_from_a_single_sample_query_is_refused_by_our
     assert results["resnet50/SingleStream"].verdict_json()["ours"] == "VALID"
 
 
+def test_v21_testing_power_below_the_ranging_runs_is_a_warning_of_ours(tmp_path):
+    """v2.1, NVIDIA Orin_TRT_MaxQ rnnt: the Offline testing run draws 10.50 % less power than its
+    ranging run. That comparison came with v3.1's power_checker.py; v2.1's checker ran the Power
+    WG's check.py only with --more-power-check, and it does not compare the runs: the round's
+    checker accepts both results. Ours refused Offline and, with it, SingleStream (the model's
+    required Offline missing); 42 and 13 such results of the published v2.1 round."""
+    results = ours(unpacked("v2.1-NVIDIA-Orin_TRT_MaxQ-rnnt.tar.gz", tmp_path))
+    recorded = OFFICIAL["v2.1-NVIDIA-Orin_TRT_MaxQ-rnnt.tar.gz"]
+    offline, single = results["rnnt/Offline"], results["rnnt/SingleStream"]
+    for result in (offline, single):
+        assert result.verdict_json() == {"official": "VALID", "ours": "VALID", "stricter": []}
+        assert "required_scenarios" not in {f.code for f in result.all_findings()}
+    (below,) = [f for f in offline.all_findings() if f.code == "power_below_ranging"]
+    assert below.severity == "warning"
+    assert below.message == (
+        "testing-run power 25.64 W is 10.50 % below the ranging run's 28.64 W (at most 5 %)"
+        " (a Power WG rule from v3.1: the round's checker does not compare the runs)"
+    )
+    assert below.file.endswith("rnnt/Offline/performance/run_1")
+    assert offline.metric_value == recorded["accepted"]["rnnt/Offline"]
+    assert offline.power_value == pytest.approx(recorded["power"]["rnnt/Offline"], rel=1e-12)
+    # The round's checker prints SingleStream energy in Joules per query; ours in millijoules.
+    assert single.power_value == pytest.approx(recorded["power"]["rnnt/SingleStream"] * 1000, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "name, result_folder",
+    [
+        ("v2.1-NeuralMagic-obert-mobilebert.tar.gz", "bert-99_obert-mobilebert/Offline"),
+        ("v3.0-Alibaba-RKNN-resnet50.tar.gz", "resnet50/Offline"),
+    ],
+)
+def test_an_empty_measurement_readme_is_a_warning_before_v31(tmp_path, name, result_folder):
+    """The measurements' README.md is empty (0 bytes, as published). The v2.1 and v3.0 checkers ask
+    only that it be there (check_measurement_dir's `if i not in files`), and v3.1's turns its
+    empty-file check off for them: the round's checker accepts the result; ours refused it (24 v2.1
+    and 19 v3.0 published results). From v3.1 it is an error
+    (test_inference_generated_rounds.py)."""
+    result = ours(unpacked(name, tmp_path))[result_folder]
+    assert result.verdict_json() == {"official": "VALID", "ours": "VALID", "stricter": []}
+    (readme,) = [f for f in result.all_findings() if f.code == "measurement_file"]
+    assert (readme.severity, readme.message, readme.expected) == ("warning", "README.md is empty", "README.md")
+    assert result.metric_value == OFFICIAL[name]["accepted"][result_folder]
+
+
 @pytest.mark.parametrize("name", sorted(CHECKERS))
 def test_the_official_checker_says_what_was_recorded(tmp_path, name):
     commit, script, version = CHECKERS[name]
@@ -92,12 +142,14 @@ def test_the_official_checker_says_what_was_recorded(tmp_path, name):
         for m in map(LOG_LINE.match, (process.stderr + process.stdout).splitlines())
         if m and (m.group(1) or m.group(2)) == "ERROR" and not m.group(3).startswith("SUMMARY")
     ]
-    accepted = {
-        f"{row['Model']}/{row['Scenario']}": float(row["Result"]) for row in csv.DictReader(out.open())
-    }
+    accepted, power = {}, {}
+    for row in csv.DictReader(out.open()):
+        figures = power if row.get("Units") in POWER_UNITS else accepted  # no Units column before v2.1
+        figures[f"{row['Model']}/{row['Scenario']}"] = float(row["Result"])
     recorded = OFFICIAL[name]
-    assert (process.returncode, accepted, errors) == (
+    assert (process.returncode, accepted, power, errors) == (
         recorded["exit_status"],
         recorded["accepted"],
+        recorded.get("power", {}),
         recorded["errors"],
     )

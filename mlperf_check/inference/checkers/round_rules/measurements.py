@@ -30,16 +30,15 @@ class RoundMeasurementsChecker(RoundRuleChecker):
             files = [name for name in files if name != "user.conf"]
         for name in files:
             path = measurements / name
-            if not path.is_file() or path.stat().st_size == 0:
-                out.append(
-                    self.finding(
-                        ERROR,
-                        "measurement_file",
-                        f"{name} is {'empty' if path.is_file() else 'missing'}",
-                        file=rel,
-                        expected=name,
-                    )
-                )
+            if path.is_file() and path.stat().st_size > 0:
+                continue
+            severity, message = ERROR, f"{name} is missing"
+            if path.is_file():
+                # An empty file is a warning where the round's checker asked only that it be there
+                # (v2.1, v3.0: InferenceRound.measurement_files_content).
+                severity = ERROR if context.rules.measurement_files_content else WARNING
+                message = f"{name} is empty"
+            out.append(self.finding(severity, "measurement_file", message, file=rel, expected=name))
         implementation = None
         pattern = table["layout"]["implementation_json"].format(system=folder.system)
         for path in sorted(measurements.glob(pattern)):

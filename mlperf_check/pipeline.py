@@ -61,6 +61,8 @@ RULESET_PROBE_RECORDS = 2000
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 # A round's folders are analysed in groups of about this many bytes of logs (check_round).
 ROUND_GROUP_BYTES = 128 * 1024 * 1024
+# A results repository's one round folder holding its submitter folders (training_results_v0.5: v0.5.0/).
+ROUND_FOLDER = re.compile(r"v\d+\.\d+(?:\.\d+)?")
 
 
 class PackageError(PackageUnreadable):
@@ -108,11 +110,17 @@ def check_package(
 
 
 def submitter_folders(root: Path) -> list[Path]:
-    """The submitter folders of a round folder (`<round>/<submitter>/...`) in name order; [] when
-    `root` is itself a submitter folder (or holds none)."""
+    """The submitter folders of a round folder (`<round>/<submitter>/...`) in name order, or of the
+    one round folder a results repository keeps them in (training_results_v0.5: `v0.5.0/`); []
+    when `root` is itself a submitter folder (or holds none)."""
     if looks_like_submitter_folder(root):
         return []
-    return sorted(p for p in root.iterdir() if p.is_dir() and looks_like_submitter_folder(p))
+    found = sorted(p for p in root.iterdir() if p.is_dir() and looks_like_submitter_folder(p))
+    if not found:
+        inner = [p for p in root.iterdir() if p.is_dir() and ROUND_FOLDER.fullmatch(p.name)]
+        if len(inner) == 1:
+            return submitter_folders(inner[0])
+    return found
 
 
 def check_round(

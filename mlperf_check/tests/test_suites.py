@@ -133,6 +133,16 @@ def test_a_round_folder_lists_its_submitter_folders_and_a_submitter_folder_none(
     assert SUITES["inference"].submitter_folders(SAMPLE / "inference-v4.1/closed/NeuralMagic") == []
 
 
+def test_a_results_repository_keeping_its_submitters_in_one_round_folder_lists_them(tmp_path):
+    # training_results_v0.5 as MLCommons publishes it: v0.5.0/<submitter>/, beside a README.
+    repository = tmp_path / "training_results_v0.7"
+    shutil.copytree(SAMPLE / "training-v0.7/Inspur", repository / "v0.7.0" / "Inspur")
+    (repository / "README.md").write_text("MLPerf Training v0.7 results\n")
+    assert SUITES["training"].submitter_folders(repository) == [repository / "v0.7.0" / "Inspur"]
+    (repository / "v0.6.0").mkdir()  # two round folders: which one is meant is not guessed
+    assert SUITES["training"].submitter_folders(repository) == []
+
+
 def test_importing_the_command_imports_no_suites_pipeline():
     # The command asks every path's suite first; only that suite's pipeline is imported, when it checks.
     script = "import sys, mlperf_check.cli; print(sorted(m for m in sys.modules if m.endswith('pipeline')))"

@@ -53,8 +53,6 @@ from .training_import import waivers_for
 
 # A round version at the end of a checkout's name: training_results_v4.0, inference-v4.1, v1.0.
 VERSION_IN_NAME = re.compile(r"(?:^|[_-])v?(\d+\.\d+)$")
-# A checkout's one round folder, where its submitter folders are: v0.5.0.
-ROUND_FOLDER = re.compile(r"v\d+\.\d+(?:\.\d+)?")
 # A published figure and a stored one differ when they differ by more than this, relative (the
 # summary prints what the checker read from the same log, to its precision).
 FIGURE_TOLERANCE = 1e-6
@@ -131,12 +129,6 @@ def recognize_checkout(path: Path) -> Checkout:
                             f"{checker.label} results; not imported")
     suite = suites.SUITES[checker.name]
     units = suite.submitters(path)
-    submitters_root = path
-    if not units:
-        # training_results_v0.5 keeps its submitters in one round folder, v0.5.0/.
-        inner = [child for child in sorted(path.iterdir()) if child.is_dir() and ROUND_FOLDER.fullmatch(child.name)]
-        if len(inner) == 1:
-            submitters_root, units = inner[0], suite.submitters(inner[0])
     if not units:
         raise CheckoutError(f"{path}: no {suite.submitter_layout} found")
     named = VERSION_IN_NAME.search(path.name)
@@ -145,7 +137,7 @@ def recognize_checkout(path: Path) -> Checkout:
         suite.ruleset_name(version)
     except UnknownRules as exc:  # tiny_results_v0.7: the checker knows Tiny's rules from v1.3 only
         raise CheckoutError(f"{path}: {checker.label} v{version} results; {exc}") from exc
-    return Checkout(submitters_root, checker.name, version, _official_ids(path, version))
+    return Checkout(path, checker.name, version, _official_ids(path, version))
 
 
 def publication_day(checkout: Checkout):

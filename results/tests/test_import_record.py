@@ -12,6 +12,7 @@ from django.core.management.base import CommandError
 
 from results.models import CitableId, Finding, ImportedFolder, Result, Round, Run, Submission
 from results.services.record_import import CheckoutError, import_checkout, recognize_checkout
+from results.suites import SUITES
 
 pytestmark = pytest.mark.django_db
 
@@ -56,7 +57,8 @@ def test_the_public_repositories_own_layouts(sample_data, tmp_path):
     v05 = tmp_path / "training_results_v0.7"
     shutil.copytree(sample_data / "training-v0.7/Tencent", v05 / "v0.7.0" / "Tencent")
     checkout = recognize_checkout(v05)
-    assert (checkout.path, checkout.round_slug) == (v05 / "v0.7.0", "training-v0.7")
+    assert (checkout.path, checkout.round_slug) == (v05, "training-v0.7")
+    assert [unit.folders for unit in SUITES["training"].submitters(v05)] == [(v05 / "v0.7.0" / "Tencent",)]
     # hpc_results_v0.7 has training's layout (no strong/ or weak/): refused, not filed as training.
     hpc = tmp_path / "hpc_results_v0.7"
     shutil.copytree(sample_data / "training-v0.7/Tencent", hpc / "Tencent")

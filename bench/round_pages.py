@@ -5,7 +5,7 @@
 
 Steps: a database of its own (`mlperf_bench_pages`, next to the one in DATABASE_URL), migrated;
 the corpus's inference rounds imported (`import_results --publish`) and a synthetic inference
-round of 1,500 results (v5.1, the size of a real one: pages/tests/synthetic_inference.py); then
+round of 1,500 results (v5.1, the size of a real one: results/synthetic_inference.py); then
 * the HTML bytes of each inference round page, and with --before DIR (a copy of the code before,
   `git archive HEAD | tar -x -C DIR`) the same pages as that code builds them;
 * gunicorn (-w 4, DEBUG off): per page family, the cold time (a page-cache miss: each request asks
@@ -47,7 +47,7 @@ def fill(env, corpus: Path) -> None:
         started = time.perf_counter()
         web.manage(env, "import_results", str(folder), "--round", f"inference-{folder.name}", "--publish")
         print(f"imported inference-{folder.name} in {time.perf_counter() - started:.0f} s")
-    django_code(env, "from pages.tests.synthetic_inference import make_inference_round\n"
+    django_code(env, "from results.synthetic_inference import make_inference_round\n"
                      "make_inference_round('5.1', results=1500)\n")
 
 

@@ -9,7 +9,8 @@ drops it first) and migrate; import the public record (`manage.py import_record 
 N` over every round folder of ../shared/corpus that the database has a suite for, or with `--record
 DIR` over every results checkout in DIR: the public results repositories as bench/export_snapshots.py
 writes them out); add synthetic rounds
-(`manage.py seed_synthetic --results R --runs N --clear`); take a snapshot of one real round; the
+(`manage.py seed_synthetic --results R --runs N --inference-results I --clear`: training-shaped
+rounds with runs, inference-shaped ones without); take a snapshot of one real round; the
 database's size. Then gunicorn (DEBUG off) serves it and each page family is asked:
 
 * warm: the same URL again and again (after one request, just before, that fills the page cache);
@@ -204,6 +205,8 @@ def main() -> None:
     parser.add_argument("--database", default="mlperf_scale", help="the bench database, beside DATABASE_URL's")
     parser.add_argument("--results", type=int, default=20000, help="synthetic results (seed_synthetic; 0: none)")
     parser.add_argument("--runs", type=int, default=200000, help="synthetic runs")
+    parser.add_argument("--inference-results", type=int, default=0,
+                        help="synthetic inference-shaped results beside them (seed_synthetic --inference-results)")
     parser.add_argument("--jobs", type=int, default=2, help="import_record --jobs")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
     parser.add_argument("--record", type=Path, help="a folder of results checkouts (bench/export_snapshots.py) "
@@ -239,8 +242,9 @@ def main() -> None:
         figures["record"]["second import seconds"] = seconds
         if args.results:
             seconds, _ = timed_manage(env, "seed_synthetic", "--results", str(args.results), "--runs", str(args.runs),
-                                      "--clear")
-            figures["synthetic"] = {"results": args.results, "runs": args.runs, "seconds": seconds}
+                                      "--inference-results", str(args.inference_results), "--clear")
+            figures["synthetic"] = {"results": args.results, "runs": args.runs,
+                                    "inference results": args.inference_results, "seconds": seconds}
         subprocess.run([PYTHON, "manage.py", "shell", "-c", "from django.db import connection; "
                         "connection.cursor().execute('VACUUM ANALYZE')"], cwd=REPO, env=env, check=True)
     figures["database"] = django_json(env, DATABASE_FIGURES)

@@ -3,7 +3,7 @@ the data is the number with the data once. A page that queried per result, syste
 N+1) would grow with the record; at the size of the public record that is thousands of queries.
 
 The data: a training round (systems with resnet and bert results, five runs each), an HPC round
-(strong-scaling results) and an inference round (pages/tests/synthetic_inference.py), then as
+(strong-scaling results) and an inference round (results/synthetic_inference.py), then as
 much again in each, in the same rounds and organizations."""
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ from django.test.utils import CaptureQueriesContext
 from results.constants import RoundState
 from results.models import Organization, Result, Round, Submission
 from results.services.rounds import ensure_round
+from results.synthetic_inference import make_inference_round
 from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
-
-from .synthetic_inference import make_inference_round
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,7 @@ from pages.paging import PAGE_SIZE
 from results.constants import RoundState
 from results.models import Result, Round
 from results.services.rounds import ensure_round
-
-from .synthetic_inference import add_open_models, make_inference_round
+from results.synthetic_inference import add_open_models, make_inference_round
 
 pytestmark = pytest.mark.django_db
 

@@ -212,6 +212,13 @@ def test_synthetic_rounds_beside_the_record_take_ids_of_their_own_and_clear_agai
     for organization, entry in CitableId.objects.filter(round__version="1.0").values_list("organization", "entry"):
         entries.setdefault(entry, set()).add(organization)
     assert all(len(organizations) == 1 for organizations in entries.values())
+    # Inference-shaped rounds beside them, spread over the inference rounds; cleared with the rest.
+    call_command(*seed, "--inference-results", "240", "--clear", stdout=io.StringIO())
+    inference = synthetic.filter(submission__round__suite="inference")
+    assert inference.count() >= 240 and inference.values("submission__round").distinct().count() == 12
+    assert not inference.filter(runs__isnull=False).exists() and synthetic.count() == 40 + inference.count()
+    call_command(*seed, "--clear", stdout=io.StringIO())
+    assert not inference.exists() and synthetic.count() == 40
 
 
 def test_on_a_terminal_it_shows_a_progress_bar_instead_of_lines(sample_data, monkeypatch):

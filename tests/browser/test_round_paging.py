@@ -6,7 +6,7 @@ and 390 px (test-output/screenshots/round-paging-*.png)."""
 import pytest
 from playwright.sync_api import expect
 
-from pages.tests.synthetic_inference import make_inference_round
+from results.synthetic_inference import make_inference_round
 from tests.browser.conftest import SCREENSHOTS, drawn_traces
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

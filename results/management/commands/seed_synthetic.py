@@ -1,10 +1,14 @@
 """Fill the database with a large, realistic, synthetic results set for load tests and demos.
 
-    python manage.py seed_synthetic --results 20000 --runs 200000
+    python manage.py seed_synthetic --results 20000 --runs 200000 [--inference-results 50000]
 
-Rounds and benchmarks come from the ruleset catalog (as the importer makes them); organizations
-are named "Synthetic NN" (slug `synthetic-NN`) so they never mix with real submitters, and
-`--clear` removes them first. Everything is written with bulk_create, in one transaction.
+Training-shaped rounds (v0.5-v4.1: systems entering most benchmarks, each result with its runs,
+eval curves and hyperparameters), and with --inference-results inference-shaped ones spread over
+the inference rounds (results.synthetic_inference: no runs, a model and scenario each, system
+types, power, token latencies). Rounds and benchmarks come from the ruleset catalog (as the
+importer makes them); organizations are named "Synthetic ..." (slug `synthetic-...`) so they never
+mix with real submitters, and `--clear` removes them first. Everything is written with
+bulk_create, in one transaction.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ from django.utils import timezone
 from results.constants import Availability, Deployment, RcpStatus, RoundState, RunStatus
 from results.models import CitableId, Organization, Result, Round, Run, Submission, System
 from results.services.rounds import ensure_round
+from results.synthetic_inference import make_inference_round
 
 ROUNDS = ["0.5", "0.6", "0.7", "1.0", "1.1", "2.0", "2.1", "3.0", "3.1", "4.0", "4.1"]
+INFERENCE_ROUNDS = ["0.5", "0.7", "1.0", "1.1", "2.0", "2.1", "3.0", "3.1", "4.0", "4.1", "5.0", "5.1"]
 ACCELERATORS = [
     ("NVIDIA Tesla V100-SXM2-32GB", 1.0), ("NVIDIA A100-SXM4-80GB", 2.2), ("NVIDIA H100-SXM5-80GB", 5.0),
     ("Google TPU v3", 1.1), ("Google TPU v4", 2.4), ("Habana Gaudi2", 2.0), ("Graphcore IPU-M2000", 1.3),
@@ -40,13 +46,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--results", type=int, default=20000)
         parser.add_argument("--runs", type=int, default=200000, help="Total runs, spread over the results")
+        parser.add_argument("--inference-results", type=int, default=0,
+                            help="Inference-shaped results, spread over the inference rounds")
         parser.add_argument("--organizations", type=int, default=40)
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--clear", action="store_true", help="Delete earlier synthetic data first")
 
-    def handle(self, *args, results, runs, organizations, seed, clear, **options):
-        if results < 1 or runs < results:
-            raise CommandError("need --results >= 1 and --runs >= --results")
+    def handle(self, *args, results, runs, inference_results, organizations, seed, clear, **options):
+        if results < 1 or runs < results or inference_results < 0:
+            raise CommandError("need --results >= 1, --runs >= --results and --inference-results >= 0")
         rng = random.Random(seed)
         with transaction.atomic():
             if clear:
@@ -54,8 +62,13 @@ class Command(BaseCommand):
             if Organization.objects.filter(slug__startswith="synthetic-").exists():
                 raise CommandError("synthetic data exists already; pass --clear to replace it")
             made = self._seed(rng, results, runs, organizations)
+            if inference_results:
+                for version in INFERENCE_ROUNDS:
+                    make_inference_round(version, results=math.ceil(inference_results / len(INFERENCE_ROUNDS)), seed=seed)
+            inference = Result.objects.filter(submission__round__suite="inference",
+                                              submission__organization__slug__startswith="synthetic-").count()
         self.stdout.write(f"created {made['results']} results, {made['runs']} runs, {made['systems']} systems "
-                          f"in {len(ROUNDS)} rounds")
+                          f"in {len(ROUNDS)} training rounds; {inference} inference results")
 
     def _clear(self) -> None:
         submissions = Submission.objects.filter(organization__slug__startswith="synthetic-")

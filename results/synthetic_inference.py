@@ -1,6 +1,6 @@
-"""A published inference round of any size, written with bulk inserts, for the tests that measure
-pages at the size of the whole public record (a real round holds 1,000-1,500 results: v5.1 about
-1,500 on some 200 systems).
+"""A published inference round of any size, written with bulk inserts, for `seed_synthetic
+--inference-results` and the tests that measure pages at the size of the whole public record (a
+real round holds 1,000-7,300 results: v5.1 about 1,500 on some 200 systems, v3.0 7,283).
 
 Each system runs a few of the round's models in two or three scenarios; a tenth of them measured
 power, LLM results carry token latencies, a few results are invalid, and systems are datacenter,

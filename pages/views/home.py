@@ -28,7 +28,7 @@ def home(request):
         row["submission__round"]: row
         for row in Result.objects.visible_to(request.user).current()
         .values("submission__round")
-        .annotate(results=Count("pk", distinct=True), systems=Count("system", distinct=True),
+        .annotate(results=Count("pk"), systems=Count("system", distinct=True),
                   submitters=Count("submission__organization", distinct=True))
         .order_by()
     }

@@ -16,6 +16,7 @@ from mlperf_check.inference import check_inference_package
 from mlperf_check.inference.logs import parse_detail
 from mlperf_check.inference.official_rules_data import OFFICIAL_RULES_DATA
 from mlperf_check.inference.power import measure_power, power_wg_findings
+from mlperf_check.tests.power_logs import scale_watts
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "inference-v4.1"
 SESSION = Path("closed/UntetherAI/results/h13_u3_slim/resnet50/singlestream/performance")
@@ -118,14 +119,7 @@ def test_testing_power_below_the_ranging_runs_is_refused_from_v31_only(performan
     with v3.1; neither v3.0's power_checker.py nor v2.1's power-dev check.py (e2baedb5) compares
     them, and both ran only with --more-power-check: there it is a warning of ours (42 published
     v2.1 results, refused until then, test_inference_real_rounds.py)."""
-    spl = performance / "run_1" / "spl.txt"
-    lines = []
-    for line in spl.read_text().splitlines():
-        parts = line.split(",")
-        if line.startswith("Time") and len(parts) > 3:
-            parts[3] = f"{float(parts[3]) * 0.9:.6f}"
-        lines.append(",".join(parts))
-    spl.write_text("\n".join(lines) + "\n")
+    scale_watts(performance / "run_1" / "spl.txt", 0.9)
     assert [OFFICIAL_RULES_DATA[v]["power_check"]["ranging_power_drop_percent"] for v in ("v3.0", "v3.1", "v6.1")] == [
         None, -5, -5
     ]

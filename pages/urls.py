@@ -27,6 +27,7 @@ EMBED = r"charts/(?P<chart>[a-z-]+)/embed/$"
 urlpatterns = [
     path("", home.home, name="home"),
     path("sitemap.xml", home.sitemap, name="sitemap"),
+    re_path(r"^sitemaps/(?P<kind>[a-z]+)-(?P<number>[1-9]\d*)\.xml$", home.sitemap_part, name="sitemap-part"),
     path("robots.txt", home.robots_txt, name="robots"),
     path("favicon.ico", home.favicon, name="favicon"),
     path("search/", search.search, name="search"),

@@ -3,8 +3,6 @@ robots.txt, favicon)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from django.conf import settings
 from django.db.models import Count
 from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect
@@ -76,30 +74,72 @@ def progress_chart(request, suite: str, chart: str, fmt: str):
     raise Http404("no such chart")
 
 
-@cache_public_page
-def sitemap(request):
-    """Public pages only: built for an anonymous visitor whoever asks. The URLs start with
-    SITE_URL, never with the request's Host header: the answer is cached and served to everyone."""
+# The sitemaps protocol's most addresses in one file (sitemaps.org): the public record passes it
+# (27,000 results and their systems in one file were 3 MB), so /sitemap.xml is an index of parts.
+SITEMAP_URLS = 50_000
+SITEMAP_KINDS = ("pages", "results", "systems")
+
+
+def _sitemap_xml(root: str, tag: str, addresses) -> HttpResponse:
+    """`addresses` (paths) as a <urlset> (tag "url") or <sitemapindex> (tag "sitemap"). They start
+    with SITE_URL, never with the request's Host header: the answer is cached and served to everyone."""
     base = settings.SITE_URL.rstrip("/")
+    body = "".join(f"<{tag}><loc>{escape(base + address)}</loc></{tag}>" for address in addresses)
+    xml = f'<?xml version="1.0" encoding="UTF-8"?><{root} xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</{root}>'
+    return HttpResponse(xml, content_type="application/xml")
+
+
+def _public_results():
+    return Result.objects.visible_to(None).current()
+
+
+def _sitemap_pages() -> list[str]:
+    """The public pages that are not a result's or a system's: home, progress, the rounds, their
+    benchmarks (those with a public result) and change logs."""
+    rounds = list(Round.objects.visible_to(None))
     urls = [reverse("pages:home"), reverse("pages:progress", args=["training"])]
-    rounds = Round.objects.visible_to(None)
-    for round_ in rounds:
-        urls.append(reverse("pages:round", args=[round_.slug]))
-    public = Result.objects.visible_to(None).current()
+    urls += [reverse("pages:round", args=[round_.slug]) for round_ in rounds]
     # order_by(): Result's default ordering would join its columns into the DISTINCT and repeat URLs.
-    for version, suite, name in public.values_list(
+    for version, suite, name in _public_results().values_list(
         "submission__round__version", "submission__round__suite", "benchmark__name"
     ).order_by().distinct():
         urls.append(reverse("pages:benchmark", args=[f"{suite}-v{version}", name]))
-    urls += [reverse("pages:result", args=[rid]) for rid in public.values_list("result_id", flat=True).order_by().distinct()]
-    systems = defaultdict(set)
-    for org, system_id in public.values_list("submission__organization__slug", "system__system_id").order_by().distinct():
-        systems[org].add(system_id)
-    urls += [reverse("pages:system", args=[org, sid]) for org, ids in sorted(systems.items()) for sid in sorted(ids)]
     urls += [reverse("pages:changes")] + [reverse("pages:round-changes", args=[r.slug]) for r in rounds]
-    body = "".join(f"<url><loc>{escape(base + url)}</loc></url>" for url in dict.fromkeys(urls))
-    xml = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>'
-    return HttpResponse(xml, content_type="application/xml")
+    return list(dict.fromkeys(urls))
+
+
+def _sitemap_rows(kind: str):
+    """The ordered rows a part of `kind` lists (results and systems: a queryset, sliced per part)."""
+    if kind == "results":
+        return _public_results().values_list("result_id", flat=True).order_by("result_id").distinct()
+    return (_public_results().values_list("submission__organization__slug", "system__system_id")
+            .order_by("submission__organization__slug", "system__system_id").distinct())
+
+
+@cache_public_page
+def sitemap(request):
+    """The index of the sitemap's parts: public pages only, built for an anonymous visitor whoever asks."""
+    counts = {"pages": len(_sitemap_pages()), **{kind: _sitemap_rows(kind).count() for kind in SITEMAP_KINDS[1:]}}
+    parts = [reverse("pages:sitemap-part", args=[kind, number]) for kind in SITEMAP_KINDS
+             for number in range(1, -(-counts[kind] // SITEMAP_URLS) + 1)]
+    return _sitemap_xml("sitemapindex", "sitemap", parts)
+
+
+@cache_public_page
+def sitemap_part(request, kind: str, number: str):
+    """Part `number` (from 1) of the public pages of `kind`: at most SITEMAP_URLS addresses."""
+    if kind not in SITEMAP_KINDS:
+        raise Http404("no such part of the sitemap")
+    start = (int(number) - 1) * SITEMAP_URLS
+    if kind == "pages":
+        addresses = _sitemap_pages()[start:start + SITEMAP_URLS]
+    elif kind == "results":
+        addresses = [reverse("pages:result", args=[rid]) for rid in _sitemap_rows(kind)[start:start + SITEMAP_URLS]]
+    else:
+        addresses = [reverse("pages:system", args=[org, sid]) for org, sid in _sitemap_rows(kind)[start:start + SITEMAP_URLS]]
+    if not addresses:
+        raise Http404("no such part of the sitemap")
+    return _sitemap_xml("urlset", "url", addresses)
 
 
 def favicon(request):

@@ -146,3 +146,14 @@ def test_a_systems_own_models_are_counted_in_one_cell_not_a_column_each(client):
     assert 'id="results"' in system and system.count("own-mobilenet-") >= 60
     header = client.get(address + "tables.csv").content.decode().splitlines()[0]
     assert header.count("own-mobilenet-") == 2 * 2 * 300  # figure and verdict, two scenarios, every model
+
+
+def test_the_progress_page_of_many_full_rounds_fetches_its_figures_when_drawn(client):
+    """Every model's best result of every round: twelve full inference rounds were 1.2 MB of
+    figures in the page."""
+    for version in ("4.1", "5.0", "5.1"):
+        make_inference_round(version, results=800)
+    page = html(client, "/progress/inference/")
+    rows = client.get("/progress/inference/charts/best-throughput.json").json()["rows"]
+    assert len(rows) > PAGE_SIZE and 'type="application/json"' not in page
+    assert 'data-figure-src="/progress/inference/charts/best-throughput.json"' in page

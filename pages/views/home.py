@@ -14,6 +14,7 @@ from django.utils.html import escape
 from mlperf_check.rules.facts import version_key
 from pages.caching import cache_public_page
 from pages.common import chart_response, draws
+from pages.paging import PAGE_SIZE
 from pages.suites import SUITES
 from results.constants import RoundState, Suite
 from results.models import Benchmark, Result, Round
@@ -61,6 +62,9 @@ def progress(request, suite: str):
     built = SUITES[suite].progress_charts(request.user)
     return render(request, "results/progress.html", {
         "suite": Suite(suite), "charts": built, "note": SUITES[suite].PROGRESS_NOTE, "draws_charts": draws(built),
+        # Past a hundred points the figures are fetched when drawn (every model's best of every
+        # round: 1.2 MB of figures with twelve full inference rounds).
+        "lazy_charts": sum(len(chart.rows) for chart in built) > PAGE_SIZE,
     })
 
 

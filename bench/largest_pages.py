@@ -5,8 +5,8 @@ the whole public record as `bench/scale.py --record` imports it.
 
 Asks, with Django's test client as an anonymous visitor and the page cache bypassed (a cache of
 this process only, REDIS_URL unset), for: the home, search, change and progress pages; every
-round's page, change log and snapshot list; every training and HPC benchmark page (an inference
-model's page is its round's, filtered); every organization; the 15 systems with the most results;
+round's page, change log and snapshot list; every benchmark page of the suites whose results
+keep runs (training, HPC: an inference model's page is its round's, filtered); every organization; the 15 systems with the most results;
 the 15 results with the most runs and the 15 with the most findings. Prints the largest pages
 with their time (one process, one request each: the cold time of a page alone) and exits 1 when
 one is over --most bytes. The sitemap is XML for crawlers (up to 50,000 addresses) and not counted.
@@ -29,14 +29,14 @@ def addresses() -> list[str]:
     from django.db.models import Count
     from django.urls import reverse
 
-    from results.constants import Suite
     from results.models import Organization, Result, Round, System
+    from results.suites import SUITES
 
     urls = ["/", "/changes/", "/changes.atom", "/search/?q=NVIDIA", "/search/?q=a"]
     urls += [f"/progress/{suite}/" for suite in Round.objects.values_list("suite", flat=True).distinct()]
     for round_ in Round.objects.prefetch_related("benchmarks"):
         urls += [f"/rounds/{round_.slug}/", f"/rounds/{round_.slug}/changes/", f"/rounds/{round_.slug}/snapshots/"]
-        if round_.suite in (Suite.TRAINING, Suite.HPC):
+        if SUITES[round_.suite].keeps_runs:  # an inference model's page is its round's, filtered
             urls += [f"/rounds/{round_.slug}/{benchmark.name}/" for benchmark in round_.benchmarks.all()]
     urls += [f"/organizations/{slug}/" for slug in Organization.objects.values_list("slug", flat=True)]
     for system in System.objects.annotate(n=Count("results")).order_by("-n").select_related("submission__organization")[:15]:

@@ -35,9 +35,11 @@ def test_the_sitemap_takes_its_urls_from_site_url_not_the_host_header(client, se
     # The attack: ask with Host: evil.example and poison the cached sitemap for everybody.
     settings.ALLOWED_HOSTS = ["*"]
     settings.SITE_URL = "https://results.example.org"
-    xml = client.get("/sitemap.xml", HTTP_HOST="evil.example").content.decode()
-    assert "evil.example" not in xml
-    assert "<loc>https://results.example.org/</loc>" in xml
+    index = client.get("/sitemap.xml", HTTP_HOST="evil.example").content.decode()
+    part = client.get("/sitemaps/pages-1.xml", HTTP_HOST="evil.example").content.decode()
+    assert "evil.example" not in index + part
+    assert "<loc>https://results.example.org/sitemaps/pages-1.xml</loc>" in index
+    assert "<loc>https://results.example.org/</loc>" in part
 
 
 def test_pages_carry_a_content_security_policy_without_unsafe_eval(client):

@@ -247,6 +247,10 @@ COMPLIANCE_FLAG_ONLY = frozenset({"compliance_missing", "compliance_no_verdict",
 OPEN_ACCURACY = frozenset({"accuracy_not_found"})
 # v0.5 and v0.7 list "CAS failed" among the detail-log ERROR lines they ignore.
 CAS_FAILED = frozenset({"detail_cas_failed"})
+# v0.5's checker checks the measurements folder once per submission, after judging the results.
+MEASUREMENTS_SUBMISSION_LEVEL = frozenset(
+    {"missing_measurements", "missing_implementation_json", "implementation_fields"}
+)
 
 V05 = InferenceRound(
     version="v0.5",
@@ -273,8 +277,14 @@ V05 = InferenceRound(
     accuracy_log_in_performance_runs=True,
     compliance_folder="audit",
     compliance_blocks=False,
-    # Its checker (v0.5/tools/submission at 0d1cdbff) only warns on detail-log ERROR lines.
-    official_leniencies=CAS_FAILED | {"detail_error", "ran_out_of_queries"},
+    # Its checker (v0.5/tools/submission at 0d1cdbff) only warns on detail-log ERROR lines, reads
+    # of the run's settings only LoadGen's verdict, performance_sample_count and the seeds (logged),
+    # and finds a missing measurements folder or implementation JSON in check_measurement_dir, an
+    # error of the submission (its exit status) that rejects no result.
+    official_leniencies=LOGGED_ONLY
+    | CAS_FAILED
+    | MEASUREMENTS_SUBMISSION_LEVEL
+    | {"detail_error", "ran_out_of_queries"},
 )
 
 _VISION_TESTS = ("TEST01", "TEST04-A", "TEST04-B", "TEST05")

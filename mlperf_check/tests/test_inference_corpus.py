@@ -67,10 +67,11 @@ def test_every_official_verdict_is_reproduced(reports, round_name):
     for row in rows:
         key = (row["division"], row["submitter"], row["system"], row["model"], row["scenario"])
         result = ours[key]
-        # Agreement is measured on the round's official verdict; in the corpus no stricter rule
-        # of ours fires, so ours is the same (docs/differences.md, "Two verdicts").
+        # Agreement is measured on the round's official verdict; in the corpus ours is the same
+        # (docs/differences.md, "Two verdicts"): a stricter rule of ours fires only beside the
+        # checker's own rejection (v0.5 Intel nnpi-1000-2x_onnx resnet Server: min_query_count_setting).
         verdict = "VALID" if result.official else "INVALID"
-        assert result.valid == result.official and not result.stricter, key
+        assert result.valid == result.official and not (result.stricter and result.official), key
         expected = EXPECTED_DIFFERENCES.get((round_name, *key))
         if expected is not None:
             assert verdict == expected[0], key

@@ -153,3 +153,82 @@ def test_the_official_checker_says_what_was_recorded(tmp_path, name):
         recorded.get("power", {}),
         recorded["errors"],
     )
+
+
+V05_ARCHIVES = {  # archive -> (the result, the finding code the v0.5 checker does not reject it on)
+    "v0.5-DellEMC-R740xd8276-ssd-small.tar.gz": ("ssd-small/Offline", "missing_measurements"),
+    "v0.5-Google-tpu-v3.8x1-ssd-large-server.tar.gz": ("ssd-large/server", "min_duration_setting"),
+}
+# The v0.5 checker's main() prints only the figures and the submission's errors: its per-result
+# rejections are check_results_dir's `bad_submissions`, printed here as JSON.
+V05_PER_RESULT = """
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("checker", "submission-checker.py")
+checker = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(checker)
+os.chdir(sys.argv[1])
+good, bad, results = checker.check_results_dir(sys.argv[1], None)
+print(json.dumps({name: [results[name], bad.get(name)] for name in results}))
+"""
+
+
+@pytest.mark.parametrize("name", sorted(V05_ARCHIVES))
+def test_v05_settings_and_measurements_are_not_the_v05_checkers_rejections(tmp_path, name):
+    """v0.5, DellEMC R740xd8276 ssd-small Offline (no measurements folder) and Google tpu-v3.8x1
+    ssd-large Server (min_duration 60,000 ms below the round's minimum in all five runs). The v0.5
+    checker (0d1cdbff) reads of a run only LoadGen's `Result is : VALID`, performance_sample_count
+    and the seeds (logged), and checks the measurements folder once for the submission, after the
+    results (check_measurement_dir: its exit status, no result rejected): it accepts both, and
+    MLCommons published both. Our official verdict refused them (3 and 2 published results)."""
+    result_folder, code = V05_ARCHIVES[name]
+    result = ours(unpacked(name, tmp_path))[result_folder]
+    assert result.verdict_json() == {"official": "VALID", "ours": "INVALID", "stricter": [code]}
+    assert {f.code for f in result.all_findings() if f.severity == "error"} == {code}
+    assert result.metric_value == OFFICIAL[name]["accepted"][result_folder]
+
+
+@pytest.mark.parametrize("name", sorted(V05_ARCHIVES))
+def test_the_v05_checker_says_what_was_recorded(tmp_path, name):
+    tools = official_tree("mlcommons/inference", "0d1cdbff", "v0.5/tools/submission", tmp_path / "official")
+    if tools is None:
+        pytest.skip(
+            "no mlcommons/inference repository under $MLPERF_OFFICIAL_REPOS: compared with official.json only"
+        )
+    root = unpacked(name, tmp_path / "submission")
+    for accuracy in root.glob("*/*/results/*/*/*/accuracy"):
+        # The archive leaves out the accuracy run's log (over 1 MB); the checker asks only for its name.
+        (accuracy / "mlperf_log_accuracy.json").touch()
+    process = subprocess.run(
+        [sys.executable, "submission-checker.py", "--input", str(root)],
+        cwd=tools,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    errors = [
+        m.group(3)
+        for m in map(LOG_LINE.match, process.stderr.splitlines())
+        if m and (m.group(1) or m.group(2)) == "ERROR" and not m.group(3).startswith("SUMMARY")
+    ]
+    per_result = subprocess.run(
+        [sys.executable, "-c", V05_PER_RESULT, str(root)],
+        cwd=tools,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    accepted, rejected = {}, {}
+    for path, (figure, problem) in json.loads(per_result.stdout.splitlines()[-1]).items():
+        key = "/".join(path.split("/")[-2:])
+        if problem:
+            rejected[key] = problem
+        else:
+            accepted[key] = figure
+    recorded = OFFICIAL[name]
+    assert (process.returncode, accepted, rejected, errors) == (
+        recorded["exit_status"],
+        recorded["accepted"],
+        recorded["rejected"],
+        recorded["errors"],
+    )

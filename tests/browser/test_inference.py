@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from results.models import Result
-from tests.browser.conftest import drawn_traces
+from tests.browser.conftest import drawn_traces, submit_filters
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -68,15 +68,11 @@ def test_inference_v41_pages_at_laptop_and_phone_width(live_server, browser, sam
         check("round")
         page.locator("#round-tables").screenshot(path=str(SCREENSHOTS / f"inference-v41-round-tables-{width}.png"))
 
-        page.select_option("select[name=power]", "yes")
-        page.click("#inference-filters button[type=submit]")
-        page.wait_for_url("**power=yes**")
+        submit_filters(page, "#inference-filters", power="yes")
         assert page.locator("table.round-table").count() == 1 and page.locator("table.round-table[data-table=edge]").count() == 1
         check("round-tables-power")
 
-        page.select_option("select[name=system_type]", "edge")
-        page.click("#inference-filters button[type=submit]")
-        page.wait_for_url("**system_type=edge**")
+        submit_filters(page, "#inference-filters", system_type="edge")
         assert page.locator("table.leaderboard[data-model='llama2-70b-99']").count() == 0
         check("round-edge")
 

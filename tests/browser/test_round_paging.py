@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from results.synthetic_inference import make_inference_round
-from tests.browser.conftest import SCREENSHOTS, drawn_traces
+from tests.browser.conftest import SCREENSHOTS, drawn_traces, submit_filters
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -56,11 +56,7 @@ def test_the_filters_work_without_javascript(live_server, browser, full_round):
     page = context.new_page()
     try:
         page.goto(live_server.url + ROUND)
-        page.select_option("#inference-filters select[name=division]", "open")
-        page.fill("#inference-filters input[name=q]", "x8")
-        page.click("#inference-filters button[type=submit]")
-        page.wait_for_url("**q=x8**", wait_until="load")  # the filtered page itself, not the old one
-        assert "division=open" in page.url
+        submit_filters(page, "#inference-filters", division="open", q="x8")
         systems = page.locator("table.round-table td.system a").all_inner_texts()
         assert systems and all("x8" in name for name in systems)
         page.screenshot(path=str(SCREENSHOTS / "round-paging-filtered-1366.png"))

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pages.tests.synthetic_time_to_train import make_hpc_round, make_training_round
-from tests.browser.conftest import SCREENSHOTS, drawn_traces, shot_that_fits
+from tests.browser.conftest import SCREENSHOTS, drawn_traces, shot_that_fits, submit_filters
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -63,11 +63,7 @@ def test_the_filters_and_pages_work_without_javascript(live_server, browser, lar
     page = context.new_page()
     try:
         page.goto(live_server.url + TRAINING)
-        page.select_option("#round-filters select[name=division]", "closed")
-        page.fill("#round-filters input[name=q]", "x8")
-        page.click("#round-filters button[type=submit]")
-        page.wait_for_url("**q=x8**", wait_until="load")  # the filtered page itself, not the old one
-        assert "division=closed" in page.url
+        submit_filters(page, "#round-filters", division="closed", q="x8")
         systems = page.locator("#results-table td.system a").all_inner_texts()
         assert systems and all("x8" in name for name in systems)
         assert page.locator("#results-table tr.group").all_inner_texts()[0].startswith("Closed division")
@@ -77,9 +73,7 @@ def test_the_filters_and_pages_work_without_javascript(live_server, browser, lar
         page.screenshot(path=str(SCREENSHOTS / "time-to-train-paging-filtered-1366.png"))
 
         page.goto(live_server.url + TRAINING + "resnet/")
-        page.select_option("#benchmark-filters select[name=division]", "open")
-        page.click("#benchmark-filters button[type=submit]")
-        page.wait_for_url("**division=open**", wait_until="load")
+        submit_filters(page, "#benchmark-filters", division="open")
         divisions = page.locator("#ranked tr.group").all_inner_texts()
         assert divisions and all(text.startswith("Open division") for text in divisions)
     finally:

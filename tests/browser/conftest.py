@@ -57,15 +57,19 @@ def draw_every_chart(page) -> None:
     page.evaluate("window.scrollTo(0, 0)")
 
 
-def submit_filters(page, form: str, **fields: str) -> None:
-    """Set `fields` of the GET filter form `form` (a select or a text input each, by name), submit
-    it, and wait for the filtered page itself to load: right after the click the URL has changed
-    while the old page is still shown."""
+def fill_form(page, form: str, fields: dict[str, str]) -> None:
+    """Set `fields` of the form `form`: a select or a text input each, by name."""
     for name, value in fields.items():
         control = page.locator(f"{form} [name={name}]")
         if control.evaluate("element => element.tagName") == "SELECT":
             control.select_option(value)
         else:
             control.fill(value)
+
+
+def submit_filters(page, form: str, **fields: str) -> None:
+    """Set `fields` of the GET filter form `form`, submit it, and wait for the filtered page itself
+    to load: right after the click the URL has changed while the old page is still shown."""
+    fill_form(page, form, fields)
     page.click(f"{form} button[type=submit]")
     page.wait_for_url(lambda url: all(f"{name}={value}" in url for name, value in fields.items()), wait_until="load")

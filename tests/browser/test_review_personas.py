@@ -30,6 +30,7 @@ from ingest.models import Upload
 from ingest.tests.tarballs import fujitsu_package as package
 from ingest.tests.upload_fixtures import unthrottled, worker  # noqa: F401
 from results.models import Benchmark, Organization, Result, Round, Run, Submission
+from tests.browser.conftest import fill_form
 
 pytestmark = [
     pytest.mark.browser,
@@ -70,12 +71,7 @@ class Personas:
 
     def submit(self, who: str, form: str, fields: dict[str, str], button: str = "button") -> None:
         page = self[who]
-        for name, value in fields.items():
-            field = page.locator(f"{form} [name={name}]")
-            if field.evaluate("el => el.tagName") == "SELECT":
-                field.select_option(value)
-            else:
-                field.fill(value)
+        fill_form(page, form, fields)
         page.click(f"{form} {button}")
         page.wait_for_load_state()
 

@@ -207,6 +207,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
     }
+else:
+    # No JIT: PostgreSQL compiles any query whose estimated cost passes jit_above_cost, and a page's
+    # query (a round's 12,000 results, each with its unwaived errors counted) spent ~1 s in LLVM to
+    # run 0.15 s (bench/RESULTS.md, "Cold pages without the JIT").
+    options = DATABASES["default"].setdefault("OPTIONS", {})
+    options["options"] = f"{options.get('options', '')} -c jit=off".strip()
 if os.environ.get("TEST_DB_SUFFIX"):
     # Lets several test runs share one PostgreSQL server without clobbering each other.
     DATABASES["default"]["TEST"] = {"NAME": f"test_mlperf_{os.environ['TEST_DB_SUFFIX']}"}

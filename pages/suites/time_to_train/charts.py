@@ -412,8 +412,9 @@ def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int,
                      minutes_axis: str = MINUTES_AXIS) -> list[Chart]:
     """Progress across rounds of one suite, its minutes called `measure` (HPC: "time to solution").
 
-    entries: one per visible result: round (version), benchmark, minutes, accelerators, system,
-    submitter, result_id. targets: round, benchmark, target, metric.
+    entries: visible results (at least each round's and benchmark's fastest, overall and at
+    `fixed_scale`): round (version), benchmark, minutes, accelerators, system, submitter,
+    result_id. targets: round, benchmark, target, metric.
     Returns three charts: best time per benchmark per round; speedup of the best entry at
     `fixed_scale` accelerators over the previous round; accelerator count of the fastest entry.
     Changes of quality target are marked on the first two: a hollow diamond on the line, a hatched

@@ -33,9 +33,9 @@ def search(request):
             Q(name__icontains=query) | Q(system_id__icontains=query) | Q(submitter__icontains=query)
             | Q(submission__organization__in=named) | Q(accelerator_model_name__icontains=query)
             | Q(host_processor_model_name__icontains=query) | Q(framework__icontains=query)
-        ).values_list("pk", "submitter", "accelerator_model_name"))
+        ).values_list("pk", "submitter", "accelerator_model_name", "submission__organization"))
         query_lower = query.lower()
-        matching = visible.filter(system__in=[pk for pk, _, _ in found])
+        matching = visible.filter(system__in=[pk for pk, _, _, _ in found])
         rows = (
             matching.values("submission__organization__slug", "submission__organization__name", "system__system_id",
                             "system__name", "system__accelerator_model_name", "system__accelerators_count",
@@ -69,16 +69,20 @@ def search(request):
             names[entry["name"]].append(entry)
         for entry in systems:
             entry["ambiguous"] = len(names[entry["name"]]) > 1
+        # A result's system is of its own submission, so the results of a named organization are
+        # those of its systems: one list of systems, looked up by index, where the two conditions
+        # OR-ed read every result (100 ms at 227,000).
+        submitter_systems = [pk for pk, submitter, _, organization in found
+                             if query_lower in submitter.lower() or organization in named]
         submitters = list(
-            visible.filter(Q(system__in=[pk for pk, submitter, _ in found if query_lower in submitter.lower()])
-                           | Q(submission__organization__in=named))
+            visible.filter(system__in=submitter_systems)
             .values("submission__organization__slug", "submission__organization__name")
             .annotate(systems=Count("system__system_id", distinct=True), rounds=Count("submission__round", distinct=True))
             .order_by("submission__organization__name")[:SEARCH_LIMIT]
         )
         counts: dict[str, dict] = {}
         for name, systems_count, rounds in (
-            visible.filter(system__in=[pk for pk, _, accelerator in found if query_lower in accelerator.lower()])
+            visible.filter(system__in=[pk for pk, _, accelerator, _ in found if query_lower in accelerator.lower()])
             .values_list("system__accelerator_model_name")
             .annotate(Count("system__system_id", distinct=True), Count("submission__round", distinct=True))
             .order_by()

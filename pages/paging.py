@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import QuerySet
 from django.http import QueryDict
 
 PAGE_SIZE = 100
@@ -54,14 +55,16 @@ def linked(query: QueryDict, **changes) -> str:
     return f"?{encoded}" if encoded else "?"
 
 
-def page_of(rows: list, query: QueryDict, param: str = "page", size: int = PAGE_SIZE, anchor: str = "") -> Page:
+def page_of(rows: list | QuerySet, query: QueryDict, param: str = "page", size: int = PAGE_SIZE,
+            anchor: str = "") -> Page:
     """The page of `rows` the URL asks for. A page past the last shows the last (a citation made
-    before a withdrawal still opens); a malformed one raises BadPage."""
-    total = len(rows)
+    before a withdrawal still opens); a malformed one raises BadPage. An ordered queryset is counted
+    and read a page at a time by the database."""
+    total = rows.count() if isinstance(rows, QuerySet) else len(rows)
     count = max(1, -(-total // size))
     number = min(page_number(query, param), count)
     start = (number - 1) * size
-    shown = rows[start:start + size]
+    shown = list(rows[start:start + size])
     suffix = f"#{anchor}" if anchor else ""
 
     def url(target: int) -> str:

@@ -148,6 +148,23 @@ def test_a_systems_own_models_are_counted_in_one_cell_not_a_column_each(client):
     assert header.count("own-mobilenet-") == 2 * 2 * 300  # figure and verdict, two scenarios, every model
 
 
+def test_a_system_of_hundreds_of_results_pages_them(client):
+    """Krai's open systems ran hundreds of models each (565 results in inference v2.1: 266 KB on
+    one page); its page shows a hundred at a time, each page a link."""
+    round_ = ensure_round("inference-v2.0")
+    Round.objects.filter(pk=round_.pk).update(state=RoundState.PUBLISHED)
+    add_open_models(round_, systems=1, models_each=125, pool=125)
+    address = "/systems/synthetic-open-models/board_000/"
+    shown = lambda text: re.findall(r'href="/results/(inference:open-board_000:[^"/]+)/"', text)  # noqa: E731
+    first, last = html(client, address), html(client, address + "?page=3")
+    assert len(shown(first)) == PAGE_SIZE and len(shown(last)) == 50
+    assert "rows 1–100 of 250" in first and "rows 201–250 of 250" in last
+    assert 'href="?page=2#results" rel="next"' in first
+    seen = set(shown(first)) | set(shown(html(client, address + "?page=2"))) | set(shown(last))
+    assert seen == set(Result.objects.filter(system__system_id="board_000").values_list("result_id", flat=True))
+    assert client.get(address + "?page=0").status_code == 400
+
+
 def test_the_progress_page_of_many_full_rounds_fetches_its_figures_when_drawn(client):
     """Every model's best result of every round: twelve full inference rounds were 1.2 MB of
     figures in the page."""

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
-from django.http import Http404
+from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import render
 
 from pages import suites
 from pages.caching import cache_public_page
+from pages.paging import BadPage, page_of
 from pages.system_groups import CATEGORY_LABELS, category_of
 from results.models import Result, System, version_order
 
@@ -20,7 +21,7 @@ def _system_results(user, organization: str, system_id: str, suite: str):
         .filter(submission__organization__slug=organization, system__system_id=system_id,
                 submission__round__suite=suite)
         .with_related()
-        .order_by(version_order("submission__round__version").desc(), "benchmark__name")
+        .order_by(version_order("submission__round__version").desc(), "benchmark__name", "result_id")
     )
 
 
@@ -36,14 +37,20 @@ def system_detail(request, organization: str, system_id: str):
     if system is None:
         raise Http404("no such system")
     suite = suites.of_round(system.submission.round)
-    results = list(_system_results(request.user, organization, system_id, system.submission.round.suite))
+    try:
+        # An open-division system can have hundreds of results (Krai's: 565 in inference v2.1).
+        page = page_of(_system_results(request.user, organization, system_id, system.submission.round.suite),
+                       request.GET, anchor="results")
+    except BadPage as error:
+        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
     description = sorted(system.description.items()) if isinstance(system.description, dict) else []
     return render(request, "results/system.html", {
         "system": system,
         "organization": system.submission.organization,
         "description": [(key, json.dumps(value) if isinstance(value, dict | list) else value)
                         for key, value in description],
-        "results": results,
+        "results": page.rows,
+        "page": page,
         "results_template": suite.SYSTEM_RESULTS_TEMPLATE,
         "system_type": suite.system_type(system),
         "category": CATEGORY_LABELS[category_of(system.availability, system.deployment)],

@@ -1,15 +1,15 @@
 """The largest HTML pages of a database of results (issue 38's "no page over 300 KB"), measured on
 the whole public record as `bench/scale.py --record` imports it.
 
-    .venv/bin/python bench/largest_pages.py --database mlperf_record [--top 25] [--most 300000]
+    .venv/bin/python bench/largest_pages.py --database mlperf_record [--top 25] [--most 300000] [--slowest]
 
 Asks, with Django's test client as an anonymous visitor and the page cache bypassed (a cache of
 this process only, REDIS_URL unset), for: the home, search, change and progress pages; every
 round's page, change log and snapshot list; every benchmark page of the suites whose results
 keep runs (training, HPC: an inference model's page is its round's, filtered); every organization; the 15 systems with the most results;
 the 15 results with the most runs and the 15 with the most findings. Prints the largest pages
-with their time (one process, one request each: the cold time of a page alone) and exits 1 when
-one is over --most bytes. The sitemap is XML for crawlers (up to 50,000 addresses) and not counted.
+with their time (one process, one request each: the cold time of a page alone), or with --slowest
+the slowest pages, and exits 1 when one is over --most bytes. The sitemap is XML for crawlers (up to 50,000 addresses) and not counted.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def main() -> None:
     parser.add_argument("--database", default="mlperf_record")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--most", type=int, default=300_000, help="the most HTML bytes a page may have")
+    parser.add_argument("--slowest", action="store_true", help="list the slowest pages instead of the largest")
     args = parser.parse_args()
     os.environ.update(web.service_env(args.database))
     os.environ.pop("REDIS_URL", None)  # the page cache in this process only: every page built
@@ -67,8 +68,9 @@ def main() -> None:
         started = time.perf_counter()
         response = client.get(url)
         measured.append((len(response.content), response.status_code, time.perf_counter() - started, url))
-    measured.sort(reverse=True)
-    print(f"{len(measured)} pages of database {args.database}; the {args.top} largest (HTML bytes, status, ms):")
+    measured.sort(key=lambda row: row[2] if args.slowest else row[0], reverse=True)
+    print(f"{len(measured)} pages of database {args.database} in {sum(row[2] for row in measured):.1f} s; "
+          f"the {args.top} {'slowest' if args.slowest else 'largest'} (HTML bytes, status, ms):")
     for size, status, seconds, url in measured[:args.top]:
         print(f"{size:>10,} {status} {seconds * 1000:7.0f} {url}")
     failed = [url for _, status, _, url in measured if status != 200]

@@ -49,11 +49,15 @@ def embed_response(chart: Chart) -> SimpleTemplateResponse:
 
 
 def chart_response(chart: Chart, fmt: str, stem: str) -> HttpResponse:
-    """The chart as "csv", "json" or "embed" (its embed page: embed_response, pages/views/embed.py)."""
+    """The chart as "csv", "json" (its rows and figure), "figure.json" (the figure alone: what a
+    page fetches to draw it, a third of a large round's JSON) or "embed" (its embed page:
+    embed_response, pages/views/embed.py)."""
     if fmt == "embed":
         return embed_response(chart)
     if fmt == "csv":
         return csv_response(chart.columns, chart.rows, f"{stem}-{chart.name}.csv")
+    if fmt == "figure.json":
+        return JsonResponse(chart.figure)
     return JsonResponse({"name": chart.name, "columns": chart.columns, "rows": chart.rows, "figure": chart.figure})
 
 

@@ -20,7 +20,7 @@ from .views import (
 
 app_name = "pages"
 
-CHART = r"charts/(?P<chart>[a-z-]+)\.(?P<fmt>csv|json)$"
+CHART = r"charts/(?P<chart>[a-z-]+)\.(?P<fmt>csv|json|figure\.json)$"
 # A public chart's embed page, beside its CSV and JSON (pages/views/embed.py).
 EMBED = r"charts/(?P<chart>[a-z-]+)/embed/$"
 

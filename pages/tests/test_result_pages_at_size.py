@@ -57,7 +57,7 @@ def test_a_result_of_hundreds_of_runs_and_a_thousand_findings_stays_under_300_kb
     assert re.search(r'<tr class="differs"><th scope="row"><code>opt_base_learning_rate', hyperparameters)
     # The convergence chart's 250 curves are fetched when drawn, not carried in the page.
     assert 'type="application/json"' not in page
-    assert f'data-figure-src="{address}charts/convergence.json"' in page
+    assert f'data-figure-src="{address}charts/convergence.figure.json"' in page
     assert client.get(f"{address}charts/convergence.json").status_code == 200
     # 1,200 errors, a hundred at a time, each page a link.
     errors = re.search(r'id="findings-error".*?</details>', page, re.S).group(0)

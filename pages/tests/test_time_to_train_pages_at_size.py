@@ -76,7 +76,7 @@ def test_every_page_of_a_large_training_round_stays_under_300_kb(client, trainin
     assert len(ranked_ids(benchmark)) == PAGE_SIZE and f"rows 1–100 of {resnet}" in benchmark
     # The charts' figures are not in the page: each is fetched from its JSON download when drawn.
     assert 'type="application/json"' not in benchmark
-    assert 'data-figure-src="/rounds/training-v0.7/resnet/charts/time-to-train.json"' in benchmark
+    assert 'data-figure-src="/rounds/training-v0.7/resnet/charts/time-to-train.figure.json"' in benchmark
 
 
 def test_a_round_table_page_is_a_link_that_keeps_the_filters_and_order(client, training):
@@ -128,7 +128,9 @@ def test_a_lazily_loaded_chart_is_the_filtered_figure(client, training):
     sources = [src.replace("&amp;", "&") for src in re.findall(r'data-figure-src="([^"]+)"', page)]
     assert len(sources) >= 4 and all("division=closed&colour=submitter" in src and "page" not in src
                                       for src in sources)
-    chart = client.get(next(src for src in sources if "scaling" in src)).json()
+    scaling = next(src for src in sources if "scaling" in src)
+    assert client.get(scaling).json()["data"]  # the figure alone, the rows in the chart's JSON
+    chart = client.get(scaling.replace(".figure.json", ".json")).json()
     assert chart["rows"] and {row["division"] for row in chart["rows"]} == {"closed"}
 
 
@@ -184,8 +186,8 @@ def test_an_hpc_filter_in_the_url_filters_the_boards_their_csv_and_charts(client
     benchmark = html(client, HPC + "deepcam/?division=open")
     assert "<td>Closed</td>" not in benchmark
     src = re.search(r'data-figure-src="([^"]+throughput[^"]*)"', benchmark)
-    figure_rows = client.get((src.group(1) if src else HPC + "deepcam/charts/throughput.json?division=open")
-                             .replace("&amp;", "&")).json()["rows"]
+    figure_rows = client.get((src.group(1).replace(".figure.json", ".json") if src
+                              else HPC + "deepcam/charts/throughput.json?division=open").replace("&amp;", "&")).json()["rows"]
     assert figure_rows and {row["division"] for row in figure_rows} == {"open"}
 
 

@@ -116,8 +116,8 @@
     });
   }
 
-  // The figure: embedded in the page, or (data-figure-src, a large round's charts) its chart's JSON
-  // download, fetched only now.
+  // The figure: embedded in the page, or (data-figure-src, a large round's charts) fetched only now
+  // from its chart's figure.json (the figure without the rows of the chart's JSON download).
   function figureOf(div) {
     if (!div.dataset.figureSrc) {
       return Promise.resolve(JSON.parse(document.getElementById(div.dataset.figure).textContent));
@@ -125,7 +125,7 @@
     return fetch(div.dataset.figureSrc, { headers: { Accept: "application/json" } }).then(function (response) {
       if (!response.ok) { throw new Error(response.status); }
       return response.json();
-    }).then(function (chart) { return chart.figure; });
+    });
   }
 
   function draw(div) {

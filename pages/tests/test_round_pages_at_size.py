@@ -18,6 +18,7 @@ from results.synthetic_inference import add_open_models, make_inference_round
 pytestmark = pytest.mark.django_db
 
 ROUND = "/rounds/inference-v5.1/"
+ROUND_V20 = "/rounds/inference-v2.0/"
 MOST_HTML = 300_000
 
 
@@ -146,6 +147,26 @@ def test_a_systems_own_models_are_counted_in_one_cell_not_a_column_each(client):
     assert 'id="results"' in system and system.count("own-mobilenet-") >= 60
     header = client.get(address + "tables.csv").content.decode().splitlines()[0]
     assert header.count("own-mobilenet-") == 2 * 2 * 300  # figure and verdict, two scenarios, every model
+
+
+def test_a_rounds_charts_give_each_of_its_models_a_place_and_the_others_one(client):
+    """Krai's hundreds of open models each had a category on the charts' axis (inference v3.0: the
+    plot a sliver under their names); they share one now, each named when pointed at."""
+    round_ = make_inference_round("2.0", results=300)
+    add_open_models(round_, systems=4, models_each=20, pool=60)
+    own = set(round_.benchmarks.exclude(name__startswith="own-").values_list("name", flat=True))
+    chart = client.get(ROUND_V20 + "charts/relative-performance.json").json()
+    axis = chart["figure"]["layout"]["xaxis"]["categoryarray"]
+    assert axis[-1] == "Other models" and set(axis[:-1]) <= own
+    named = [(x, text) for trace in chart["figure"]["data"] for x, text in zip(trace["x"], trace["text"], strict=True)]
+    assert {text.split("<br>")[0].startswith("own-mobilenet-") for x, text in named if x == "Other models"} == {True}
+    assert any(row["model"].startswith("own-mobilenet-") for row in chart["rows"])  # the rows keep each name
+    coverage = client.get(ROUND_V20 + "charts/coverage.json").json()
+    assert coverage["figure"]["layout"]["xaxis"]["categoryarray"][-1] == "Other models"
+    assert sum(row["results"] for row in coverage["rows"] if row["model"] == "Other models") == 4 * 20 * 2
+    # A model the visitor chose is shown by its name.
+    chosen = client.get(ROUND_V20 + "charts/relative-performance.figure.json?model=own-mobilenet-007").json()
+    assert chosen["layout"]["xaxis"]["categoryarray"] in ([], ["own-mobilenet-007"])
 
 
 def test_a_system_of_hundreds_of_results_pages_them(client):

@@ -7,6 +7,7 @@ model, scenario, value, unit, direction, valid, power, power_unit, samples_per_j
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 
 from mlperf_check.rules.facts import version_key
 from pages import charts as common
@@ -14,15 +15,31 @@ from pages.charts import Chart
 from pages.normalised import View, throughput_normalised
 
 SCENARIO_ORDER = ["SingleStream", "MultiStream", "Server", "Interactive", "Offline"]
+# Where a chart is given the round's own models, the others (an open division's: Krai's hundreds
+# in v0.7-v3.0) share this category, last, each named in its hover: a category per model left the
+# plot a sliver under their labels.
+OTHER_MODELS = "Other models"
+LABELLED_SYSTEMS = 30
+
+
+def _model_axis(models, own: set[str] | None) -> tuple[dict, Callable[[str], str]]:
+    """The x-axis's categories for `models` (the round's `own` first, sorted, then OTHER_MODELS for
+    the rest; None: each model its own) and the category of a model."""
+    def category(model: str) -> str:
+        return model if own is None or model in own else OTHER_MODELS
+
+    shown = sorted({category(m) for m in models}, key=lambda c: (c == OTHER_MODELS, c))
+    return {"categoryorder": "array", "categoryarray": shown}, category
 
 
 def _valid(points: list[dict]) -> list[dict]:
     return [p for p in points if p.get("valid") and (common.number(p.get("value")) or 0) > 0]
 
 
-def server_offline_ratio(points: list[dict]) -> Chart:
+def server_offline_ratio(points: list[dict], own_models: set[str] | None = None) -> Chart:
     """Per system and model with both: Server queries/s over Offline samples/s (what the latency
-    bound costs). Below 1: the bound costs throughput."""
+    bound costs). Below 1: the bound costs throughput. A bar trace per model; those not in
+    `own_models` share one, OTHER_MODELS, each bar naming its model."""
     by_key: dict[tuple, dict[str, dict]] = defaultdict(dict)
     for p in _valid(points):
         if p["scenario"] in ("Server", "Offline"):
@@ -37,18 +54,29 @@ def server_offline_ratio(points: list[dict]) -> Chart:
                 "ratio": round(server["value"] / offline["value"], 4),
                 "server_result_id": server["result_id"], "offline_result_id": offline["result_id"],
             })
+    categories, category = _model_axis((r["model"] for r in rows), own_models)
     traces = []
-    for index, model in enumerate(sorted({r["model"] for r in rows})):
-        mine = [r for r in rows if r["model"] == model]
-        traces.append({
-            "type": "bar", "name": model,
+    for index, name in enumerate(categories["categoryarray"]):
+        mine = [r for r in rows if category(r["model"]) == name]
+        trace = {
+            "type": "bar", "name": name,
             "x": [f"{r['system']} ({r['submitter']})" for r in mine], "y": [r["ratio"] for r in mine],
-            "hovertemplate": "%{x}<br>server/offline %{y:.3f}<extra>" + model + "</extra>",
+            "hovertemplate": "%{x}<br>server/offline %{y:.3f}<extra>" + name + "</extra>",
             "marker": {"color": common.colour(index)},
-        })
+        }
+        if name == OTHER_MODELS:
+            trace["text"] = [r["model"] for r in mine]
+            trace["textposition"] = "none"
+            trace["hovertemplate"] = "%{x}<br>%{text}: server/offline %{y:.3f}<extra>" + name + "</extra>"
+        traces.append(trace)
+    # Past LABELLED_SYSTEMS the systems' names, rotated, took the plot's height and overlapped
+    # (a full round has 60): the axis then says where they are.
+    systems = len({(r["system"], r["submitter"]) for r in rows})
+    xaxis = common.axis("") if systems <= LABELLED_SYSTEMS else \
+        common.axis(f"{systems} systems: point at a bar", showticklabels=False)
     figure = {"data": traces, "layout": common.layout(
         "Server throughput relative to Offline, per system", barmode="group",
-        xaxis=common.axis(""), yaxis=common.axis("Server ÷ Offline throughput"),
+        xaxis=xaxis, yaxis=common.axis("Server ÷ Offline throughput"),
         shapes=[{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 1, "y1": 1,
                  "line": {"dash": "dot", "color": "#888"}}],
     )}
@@ -56,16 +84,18 @@ def server_offline_ratio(points: list[dict]) -> Chart:
     return Chart("server-offline-ratio", "Server/Offline throughput ratio", figure, columns, rows)
 
 
-def _per_model_by_scenario(rows: list[dict], y: str, text, hover: str) -> list[dict]:
-    """One marker trace per scenario: a point per row at its model, `y` its height, `text(row)`
-    and `hover` (a Plotly template of %{y}) its hover text, the result id its customdata."""
+def _per_model_by_scenario(rows: list[dict], y: str, text, hover: str, category=None) -> list[dict]:
+    """One marker trace per scenario: a point per row at its model's `category` (_model_axis; its
+    own by default), `y` its height, `text(row)` and `hover` (a Plotly template of %{y}) its hover
+    text, the model first where the category is not its name; the result id its customdata."""
+    category = category or (lambda model: model)
     traces = []
     for index, scenario in enumerate(s for s in SCENARIO_ORDER if any(r["scenario"] == s for r in rows)):
         mine = [r for r in rows if r["scenario"] == scenario]
         traces.append({
             "type": "scatter", "mode": "markers", "name": scenario,
-            "x": [r["model"] for r in mine], "y": [r[y] for r in mine],
-            "text": [text(r) for r in mine],
+            "x": [category(r["model"]) for r in mine], "y": [r[y] for r in mine],
+            "text": [("" if category(r["model"]) == r["model"] else f"{r['model']}<br>") + text(r) for r in mine],
             "customdata": [r["result_id"] for r in mine],
             "hovertemplate": "%{text}<br>" + hover + "<extra>" + scenario + "</extra>",
             "marker": {"color": common.colour(index), "size": 9, "opacity": 0.85},
@@ -73,11 +103,12 @@ def _per_model_by_scenario(rows: list[dict], y: str, text, hover: str) -> list[d
     return traces
 
 
-def relative_performance(points: list[dict], view: View | None = None) -> Chart:
+def relative_performance(points: list[dict], view: View | None = None, own_models: set[str] | None = None) -> Chart:
     """Per model and scenario: each valid result relative to the slowest one (1 = slowest), on a
     log scale. Direction-aware: for a latency, slowest is the highest. In a normalised `view`
     the normalised figures are compared (latencies drop out of a per-accelerator or per-node
-    view: they are not normalised), and the title says so."""
+    view: they are not normalised), and the title says so. Models not in `own_models` are
+    plotted together as OTHER_MODELS (each still against its own slowest)."""
     normalised = view is not None and view.normalised
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for p in _valid(points):
@@ -97,23 +128,25 @@ def relative_performance(points: list[dict], view: View | None = None) -> Chart:
             rows.append({"model": model, "scenario": scenario, "result_id": p["result_id"],
                          "submitter": p["submitter"], "system": p["system"], "value": p["value"],
                          "unit": p["unit"], "relative": round(speedup, 4)})
+    categories, category = _model_axis((r["model"] for r in rows), own_models)
     traces = _per_model_by_scenario(
         rows, "relative", lambda r: f"{r['system']} ({r['submitter']})<br>{r['value']:.4g} {r['unit']}",
-        "%{y:.2f}× the slowest",
+        "%{y:.2f}× the slowest", category,
     )
     what = f"Performance {view.figure} (normalised)" if normalised else "Performance"
     figure = {"data": traces, "layout": common.layout(
         f"{what} relative to the slowest system, per model and scenario",
-        xaxis=common.axis(""), yaxis=common.axis("× the slowest (log scale)", log=True),
+        xaxis=common.axis("", **categories), yaxis=common.axis("× the slowest (log scale)", log=True),
     )}
     columns = ["model", "scenario", "result_id", "submitter", "system", "value", "unit", "relative"]
     return Chart("relative-performance", f"Relative performance{f' {view.figure} (normalised)' if normalised else ''}",
                  figure, columns, rows)
 
 
-def performance_per_watt(points: list[dict]) -> Chart:
+def performance_per_watt(points: list[dict], own_models: set[str] | None = None) -> Chart:
     """Per model and scenario: each valid result with power, in samples (tokens, queries) per
-    joule as the official checker computes it (higher is better), on a log scale."""
+    joule as the official checker computes it (higher is better), on a log scale. Models not in
+    `own_models` are plotted together as OTHER_MODELS."""
     rows = [
         {"model": p["model"], "scenario": p["scenario"], "result_id": p["result_id"], "submitter": p["submitter"],
          "system": p["system"], "value": p["value"], "unit": p["unit"], "power": p["power"],
@@ -121,24 +154,27 @@ def performance_per_watt(points: list[dict]) -> Chart:
         for p in _valid(points) if (common.number(p.get("samples_per_joule")) or 0) > 0
     ]
     rows.sort(key=lambda r: (r["model"], scenario_rank(r["scenario"]), -r["samples_per_joule"]))
+    categories, category = _model_axis((r["model"] for r in rows), own_models)
     traces = _per_model_by_scenario(
         rows, "samples_per_joule",
         lambda r: f"{r['system']} ({r['submitter']})<br>{r['value']:.4g} {r['unit']} at {r['power']:.4g} {r['power_unit']}",
-        "%{y:.4g} per joule",
+        "%{y:.4g} per joule", category,
     )
     figure = {"data": traces, "layout": common.layout(
         "Performance per watt: samples (tokens, queries) per joule",
-        xaxis=common.axis(""), yaxis=common.axis("per joule (log scale)", log=True),
+        xaxis=common.axis("", **categories), yaxis=common.axis("per joule (log scale)", log=True),
     )}
     columns = ["model", "scenario", "result_id", "submitter", "system", "value", "unit", "power", "power_unit",
                "samples_per_joule"]
     return Chart("performance-per-watt", "Performance per watt", figure, columns, rows)
 
 
-def coverage(points: list[dict]) -> Chart:
-    """How many results each model has per scenario (all results, valid or not)."""
-    counts = Counter((p["model"], p["scenario"]) for p in points)
-    models = sorted({model for model, _ in counts})
+def coverage(points: list[dict], own_models: set[str] | None = None) -> Chart:
+    """How many results each model has per scenario (all results, valid or not); the models not in
+    `own_models` counted together as OTHER_MODELS."""
+    categories, category = _model_axis((p["model"] for p in points), own_models)
+    counts = Counter((category(p["model"]), p["scenario"]) for p in points)
+    models = categories["categoryarray"]
     scenarios = [s for s in SCENARIO_ORDER if any(s == scenario for _, scenario in counts)]
     rows = [{"model": m, "scenario": s, "results": counts[(m, s)]} for m in models for s in scenarios if counts[(m, s)]]
     traces = [{
@@ -147,7 +183,8 @@ def coverage(points: list[dict]) -> Chart:
         "hovertemplate": "%{x}: %{y} results<extra>" + scenario + "</extra>",
     } for index, scenario in enumerate(scenarios)]
     figure = {"data": traces, "layout": common.layout(
-        "Results per model and scenario", barmode="stack", xaxis=common.axis(""), yaxis=common.axis("Results"),
+        "Results per model and scenario", barmode="stack", xaxis=common.axis("", **categories),
+        yaxis=common.axis("Results"),
     )}
     return Chart("coverage", "Coverage", figure, ["model", "scenario", "results"], rows)
 

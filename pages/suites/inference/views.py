@@ -56,16 +56,19 @@ SYSTEM_RESULTS_TEMPLATE = "results/_system_results_inference.html"
 SNAPSHOT_TABLES = snapshot.SNAPSHOT_TABLES
 
 
-def _chart_builders(points: list[dict], view: View) -> dict[str, Callable[[], Chart]]:
+def _chart_builders(round_: Round, points: list[dict], view: View, chosen: dict) -> dict[str, Callable[[], Chart]]:
     """The round's charts in the page's order, by name, each built when called: a chart's download
-    builds its own only (the page's four figures are four downloads of a round of 13,000 points)."""
+    builds its own only (the page's four figures are four downloads of a round of 13,000 points).
+    A model of the round's rules has its own place on a chart's axis, the others share one,
+    unless the visitor chose a model."""
+    own = None if chosen.get("model") else _round_models(round_)
     builders = {
-        "server-offline-ratio": lambda: inference_charts.server_offline_ratio(points),
-        "relative-performance": lambda: inference_charts.relative_performance(points, view),
+        "server-offline-ratio": lambda: inference_charts.server_offline_ratio(points, own),
+        "relative-performance": lambda: inference_charts.relative_performance(points, view, own),
     }
     if any(p["power"] is not None for p in points):
-        builders["performance-per-watt"] = lambda: inference_charts.performance_per_watt(points)
-    builders["coverage"] = lambda: inference_charts.coverage(points)
+        builders["performance-per-watt"] = lambda: inference_charts.performance_per_watt(points, own)
+    builders["coverage"] = lambda: inference_charts.coverage(points, own)
     return builders
 
 
@@ -106,7 +109,7 @@ def round_page(request, round_: Round):
         "tables": tables,
         "leaderboards": boards,
         "power_boards": watt_boards,
-        "charts": [build() for build in _chart_builders(kept, view).values()],
+        "charts": [build() for build in _chart_builders(round_, kept, view, chosen).values()],
         "view": view,
         "view_links": view_links(request.GET, view),
         "chosen": chosen,
@@ -215,8 +218,8 @@ def _shown_boards(boards: list[dict], query: QueryDict, param: str, anchor: str)
 
 def round_chart(request, round_: Round, chart: str, fmt: str):
     """The round's charts (server/offline ratio, relative performance, coverage) as CSV or JSON."""
-    kept, _ = filtered(inference_points(request.user, round_), request.GET)
-    build = _chart_builders(kept, throughput_view(request.GET, kept)).get(chart)
+    kept, chosen = filtered(inference_points(request.user, round_), request.GET)
+    build = _chart_builders(round_, kept, throughput_view(request.GET, kept), chosen).get(chart)
     if build is None:
         raise Http404("no such chart")
     return chart_response(build(), fmt, round_.slug)

@@ -9,7 +9,8 @@ Over HTTP, not in the worker's own process: the workers hold no credentials for 
 keys (docker-compose.yml: Redis's `worker` user), so a page a worker built could not reach the
 visitors, and a worker that handles uploads never writes what the public is served.
 
-What is warmed: each changed round's page (only a round the public sees) and WARMED_GLOBAL. The
+What is warmed: each changed round's page (only a round the public sees) and WARMED_GLOBAL, and
+the figures each of them fetches when drawn (`data-figure-src`: a large round's charts). The
 task is sent once per transaction, on commit, by name (the task module imports this one), after
 the web processes' reuse of a version has run out (caching.DATA_VERSION_SECONDS); a broker that
 refuses it, or a web server that does not answer, costs nothing but the warm (the page is built
@@ -18,7 +19,10 @@ by its first visitor then).
 
 from __future__ import annotations
 
+import gzip
+import html
 import logging
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -42,30 +46,41 @@ WARMED_GLOBAL = ("/", "/changes/")
 WARM_EXPIRES_SECONDS = 300
 # A page of a large round takes a second or two to build on a busy server.
 WARM_TIMEOUT_SECONDS = 30
+# A figure a page fetches when it draws it (templates/results/_chart.html).
+FIGURE_SOURCE = re.compile(r'data-figure-src="(/[^"]+)"')
 
 
 def warm_pages(round_ids: list[int]) -> list[tuple[str, int]]:
-    """Ask the web server for the public pages of the rounds `round_ids` and the global pages;
-    (address, HTTP status, 0 where none came) of each. A round the public does not see is skipped
-    (its page is not public)."""
+    """Ask the web server for the public pages of the rounds `round_ids` and the global pages, each
+    followed by the figures it fetches when drawn; (address, HTTP status, 0 where none came) of
+    each. A round the public does not see is skipped (its page is not public)."""
     slugs = [round_.slug for round_ in Round.objects.visible_to(None).filter(pk__in=round_ids)]
-    return [(address, _ask(address)) for address in [*(f"/rounds/{slug}/" for slug in sorted(slugs)), *WARMED_GLOBAL]]
+    answered = []
+    for address in [*(f"/rounds/{slug}/" for slug in sorted(slugs)), *WARMED_GLOBAL]:
+        status, page = _ask(address)
+        answered.append((address, status))
+        for figure in dict.fromkeys(html.unescape(source) for source in FIGURE_SOURCE.findall(page)):
+            answered.append((figure, _ask(figure)[0]))
+    return answered
 
 
-def _ask(address: str) -> int:
+def _ask(address: str) -> tuple[int, str]:
+    """(HTTP status, the answer's text) of a GET of `address` as an anonymous visitor."""
     headers = {"Accept": "text/html", "Accept-Encoding": "gzip", "User-Agent": "mlperf-results page warmer"}
     if settings.SITE_URL_SET:  # the host visitors name, wherever the workers reach the server
         headers["Host"] = urllib.parse.urlsplit(settings.SITE_URL).netloc
     request = urllib.request.Request(settings.PAGE_WARM_URL + address, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=WARM_TIMEOUT_SECONDS) as response:
-            response.read()
-            return response.status
+            body = response.read()
+            if response.headers.get("Content-Encoding") == "gzip":
+                body = gzip.decompress(body)
+            return response.status, body.decode(errors="replace")
     except urllib.error.HTTPError as error:
-        return error.code
+        return error.code, ""
     except OSError as error:  # refused, unreachable, timed out
         log.warning("%s not warmed: %s", address, error)
-        return 0
+        return 0, ""
 
 
 class _Warm:

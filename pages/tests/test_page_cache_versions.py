@@ -18,6 +18,7 @@ from pages import caching, warming
 from pages.snapshots import take_snapshot
 from results.constants import RoundState
 from results.services.rounds import publish_round
+from results.synthetic_inference import make_inference_round
 from results.tests.factories import make_result, make_round, make_submission, make_system
 from review import services
 
@@ -145,6 +146,20 @@ def test_a_warm_has_the_web_server_build_the_rounds_page_and_the_global_ones(cli
     assert dict(answered) == {f"/rounds/{rounds['a'].slug}/": 200, f"/rounds/{rounds['b'].slug}/": 200, "/": 200,
                               "/changes/": 200}
     for address in dict(answered):
+        assert served_from_cache(client, address), address
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_warm_also_builds_the_figures_a_round_page_fetches_when_drawn(client, live_server, settings):
+    """An inference round's page draws its charts from their figure.json: the first visitor's
+    browser asks for them at once, so the warm asks too."""
+    settings.PAGE_WARM_URL = live_server.url
+    round_ = make_inference_round("4.1", results=60, organizations=3)
+    answered = dict(warming.warm_pages([round_.pk]))
+    figures = [address for address in answered if ".figure.json" in address]
+    assert len(figures) >= 3 and all(address.startswith(f"/rounds/{round_.slug}/charts/") for address in figures)
+    assert set(answered.values()) == {200}
+    for address in figures:
         assert served_from_cache(client, address), address
 
 

@@ -8,6 +8,7 @@ any other and the page works without JavaScript. Every link keeps the other para
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
@@ -53,6 +54,26 @@ def linked(query: QueryDict, **changes) -> str:
             copy[name] = str(value)
     encoded = copy.urlencode()
     return f"?{encoded}" if encoded else "?"
+
+
+def linker(query: QueryDict, *names: str) -> Callable[..., str]:
+    """linked(query, **changes) for many links that change the same `names` (the others dropped):
+    the rest of the query encoded once (an inference round links its 576 leaderboards)."""
+    rest = query.copy()
+    for name in names:
+        rest.pop(name, None)
+    head = rest.urlencode()
+
+    def link(**changes) -> str:
+        assert set(changes) <= set(names), changes
+        tail = QueryDict(mutable=True)
+        for name, value in changes.items():
+            if value is not None:
+                tail[name] = str(value)
+        encoded = "&".join(part for part in (head, tail.urlencode()) if part)
+        return f"?{encoded}" if encoded else "?"
+
+    return link
 
 
 def page_of(rows: list | QuerySet, query: QueryDict, param: str = "page", size: int = PAGE_SIZE,

@@ -21,7 +21,7 @@ from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
 from pages.charts import Chart
 from pages.common import chart_response, csv_response, published_package, result_page_context, waived_findings
 from pages.normalised import View, throughput_view, view_links
-from pages.paging import PAGE_SIZE, BadPage, linked, page_of
+from pages.paging import PAGE_SIZE, BadPage, linked, linker, page_of
 from pages.system_groups import CATEGORIES, CATEGORY_LABELS, accelerator_choices, category_of
 from pages.templatetags.numbers import format_power, format_quantity
 from results.constants import Division, Scenario, Suite
@@ -206,11 +206,11 @@ def _shown_boards(boards: list[dict], query: QueryDict, param: str, anchor: str)
     `param` (inference v3.0 has 576 boards, its open models each their own). A row's rank is its
     place in the whole board."""
     leaders = len(boards) > 1 and sum(len(b["rows"]) for b in boards) > PAGE_SIZE
+    board_link = linker(query, "model", "scenario", "page", "power_page")
     for board in boards:
         board["page"] = page_of(board["rows"], query, param, anchor=anchor)
         board["offset"] = max(board["page"].first - 1, 0)
-        board["url"] = linked(query, model=board["model"], scenario=board["scenario"], page=None,
-                              power_page=None) + f"#{anchor}"
+        board["url"] = board_link(model=board["model"], scenario=board["scenario"]) + f"#{anchor}"
         board["leader"] = board["rows"][0]
     leader_page = page_of(boards, query, param, anchor=anchor) if leaders else None
     return {"all": boards, "leaders": leaders, "leader_page": leader_page}

@@ -178,6 +178,12 @@ def _tick_label(value: float) -> str:
     return f"{value:.{max(0, -math.floor(math.log10(value)))}f}"
 
 
+def caseless_sorted(names) -> list[str]:
+    """`names` in case-insensitive order; names that differ only in case ("Dell", "DELL": both
+    submitters of the record) in a fixed order, not a set's, which changes between processes."""
+    return sorted(names, key=lambda name: (name.lower(), name))
+
+
 def colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 

@@ -22,6 +22,17 @@ def test_it_plots_one_point_per_system_on_a_log_axis():
     assert "sys 1" in chart.figure["data"][0]["text"][0]
 
 
+def test_submitters_that_differ_only_in_case_keep_one_order_whatever_order_they_come_in():
+    """The record has both "Dell" and "DELL": ordered by a set's iteration, a page's colours and
+    filter options changed between processes (PYTHONHASHSEED), so a citable page did too."""
+    assert common.caseless_sorted(["Dell", "amd", "DELL"]) == common.caseless_sorted(["DELL", "Dell", "amd"]) \
+        == ["amd", "DELL", "Dell"]
+    rows = [point("1", 10.0, submitter="Dell"), point("2", 12.0, submitter="DELL", accelerators=16)]
+    coloured = [charts.scaling(order, "resnet", colour_by="submitter").figure for order in (rows, rows[::-1])]
+    assert coloured[0] == coloured[1]
+    assert [trace["name"] for trace in coloured[0]["data"] if trace["name"] in ("Dell", "DELL")] == ["DELL", "Dell"]
+
+
 def test_it_computes_family_speedup_and_an_ideal_scaling_guide():
     chart = charts.scaling([point("1", 100.0, 8), point("2", 30.0, 32), point("3", 50.0, 16, submitter="Beta")],
                            "resnet")

@@ -18,7 +18,7 @@ def throughput(points: list[dict], benchmark: str) -> Chart:
         key=lambda p: (str(p["submitter"]).lower(), p["number_of_models"]),
     )
     traces = []
-    for index, submitter in enumerate(sorted({str(p["submitter"]) for p in rows}, key=str.lower)):
+    for index, submitter in enumerate(common.caseless_sorted({str(p["submitter"]) for p in rows})):
         mine = [p for p in rows if str(p["submitter"]) == submitter]
         traces.append({
             "type": "scatter",

@@ -18,7 +18,7 @@ from django.utils.safestring import mark_safe
 from mlperf_check.errors import UnknownRules
 from mlperf_check.inference.rules import rules_for
 from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
-from pages.charts import Chart
+from pages.charts import Chart, caseless_sorted
 from pages.common import chart_response, csv_response, published_package, result_page_context, waived_findings
 from pages.normalised import View, throughput_view, view_links
 from pages.paging import PAGE_SIZE, BadPage, linked, linker, page_of
@@ -121,7 +121,7 @@ def round_page(request, round_: Round):
             ("system_type", "System type",
              [(k, v) for k, v in SYSTEM_TYPES if any(k in p["system_type"].split(",") for p in points)]),
             ("category", "Availability", [(k, v) for k, v in CATEGORIES if any(p["category_key"] == k for p in points)]),
-            ("submitter", "Submitter", [(s, s) for s in sorted({p["submitter"] for p in points}, key=str.lower)]),
+            ("submitter", "Submitter", [(s, s) for s in caseless_sorted({p["submitter"] for p in points})]),
             ("accelerator", "Accelerator", accelerator_choices(p["accelerator"] for p in points)),
             ("power", "Power", POWER_CHOICES if any(p["power"] is not None for p in points) else []),
             ("model", "Model", [(m, m) for m in sorted({p["model"] for p in points})]),

@@ -110,7 +110,7 @@ def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator", 
     key = "submitter" if colour_by == "submitter" else "accelerator"
     rows.sort(key=lambda p: (str(p[key]), p["accelerators"], p["minutes"]))
     traces = []
-    for index, group in enumerate(sorted({str(p[key]) for p in rows}, key=str.lower)):
+    for index, group in enumerate(common.caseless_sorted({str(p[key]) for p in rows})):
         mine = [p for p in rows if str(p[key]) == group]
         traces.append({
             "type": "scatter",
@@ -434,7 +434,7 @@ def round_over_round(entries: list[dict], targets: list[dict], fixed_scale: int,
             key not in best_fixed or entry["minutes"] < best_fixed[key]["minutes"]
         ):
             best_fixed[key] = entry
-    benchmarks = sorted({b for _, b in best}, key=str.lower)
+    benchmarks = common.caseless_sorted({b for _, b in best})
 
     def target_changed(round_: str, benchmark: str) -> tuple[bool, str]:
         index = rounds.index(round_)
@@ -546,7 +546,7 @@ def headlines(entries: list[dict], targets: list[dict], *, measure: str = "time 
         if common.number(entry.get("minutes")) and (key not in best or entry["minutes"] < best[key]["minutes"]):
             best[key] = entry
     rows = []
-    for benchmark in sorted({b for r, b in best if r == newest}, key=str.lower):
+    for benchmark in common.caseless_sorted({b for r, b in best if r == newest}):
         now = best[(newest, benchmark)]
         before = best.get((previous, benchmark)) if previous else None
         same_target = before is not None and target_of.get((previous, benchmark)) == target_of.get((newest, benchmark))

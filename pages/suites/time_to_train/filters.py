@@ -137,6 +137,6 @@ def filter_options(round_: Round, user) -> dict:
         "divisions": [("closed", "Closed"), ("open", "Open")],
         "categories": CATEGORIES,
         "deployments": [(Deployment.ON_PREMISE.value, "On-premise"), (Deployment.CLOUD.value, "Cloud")],
-        "submitters": sorted(submitters.items(), key=lambda item: item[1].lower()),
+        "submitters": sorted(submitters.items(), key=lambda item: (item[1].lower(), item[0])),
         "accelerators": accelerator_choices(accelerators),
     }

@@ -22,7 +22,7 @@ def energy_vs_throughput(points: list[dict], benchmark: str) -> Chart:
     unit = rows[0]["energy_unit"] if rows else "uJ/inf."
     label = "Average power (mW)" if unit == "mW" else "Energy per inference (uJ)"
     traces = []
-    for index, submitter in enumerate(sorted({r["submitter"] for r in rows}, key=str.lower)):
+    for index, submitter in enumerate(common.caseless_sorted({r["submitter"] for r in rows})):
         mine = [r for r in rows if r["submitter"] == submitter]
         traces.append({
             "type": "scatter", "mode": "markers", "name": common.legend_label(submitter),

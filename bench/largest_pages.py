@@ -5,7 +5,8 @@ the whole public record as `bench/scale.py --record` imports it.
 
 Asks, with Django's test client as an anonymous visitor and the page cache bypassed (a cache of
 this process only, REDIS_URL unset), for: the home, search, change and progress pages; every
-round's page, change log and snapshot list; every benchmark page of the suites whose results
+round's page (and, following their "next" links, every page of its paged tables and boards),
+change log and snapshot list; every benchmark page of the suites whose results
 keep runs (training, HPC: an inference model's page is its round's, filtered); every organization; the 15 systems with the most results;
 the 15 results with the most runs and the 15 with the most findings. Prints the largest pages
 with their time (one process, one request each: the cold time of a page alone), or with --slowest
@@ -15,7 +16,9 @@ the slowest pages, and exits 1 when one is over --most bytes. The sitemap is XML
 from __future__ import annotations
 
 import argparse
+import html
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -23,6 +26,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import web  # noqa: E402  (bench/web.py: the service environment)
+
+
+# A round's own page, and the links to the next page of each of its paged tables and boards.
+ROUND_PAGE = re.compile(r"^/rounds/[^/]+/$")
+NEXT_PAGE = re.compile(r'<a href="(\?[^"]*)" rel="next">')
 
 
 def addresses() -> list[str]:
@@ -53,6 +61,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--most", type=int, default=300_000, help="the most HTML bytes a page may have")
     parser.add_argument("--slowest", action="store_true", help="list the slowest pages instead of the largest")
+    parser.add_argument("--next-pages", type=int, default=60, help="the most next pages followed from one round page")
     args = parser.parse_args()
     os.environ.update(web.service_env(args.database))
     os.environ.pop("REDIS_URL", None)  # the page cache in this process only: every page built
@@ -64,10 +73,21 @@ def main() -> None:
 
     client = Client(HTTP_HOST="localhost")
     measured = []
-    for url in addresses():
+    queue = addresses()
+    seen = set(queue)
+    followed: dict[str, int] = {}  # next pages asked for, per round page
+    for url in queue:  # grows: a round page's next pages
         started = time.perf_counter()
         response = client.get(url)
         measured.append((len(response.content), response.status_code, time.perf_counter() - started, url))
+        path = url.split("?")[0]
+        if ROUND_PAGE.match(path) and response.status_code == 200:
+            for link in NEXT_PAGE.findall(response.content.decode(errors="replace")):
+                following = path + html.unescape(link).split("#")[0]
+                if following not in seen and followed.get(path, 0) < args.next_pages:
+                    seen.add(following)
+                    followed[path] = followed.get(path, 0) + 1
+                    queue.append(following)
     measured.sort(key=lambda row: row[2] if args.slowest else row[0], reverse=True)
     print(f"{len(measured)} pages of database {args.database} in {sum(row[2] for row in measured):.1f} s; "
           f"the {args.top} {'slowest' if args.slowest else 'largest'} (HTML bytes, status, ms):")

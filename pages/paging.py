@@ -47,13 +47,7 @@ def page_number(query: QueryDict, param: str) -> int:
 
 def linked(query: QueryDict, **changes) -> str:
     """`?<query>` with `changes` applied (a value of None or 1 for a page drops the parameter)."""
-    copy = query.copy()
-    for name, value in changes.items():
-        copy.pop(name, None)
-        if value is not None:
-            copy[name] = str(value)
-    encoded = copy.urlencode()
-    return f"?{encoded}" if encoded else "?"
+    return linker(query, *changes)(**changes)
 
 
 def linker(query: QueryDict, *names: str) -> Callable[..., str]:

@@ -20,6 +20,9 @@ def screenshot(page):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
     def take(name: str) -> Path:
+        # Of a loaded page: Chromium refuses a full-page capture of one still loading ("Unable to
+        # capture screenshot", once in CI right after a click that opened another page).
+        page.wait_for_load_state("load")
         path = SCREENSHOTS / f"{name}.png"
         page.screenshot(path=str(path), full_page=True)
         return path

@@ -34,7 +34,7 @@ def test_it_browses_filters_and_downloads(live_server, page, screenshot, data, t
     page.goto(f"{live_server.url}/")
     screenshot("home")
     page.click("text=Training v1.0")
-    page.wait_for_selector("#results-table")
+    page.wait_for_url("**/rounds/training-v1.0/", wait_until="load")
     assert page.locator("#results-table tbody tr:not(.group)").count() == 4
     screenshot("round")
 

@@ -84,11 +84,10 @@ def server_offline_ratio(points: list[dict], own_models: set[str] | None = None)
     return Chart("server-offline-ratio", "Server/Offline throughput ratio", figure, columns, rows)
 
 
-def _per_model_by_scenario(rows: list[dict], y: str, text, hover: str, category=None) -> list[dict]:
-    """One marker trace per scenario: a point per row at its model's `category` (_model_axis; its
-    own by default), `y` its height, `text(row)` and `hover` (a Plotly template of %{y}) its hover
-    text, the model first where the category is not its name; the result id its customdata."""
-    category = category or (lambda model: model)
+def _per_model_by_scenario(rows: list[dict], y: str, text, hover: str, category: Callable[[str], str]) -> list[dict]:
+    """One marker trace per scenario: a point per row at its model's `category` (_model_axis), `y`
+    its height, `text(row)` and `hover` (a Plotly template of %{y}) its hover text, the model first
+    where the category is not its name; the result id its customdata."""
     traces = []
     for index, scenario in enumerate(s for s in SCENARIO_ORDER if any(r["scenario"] == s for r in rows)):
         mine = [r for r in rows if r["scenario"] == scenario]

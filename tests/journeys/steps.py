@@ -63,10 +63,17 @@ class Story:
         self.dell_result = ""  # Dell's deepcam result id
         self.helmholtz_result = ""
         self.published_with_the_round = 0  # Dell's version the round was published with
+        self.people: dict[str, Person] = {}
 
     def person(self, browser, username: str = "", password: str = DEMO_PASSWORD) -> Person:
-        someone = Person(browser, self.server.url, self.width)
-        return someone.sign_in(username, password) if username else someone
+        """`username`'s window, signed in at its first step and kept for the story, as people keep
+        theirs open (each sign-in costs the server a password hash); with no username, a new private
+        window: nobody signed in."""
+        if not username:
+            return Person(browser, self.server.url, self.width)
+        if username not in self.people:
+            self.people[username] = Person(browser, self.server.url, self.width).sign_in(username, password)
+        return self.people[username]
 
     def shot(self, someone: Person, step: str) -> None:
         """A full-page screenshot at this story's width; and nothing wider than the window."""
@@ -112,7 +119,10 @@ def story(request, tmp_path_factory):
     if kind == "production":  # the organization make run's sample import makes
         server.manage("shell", "-c", "from results.models import Organization; "
                       "Organization.objects.create(name='HelmholtzAI', slug='helmholtzai', aliases=['HelmholtzAI'])")
-    yield Story(kind, server, width, packages, tmp)
+    story = Story(kind, server, width, packages, tmp)
+    yield story
+    for someone in story.people.values():
+        someone.close()
     server.stop()
 
 
@@ -273,7 +283,7 @@ def test_declaring_borrowing_opens_a_window_and_tells_the_lender_and_the_resubmi
     lender.page.goto("/review/inbox/")
     expect(lender.page.locator("main")).to_contain_text(story.dell_result)
     # The resubmission: the same package again (the submitter confirms it), checked against the lender's.
-    page.on("dialog", lambda dialog: dialog.accept())
+    page.once("dialog", lambda dialog: dialog.accept())
     upload(submitter, story.packages["dell-fixed"])
     page.goto(f"/review/results/{story.dell_result}/")
     expect(page.locator("article.borrowing .badge")).to_have_text("Resubmission checked")
@@ -292,7 +302,7 @@ def test_the_chair_rejects_the_borrowing_and_a_reverting_version_frees_the_round
     expect(page.locator("#borrowing-blocks")).to_be_visible()
     # Dell goes back to its own hyperparameters: the same bytes as version 2, confirmed again.
     submitter = story.person(browser, "submitter")
-    submitter.page.on("dialog", lambda dialog: dialog.accept())
+    submitter.page.once("dialog", lambda dialog: dialog.accept())
     upload(submitter, story.packages["dell-fixed"])
     page.goto(f"/review/results/{story.dell_result}/")
     expect(page.locator("article.borrowing .badge")).to_have_text("Rejected, then reverted by a later version")
@@ -379,7 +389,7 @@ def test_a_correction_published_later_does_not_bring_the_withdrawn_result_back_u
     page.fill("#window-form input[name=reason]", "a corrected system description")
     page.click("#window-form button")
     submitter = story.person(browser, "submitter")
-    submitter.page.on("dialog", lambda dialog: dialog.accept())
+    submitter.page.once("dialog", lambda dialog: dialog.accept())
     upload(submitter, story.packages["dell-fixed"])
     version = int(re.search(r"version (\d+)", submitter.page.inner_text("#upload-status")).group(1))
     story.published_with_the_round = version - 1  # the one before: the reverting version, current at publication

@@ -27,7 +27,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import web  # noqa: E402  (bench/web.py: the service environment)
 
-
 # A round's own page, and the links to the next page of each of its paged tables and boards.
 ROUND_PAGE = re.compile(r"^/rounds/[^/]+/$")
 NEXT_PAGE = re.compile(r'<a href="(\?[^"]*)" rel="next">')

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
+from tests.screenshots import SCREENSHOTS, save_screenshot
 
 
 @pytest.fixture
@@ -17,14 +17,12 @@ def page(browser):
 
 @pytest.fixture
 def screenshot(page):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-
     def take(name: str) -> Path:
         # Of a loaded page: Chromium refuses a full-page capture of one still loading ("Unable to
         # capture screenshot", once in CI right after a click that opened another page).
         page.wait_for_load_state("load")
         path = SCREENSHOTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        save_screenshot(page, path, full_page=True)
         return path
 
     return take
@@ -43,11 +41,11 @@ def drawn_traces(page, selector: str) -> int:
 
 def shot_that_fits(page, name: str, width: int) -> None:
     """Once the page is loaded and its charts drawn: a full-page screenshot
-    (SCREENSHOTS/<name>-<width>.png), and nothing wider than the window."""
+    (SCREENSHOTS/<name>-<width>.png, with TEST_SCREENSHOTS=1), and nothing wider than the window."""
     page.wait_for_load_state("networkidle")
     draw_every_chart(page)
     scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    page.screenshot(path=str(SCREENSHOTS / f"{name}-{width}.png"), full_page=True)
+    save_screenshot(page, SCREENSHOTS / f"{name}-{width}.png", full_page=True)
     assert scroll_width <= inner_width, f"{name} is {scroll_width} px wide at {width} px"
 
 

@@ -1,13 +1,13 @@
 """The MLPerf Automotive pages in a real browser at laptop and phone width: the round's latency
 and accuracy charts draw, its leaderboards, a model, a result and a system page fit the screen.
-Screenshots land in test-output/screenshots/."""
+Screenshots land in test-output/screenshots/ (with TEST_SCREENSHOTS=1)."""
 
 import io
 
 import pytest
 from django.core.management import call_command
 
-from tests.browser.conftest import SCREENSHOTS, drawn_traces, shot_that_fits
+from tests.browser.conftest import drawn_traces, shot_that_fits
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -16,7 +16,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_automotive_pages_at_laptop_and_phone_width(live_server, browser, sample_data, width):
     call_command("import_results", str(sample_data / "automotive-v0.5"), "--round", "automotive-v0.5", "--publish",
                  "--ids", str(sample_data / "automotive-v0.5-ids.json"), stdout=io.StringIO())
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
 

@@ -3,26 +3,23 @@ ruleset select follows the suite select (an HPC round is offered the hpc- rulese
 inference round the inference rules), the empty choice names the ruleset the version typed picks,
 and the round page shows the suite, ruleset and benchmarks.
 
-Screenshots: test-output/screenshots/chair-rounds-*-{1366,390}.png
+Screenshots (with TEST_SCREENSHOTS=1): test-output/screenshots/chair-rounds-*-{1366,390}.png
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from results.models import Round
+from tests.screenshots import SCREENSHOTS, save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 
 
 def shot_widths(page, name: str) -> None:
     for width in (1366, 390):
         page.set_viewport_size({"width": width, "height": 900})
-        page.screenshot(path=str(SCREENSHOTS / f"chair-rounds-{name}-{width}.png"), full_page=True)
+        save_screenshot(page, SCREENSHOTS / f"chair-rounds-{name}-{width}.png", full_page=True)
         overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 1, f"{name} is {overflow}px wider than a {width}px screen"
     page.set_viewport_size({"width": 1366, "height": 900})
@@ -35,7 +32,6 @@ def offered(page) -> list[str]:
 
 
 def test_the_chair_creates_an_hpc_and_an_inference_round(personas, live_server, browser):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
     page.goto(f"{live_server.url}/accounts/login/")
     page.fill("input[name=username]", "chair")
@@ -108,7 +104,6 @@ def test_the_borrower_uploads_through_its_window_and_the_chair_manages_people(pe
     from results.tests.factories import make_result, make_round, make_submission, make_system
     from review import services
 
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     round_ = make_round("1.0", state=RoundState.REVIEW, benchmarks=("resnet",))
     round_.submission_deadline = timezone.now() - timedelta(days=1)
     round_.borrowing_deadline = timezone.now() + timedelta(days=5)

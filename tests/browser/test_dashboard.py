@@ -1,5 +1,5 @@
 """The dashboard in a real browser: open a round, filter it, open a result, the charts draw,
-download a CSV. Screenshots of each page land in test-output/screenshots/."""
+download a CSV. Screenshots of each page land in test-output/screenshots/ (with TEST_SCREENSHOTS=1)."""
 
 import csv
 

@@ -1,5 +1,6 @@
 """The inference pages in a real browser: the round's leaderboards and charts draw, a result page
-shows its latency against the bound. Screenshots land in test-output/screenshots/."""
+shows its latency against the bound. Screenshots land in test-output/screenshots/
+(with TEST_SCREENSHOTS=1)."""
 
 import io
 
@@ -36,14 +37,14 @@ def test_inference_round_and_result_pages(live_server, page, screenshot, sample_
 def test_inference_v41_pages_at_laptop_and_phone_width(live_server, browser, sample_data, width):
     """The v4.1 sample: the results tables per system type (the power filter), LLM leaderboards in tokens/s with TTFT/TPOT, power and performance per
     watt, the system-type filter, a result and a system page; none wider than the screen."""
-    from tests.browser.conftest import SCREENSHOTS, shot_that_fits
+    from tests.browser.conftest import shot_that_fits
+    from tests.screenshots import SCREENSHOTS, save_screenshot
 
     call_command("import_results", str(sample_data / "inference-v4.1"), "--round", "inference-v4.1", "--publish",
                  stdout=io.StringIO())
     # One result only our stricter rules reject: badged in the results table, never shown as valid.
     Result.objects.filter(system__submitter="NeuralMagic", scenario="Offline").update(
         valid=False, stricter_rules=["detail_log_error"])
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
 
@@ -66,7 +67,7 @@ def test_inference_v41_pages_at_laptop_and_phone_width(live_server, browser, sam
             assert page.evaluate("(e => e.scrollWidth > e.clientWidth)(document.querySelector("
                                  "'table.round-table[data-table=edge]').parentElement)")
         check("round")
-        page.locator("#round-tables").screenshot(path=str(SCREENSHOTS / f"inference-v41-round-tables-{width}.png"))
+        save_screenshot(page.locator("#round-tables"), SCREENSHOTS / f"inference-v41-round-tables-{width}.png")
 
         submit_filters(page, "#inference-filters", power="yes")
         assert page.locator("table.round-table").count() == 1 and page.locator("table.round-table[data-table=edge]").count() == 1

@@ -1,6 +1,6 @@
 """An Inference v6.1 result of the MLCommons Endpoints client in a real browser at laptop and phone
 width: its client metrics (throughput, tokens/s per user, TTFT/TPOT/latency percentiles) fit the
-screen. Screenshots land in test-output/screenshots/."""
+screen. Screenshots land in test-output/screenshots/ (with TEST_SCREENSHOTS=1)."""
 
 import io
 
@@ -9,7 +9,8 @@ from django.core.management import call_command
 
 from mlperf_check.tests.endpoints_mutations import submission
 from results.models import Result
-from tests.browser.conftest import SCREENSHOTS, draw_every_chart
+from tests.browser.conftest import draw_every_chart
+from tests.screenshots import SCREENSHOTS, save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,7 +28,6 @@ def test_an_endpoints_result_page_at_laptop_and_phone_width(live_server, browser
         stdout=io.StringIO(),
     )
     result = Result.objects.get(benchmark__name="deepseek-r1", scenario="Interactive")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     try:
@@ -37,7 +37,7 @@ def test_an_endpoints_result_page_at_laptop_and_phone_width(live_server, browser
         assert "652750.1 tokens/s" in page.inner_text("#endpoints-metrics")
         assert "475.316" in page.inner_text("#endpoints-percentiles")
         scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-        page.screenshot(path=str(SCREENSHOTS / f"inference-endpoints-result-{width}.png"), full_page=True)
+        save_screenshot(page, SCREENSHOTS / f"inference-endpoints-result-{width}.png", full_page=True)
         assert scroll_width <= inner_width, f"the result page is {scroll_width} px wide at {width} px"
     finally:
         context.close()

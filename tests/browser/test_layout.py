@@ -2,7 +2,7 @@
 
 Wide tables scroll inside their own box (their first column stays put) and charts shrink to
 the screen; the page itself never gets wider than the window. Screenshots of every page at
-both widths land in test-output/screenshots/layout-<page>-<width>.png.
+both widths land in test-output/screenshots/layout-<page>-<width>.png (with TEST_SCREENSHOTS=1).
 """
 
 import pytest
@@ -67,9 +67,9 @@ def fits(page) -> tuple[int, int]:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_page_fits_the_screen(live_server, browser, world, width):
-    from tests.browser.conftest import SCREENSHOTS, draw_every_chart
+    from tests.browser.conftest import draw_every_chart
+    from tests.screenshots import SCREENSHOTS, save_screenshot
 
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     try:
@@ -81,7 +81,7 @@ def test_every_page_fits_the_screen(live_server, browser, world, width):
             scroll_width, inner_width = fits(page)
             if scroll_width > inner_width:
                 overflowing[name] = scroll_width
-            page.screenshot(path=str(SCREENSHOTS / f"layout-{name}-{width}.png"), full_page=True)
+            save_screenshot(page, SCREENSHOTS / f"layout-{name}-{width}.png", full_page=True)
         # The upload page, as the member it is for.
         page.goto(live_server.url + "/accounts/login/?next=/submit/")
         page.fill("input[name=username]", "owner")
@@ -91,7 +91,7 @@ def test_every_page_fits_the_screen(live_server, browser, world, width):
         scroll_width, inner_width = fits(page)
         if scroll_width > inner_width:
             overflowing["submit"] = scroll_width
-        page.screenshot(path=str(SCREENSHOTS / f"layout-submit-{width}.png"), full_page=True)
+        save_screenshot(page, SCREENSHOTS / f"layout-submit-{width}.png", full_page=True)
         assert overflowing == {}, f"pages wider than {width} px"
     finally:
         context.close()
@@ -128,6 +128,8 @@ def test_the_round_table_shows_every_benchmark_on_a_laptop(live_server, browser,
 
 
 def test_on_a_phone_the_round_table_keeps_the_system_column_in_view(live_server, browser, world):
+    from tests.screenshots import SCREENSHOTS, save_screenshot
+
     context = browser.new_context(viewport={"width": 390, "height": 800})
     page = context.new_page()
     try:
@@ -135,7 +137,7 @@ def test_on_a_phone_the_round_table_keeps_the_system_column_in_view(live_server,
         page.eval_on_selector("#results-table", "t => { t.parentElement.scrollLeft = 600; }")
         left = page.eval_on_selector("#results-table tbody tr:not(.group) td.system", "td => td.getBoundingClientRect().left")
         assert 0 <= left < 40  # the identifying column stays at the left edge while the scores scroll
-        page.screenshot(path="test-output/screenshots/layout-round-390-scrolled.png")
+        save_screenshot(page, SCREENSHOTS / "layout-round-390-scrolled.png")
     finally:
         context.close()
 
@@ -147,7 +149,8 @@ def test_inference_pages_fit_the_screen(live_server, browser, sample_data, width
     from django.core.management import call_command
 
     from results.models import Result
-    from tests.browser.conftest import SCREENSHOTS, draw_every_chart
+    from tests.browser.conftest import draw_every_chart
+    from tests.screenshots import SCREENSHOTS, save_screenshot
 
     call_command("import_results", str(sample_data / "inference-v0.7"), "--round", "inference-v0.7", "--publish",
                  stdout=io.StringIO())
@@ -164,7 +167,7 @@ def test_inference_pages_fit_the_screen(live_server, browser, sample_data, width
             scroll_width, inner_width = fits(page)
             if scroll_width > inner_width:
                 overflowing[name] = scroll_width
-            page.screenshot(path=str(SCREENSHOTS / f"layout-{name}-{width}.png"), full_page=True)
+            save_screenshot(page, SCREENSHOTS / f"layout-{name}-{width}.png", full_page=True)
         assert overflowing == {}, f"pages wider than {width} px"
     finally:
         context.close()

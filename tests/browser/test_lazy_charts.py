@@ -4,7 +4,7 @@ On a phone the benchmark page's four charts stack: after load only those within 
 viewport are drawn, Plotly was fetched once, and scrolling to the last chart draws it. Until a chart
 is drawn its box keeps its height and names the chart; a point still opens its result. A page whose
 charts are all further down does not even fetch Plotly until the reader scrolls there. Screenshots
-(test-output/screenshots/lazy-charts-*.png) show the placeholders at 390 and 1366 px.
+(test-output/screenshots/lazy-charts-*.png, with TEST_SCREENSHOTS=1) show the placeholders at 390 and 1366 px.
 """
 
 import io
@@ -13,9 +13,9 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_dashboard import data  # noqa: F401 - the fixture is used by name
 from tests.browser.test_layout import world  # noqa: F401 - the fixture is used by name
+from tests.screenshots import SCREENSHOTS, save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -64,12 +64,12 @@ def test_on_a_phone_only_the_charts_near_the_first_screen_are_drawn(live_server,
         "true" if is_near else None for is_near in near
     ]
     assert len(requested) == 1 and phone.locator("script[src*='plotly-basic']").count() == 1
-    phone.screenshot(path=str(SCREENSHOTS / "lazy-charts-390.png"), full_page=True)
+    save_screenshot(phone, SCREENSHOTS / "lazy-charts-390.png", full_page=True)
 
     charts.last.scroll_into_view_if_needed()
     expect(charts.last).to_have_attribute("data-drawn", "true")
     assert len(requested) == 1 and phone.locator("script[src*='plotly-basic']").count() == 1
-    phone.screenshot(path=str(SCREENSHOTS / "lazy-charts-390-scrolled.png"), full_page=True)
+    save_screenshot(phone, SCREENSHOTS / "lazy-charts-390-scrolled.png", full_page=True)
 
 
 def test_a_point_of_a_lazily_drawn_chart_opens_its_result(live_server, phone, data):  # noqa: F811
@@ -98,7 +98,7 @@ def test_until_plotly_arrives_each_chart_keeps_its_box_and_names_itself(live_ser
     placeholder = charts.first.evaluate("div => getComputedStyle(div, '::before').content")
     assert charts.first.get_attribute("aria-label") in placeholder and "Chart loading" in placeholder
     boxes = [charts.nth(index).bounding_box() for index in range(charts.count())]
-    laptop.screenshot(path=str(SCREENSHOTS / f"lazy-charts-{name}-1366-loading.png"))
+    save_screenshot(laptop, SCREENSHOTS / f"lazy-charts-{name}-1366-loading.png")
 
     held[0].continue_()
     for index in range(charts.count()):
@@ -107,7 +107,7 @@ def test_until_plotly_arrives_each_chart_keeps_its_box_and_names_itself(live_ser
     assert [charts.nth(index).bounding_box() for index in range(charts.count())] == boxes
     if name == "home":  # the headline chart's set height is over the default box's: a jump would show above
         assert charts.first.evaluate("div => div.layout.height") > 360
-    laptop.screenshot(path=str(SCREENSHOTS / f"lazy-charts-{name}-1366.png"))
+    save_screenshot(laptop, SCREENSHOTS / f"lazy-charts-{name}-1366.png")
 
 
 def test_a_chart_plotly_cannot_be_loaded_for_says_so(live_server, laptop, data):  # noqa: F811

@@ -4,7 +4,7 @@ and the public sees it again, with the reinstatement in the change log; an uploa
 held because it speaks for another organization, with what comes next, on /submit/ and the
 upload's page.
 
-Screenshots at 1366 and 390 px: test-output/screenshots/lifecycle-*.png
+Screenshots at 1366 and 390 px (with TEST_SCREENSHOTS=1): test-output/screenshots/lifecycle-*.png
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from results.models import Result
 from results.tests.factories import make_round
 from results.tests.synthetic import ingest_synthetic, synthetic_package
 from review import services
-from tests.browser.conftest import SCREENSHOTS
+from tests.screenshots import SCREENSHOTS, save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 WIDTHS = (1366, 390)
@@ -38,7 +38,6 @@ def signed_in(browser, live_server, username: str, width: int):
 
 
 def test_a_chair_reinstates_a_withdrawn_result_and_the_public_sees_it_again(personas, live_server, browser):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     round_ = make_round("1.1", state="open", benchmarks=("bert", "resnet"))
     ingest_synthetic(round_, personas["alpha"], synthetic_package(personas["alpha"], {"dell-xe8545": ["bert", "resnet"]}))
     for state in ("review", "final", "published"):
@@ -59,7 +58,7 @@ def test_a_chair_reinstates_a_withdrawn_result_and_the_public_sees_it_again(pers
         chair.goto(f"{live_server.url}/review/results/{bert.result_id}/")
         chair.click("#reinstate summary")
         chair.locator("#reinstate").scroll_into_view_if_needed()
-        chair.screenshot(path=str(SCREENSHOTS / f"lifecycle-reinstate-{width}.png"), full_page=True)
+        save_screenshot(chair, SCREENSHOTS / f"lifecycle-reinstate-{width}.png", full_page=True)
     chair.fill("#reinstate-form input[name=reason]", "the recall was cancelled")
     chair.click("#reinstate-form button")
     expect(chair.locator("#events")).to_contain_text("result.reinstated")
@@ -73,21 +72,20 @@ def test_a_chair_reinstates_a_withdrawn_result_and_the_public_sees_it_again(pers
     expect(public.locator("body")).to_contain_text("the recall was cancelled")
     for width in WIDTHS:
         public.set_viewport_size({"width": width, "height": 900})
-        public.screenshot(path=str(SCREENSHOTS / f"lifecycle-changes-{width}.png"), full_page=True)
+        save_screenshot(public, SCREENSHOTS / f"lifecycle-changes-{width}.png", full_page=True)
 
 
 @pytest.mark.usefixtures("unthrottled", "dead_broker")
 def test_the_uploader_sees_its_held_version_and_what_comes_next(personas, open_round, live_server, browser, tmp_path):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     item = ingest(personas, impersonating_tarball(tmp_path, "NVIDIA"))
     for width in WIDTHS:
         page = signed_in(browser, live_server, "owner", width)
         page.goto(f"{live_server.url}/submit/")
         expect(page.locator("#uploads a.held")).to_have_text("held for a chair")
-        page.screenshot(path=str(SCREENSHOTS / f"lifecycle-held-list-{width}.png"), full_page=True)
+        save_screenshot(page, SCREENSHOTS / f"lifecycle-held-list-{width}.png", full_page=True)
         page.click("#uploads a.held")
         expect(page.locator("#job-held")).to_be_visible()
         expect(page.locator("#job-held")).to_contain_text("A chair of another organization decides")
         expect(page.locator("#scores")).to_contain_text("no id while held")
-        page.screenshot(path=str(SCREENSHOTS / f"lifecycle-held-upload-{width}.png"), full_page=True)
+        save_screenshot(page, SCREENSHOTS / f"lifecycle-held-upload-{width}.png", full_page=True)
     assert f"/submit/uploads/{item.pk}/" in page.url

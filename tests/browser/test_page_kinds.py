@@ -1,7 +1,8 @@
 """Every page kind of every suite at 1366 and 390 px, with the bundled sample of each suite
 imported: no page wider than the screen, every chart drawn, log axes labelled in plain numbers,
 hyperparameters in every run's column, the normalised views, an earlier version of a result, a
-chart's embed page and a verification job. Screenshots: test-output/screenshots/kinds-<page>-<width>.png.
+chart's embed page and a verification job. Screenshots (with TEST_SCREENSHOTS=1):
+test-output/screenshots/kinds-<page>-<width>.png.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from results.models import Result
 from results.services.lifecycle import publish_version
 from results.services.rounds import publish_round
 from results.tests.factories import make_result, make_round, make_submission, make_system
-from tests.browser.conftest import SCREENSHOTS, draw_every_chart
+from tests.browser.conftest import draw_every_chart
+from tests.screenshots import SCREENSHOTS, save_screenshot
 from verify import services
 from verify.constants import Outcome
 from verify.tests.evidence import verify_honestly
@@ -105,7 +107,6 @@ def _plain_number(label: str) -> float:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_page_kind_of_every_suite(live_server, browser, site, width):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     overflowing, empty_charts, odd_ticks = {}, {}, {}
@@ -125,7 +126,7 @@ def test_every_page_kind_of_every_suite(live_server, browser, site, width):
                 numbers = [_plain_number(label) for label in labels if label]
                 if numbers != sorted(set(numbers)):
                     odd_ticks[name] = labels
-            page.screenshot(path=str(SCREENSHOTS / f"kinds-{name}-{width}.png"), full_page=True)
+            save_screenshot(page, SCREENSHOTS / f"kinds-{name}-{width}.png", full_page=True)
         assert overflowing == {}, f"pages wider than {width} px"
         assert odd_ticks == {}, f"log axes whose labels do not read as increasing plain numbers: {odd_ticks}"
         # Charts with nothing to plot: only where the page has nothing of that kind.

@@ -1,6 +1,6 @@
 """A published round imported with its shipped factors, in a real browser: the round table marks
 the score that rests on a decided factor, and its result page says why. Screenshots land in
-test-output/screenshots/."""
+test-output/screenshots/ (with TEST_SCREENSHOTS=1)."""
 
 import io
 

@@ -1,7 +1,8 @@
 """The pages as people read them, measured in Chromium at a laptop's (1366 px) and a phone's
 (390 px) width (issue 34): Plotly's toolbar never covers a chart's title, a phone shows the score
 a table ranks by without scrolling sideways, and a laptop shows names whole (wrapped, never cut
-with an ellipsis). Screenshots land in test-output/screenshots/reading-<page>-<width>.png."""
+with an ellipsis). Screenshots land in test-output/screenshots/reading-<page>-<width>.png
+(with TEST_SCREENSHOTS=1)."""
 
 import io
 
@@ -9,7 +10,8 @@ import pytest
 from django.core.management import call_command
 
 from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
-from tests.browser.conftest import SCREENSHOTS, draw_every_chart
+from tests.browser.conftest import draw_every_chart
+from tests.screenshots import SCREENSHOTS, save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -69,7 +71,7 @@ def test_the_chart_toolbar_never_covers_a_title(live_server, browser, rounds, wi
                 measured += 1
                 if page.evaluate(OVERLAPS, [bar, title]):
                     covered[f"{name}:{figure}"] = (bar, title)
-            page.screenshot(path=str(SCREENSHOTS / f"reading-{name}-{width}.png"), full_page=True)
+            save_screenshot(page, SCREENSHOTS / f"reading-{name}-{width}.png", full_page=True)
         assert measured >= 10
         assert covered == {}, f"the toolbar covers these titles at {width} px"
     finally:
@@ -101,7 +103,7 @@ def test_on_a_phone_each_table_shows_its_score_without_scrolling_sideways(live_s
                 off_screen[name] = "no score cell"
             elif boxes[0][0] < 0 or boxes[0][1] > boxes[0][2]:
                 off_screen[name] = boxes[0]
-            page.screenshot(path=str(SCREENSHOTS / f"reading-score-{name}-390.png"))
+            save_screenshot(page, SCREENSHOTS / f"reading-score-{name}-390.png")
         assert off_screen == {}, "score cells beyond a phone's screen"
     finally:
         context.close()
@@ -130,6 +132,6 @@ def test_on_a_laptop_names_are_whole_and_the_round_table_fits(live_server, brows
         page.goto(live_server.url + "/rounds/training-v1.0/")
         table, room = page.eval_on_selector("#results-table", "t => [t.scrollWidth, t.parentElement.clientWidth]")
         assert table <= room, "the round table is clipped at 1366 px"
-        page.screenshot(path=str(SCREENSHOTS / "reading-round-names-1366.png"), full_page=True)
+        save_screenshot(page, SCREENSHOTS / "reading-round-names-1366.png", full_page=True)
     finally:
         context.close()

@@ -2,7 +2,7 @@
 MLCommons' own entry id, the snapshot page and its archive checked with the real `sha256sum -c`, the
 Atom feed read in the browser, an earlier version of a corrected result, and the tombstone of a
 withdrawn one; every page fits 1366 and 390 px. Screenshots land in
-test-output/screenshots/researcher-<page>-<width>.png."""
+test-output/screenshots/researcher-<page>-<width>.png (with TEST_SCREENSHOTS=1)."""
 
 import io
 import shutil
@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_a_researcher_cites_downloads_and_follows_changes(live_server, browser, sample_data, personas, settings,
                                                            tmp_path, width):
     from pages.snapshots import take_snapshot
-    from tests.browser.conftest import SCREENSHOTS
+    from tests.screenshots import SCREENSHOTS, save_screenshot
 
     settings.MEDIA_ROOT = tmp_path / "media"
     call_command("import_results", str(sample_data / "inference-v4.1"), "--round", "inference-v4.1", "--publish",
@@ -43,12 +43,11 @@ def test_a_researcher_cites_downloads_and_follows_changes(live_server, browser, 
     request = withdraw_result(personas["owner"], Result.objects.get(pk=fixed.pk), "the system was never available")
     decide_withdrawal(personas["chair"], request, approve=True, reason="approved")
 
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900}, accept_downloads=True)  # a private window
     page = context.new_page()
 
     def look(name: str, full_page: bool = True) -> None:
-        page.screenshot(path=str(SCREENSHOTS / f"researcher-{name}-{width}.png"), full_page=full_page)
+        save_screenshot(page, SCREENSHOTS / f"researcher-{name}-{width}.png", full_page=full_page)
         scroll_width = page.evaluate("document.documentElement.scrollWidth")
         assert scroll_width <= width, f"{name} is {scroll_width} px wide at {width} px"
 

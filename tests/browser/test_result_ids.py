@@ -1,7 +1,7 @@
 """Citable ids in a real browser (issue 24): training and inference of one version imported side by
 side; every link from the inference round opens an inference result, `/r/<id>` lands on the result,
 its id says whether it is official or local, and the pages fit 390 and 1366 px. Screenshots land
-in test-output/screenshots/ids-<page>-<width>.png."""
+in test-output/screenshots/ids-<page>-<width>.png (with TEST_SCREENSHOTS=1)."""
 
 import io
 
@@ -15,34 +15,33 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 @pytest.mark.parametrize("width", [390, 1366])
 def test_ids_resolve_to_one_result_in_each_suite(live_server, browser, sample_data, width):
-    from tests.browser.conftest import SCREENSHOTS
+    from tests.screenshots import SCREENSHOTS, save_screenshot
 
     for suite in ("training", "inference"):
         call_command("import_results", str(sample_data / f"{suite}-v0.7"), "--round", f"{suite}-v0.7", "--publish",
                      "--jobs", "1", stdout=io.StringIO())
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     try:
         page.goto(f"{live_server.url}/rounds/inference-v0.7/")
         links = page.eval_on_selector_all("a[href^='/results/']", "els => els.map(e => e.getAttribute('href'))")
         assert links and all(link.startswith("/results/inference:0.7-") for link in links)
-        page.screenshot(path=str(SCREENSHOTS / f"ids-inference-round-{width}.png"), full_page=True)
+        save_screenshot(page, SCREENSHOTS / f"ids-inference-round-{width}.png", full_page=True)
         page.goto(f"{live_server.url}/rounds/training-v0.7/")
         assert page.locator("td.entry").first.inner_text().startswith("0.7-")
-        page.screenshot(path=str(SCREENSHOTS / f"ids-training-round-{width}.png"), full_page=True)
+        save_screenshot(page, SCREENSHOTS / f"ids-training-round-{width}.png", full_page=True)
         for suite in ("inference", "training"):
             result = Result.objects.filter(submission__round__suite=suite).order_by("pk").first()
             page.goto(f"{live_server.url}/r/{result.result_id}")
             assert page.url.endswith(f"/results/{result.result_id}/")
             assert result.result_id in page.inner_text("h1") and "local id" in page.inner_text("header.result-head")
             assert page.evaluate("document.documentElement.scrollWidth") <= width
-            page.screenshot(path=str(SCREENSHOTS / f"ids-{suite}-result-{width}.png"), full_page=True)
+            save_screenshot(page, SCREENSHOTS / f"ids-{suite}-result-{width}.png", full_page=True)
         page.goto(f"{live_server.url}/organizations/fujitsu/")
         assert page.locator("#organization-results tbody tr").count() == Result.objects.filter(
             submission__organization__slug="fujitsu").count()
         assert page.evaluate("document.documentElement.scrollWidth") <= width
-        page.screenshot(path=str(SCREENSHOTS / f"ids-organization-{width}.png"), full_page=True)
+        save_screenshot(page, SCREENSHOTS / f"ids-organization-{width}.png", full_page=True)
     finally:
         context.close()
 
@@ -53,7 +52,7 @@ def test_the_change_log_and_snapshots_fit_the_screen(live_server, browser, perso
     from results.services.rounds import publish_round
     from results.tests.factories import make_result, make_round, make_submission, make_system
     from review.services import decide_withdrawal, withdraw_result
-    from tests.browser.conftest import SCREENSHOTS
+    from tests.screenshots import SCREENSHOTS, save_screenshot
 
     round_ = make_round("4.1", state="review")
     result = make_result(make_system(make_submission(round_, personas["alpha"]), "box"), "resnet")
@@ -64,18 +63,17 @@ def test_the_change_log_and_snapshots_fit_the_screen(live_server, browser, perso
     request = withdraw_result(personas["owner"], result, "the node count was misreported in the system description")
     decide_withdrawal(personas["chair"], request, approve=True, reason="approved")
     take_snapshot(round_)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     try:
         page.goto(f"{live_server.url}/rounds/{round_.slug}/changes/")
         assert "Withdrawal" in page.inner_text("table.changes")
         assert page.evaluate("document.documentElement.scrollWidth") <= width
-        page.screenshot(path=str(SCREENSHOTS / f"ids-changes-{width}.png"), full_page=True)
+        save_screenshot(page, SCREENSHOTS / f"ids-changes-{width}.png", full_page=True)
         page.goto(f"{live_server.url}/rounds/{round_.slug}/snapshots/")
         assert page.locator("section.snapshot").count() == 2
         assert page.evaluate("document.documentElement.scrollWidth") <= width
-        page.screenshot(path=str(SCREENSHOTS / f"ids-snapshots-{width}.png"), full_page=True)
+        save_screenshot(page, SCREENSHOTS / f"ids-snapshots-{width}.png", full_page=True)
     finally:
         context.close()
 

@@ -13,8 +13,8 @@ until the chair overrides it -> the reviewer waives the seed check: the error le
 the report's and the upload's counts -> publication: the public reads the result, never the
 review record.
 
-Screenshots: test-output/screenshots/personas-*.png (the pages this walk changes at 1366 and 390 px
-wide too: personas-*-1366.png, personas-*-390.png).
+Screenshots (with TEST_SCREENSHOTS=1): test-output/screenshots/personas-*.png (the pages this walk
+changes at 1366 and 390 px wide too: personas-*-1366.png, personas-*-390.png).
 """
 
 # ruff: noqa: F811 - fixtures imported from upload_fixtures are redefined as arguments
@@ -31,6 +31,7 @@ from ingest.tests.tarballs import fujitsu_package as package
 from ingest.tests.upload_fixtures import unthrottled, worker  # noqa: F401
 from results.models import Benchmark, Organization, Result, Round, Run, Submission
 from tests.browser.conftest import fill_form
+from tests.screenshots import SCREENSHOTS, save_screenshot
 
 pytestmark = [
     pytest.mark.browser,
@@ -39,8 +40,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("unthrottled"),
 ]
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 
 
 class Personas:
@@ -77,7 +76,7 @@ class Personas:
 
     def shot(self, who: str, name: str) -> None:
         self.step += 1
-        self[who].screenshot(path=str(SCREENSHOTS / f"personas-{self.step:02d}-{who}-{name}.png"), full_page=True)
+        save_screenshot(self[who], SCREENSHOTS / f"personas-{self.step:02d}-{who}-{name}.png", full_page=True)
 
     def shot_widths(self, who: str, name: str) -> None:
         """The page at a laptop's and a phone's width, then back to the walk's own."""
@@ -85,7 +84,7 @@ class Personas:
         self.step += 1
         for width in (1366, 390):
             page.set_viewport_size({"width": width, "height": 900})
-            page.screenshot(path=str(SCREENSHOTS / f"personas-{self.step:02d}-{who}-{name}-{width}.png"),
+            save_screenshot(page, SCREENSHOTS / f"personas-{self.step:02d}-{who}-{name}-{width}.png",
                             full_page=True)
         page.set_viewport_size({"width": 1280, "height": 1000})
 
@@ -103,7 +102,6 @@ class Personas:
 
 
 def test_five_personas_walk_a_round(personas, live_server, worker, browser, tmp_path):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     # Both organizations upload the Fujitsu sample: each records that spelling, so the packages
     # speak for their uploader (ingest holds a package that speaks for another organization).
     Organization.objects.filter(pk__in=[personas["alpha"].pk, personas["beta"].pk]).update(aliases=["Fujitsu"])

@@ -4,7 +4,7 @@ borrows the other organization's hyperparameters and uploads the fix, the borrow
 a reviewer approves, the chair publishes, and the public result page shows the result but not the
 confidential review record (objections, borrowing).
 
-Screenshots: test-output/screenshots/review-*.png
+Screenshots (with TEST_SCREENSHOTS=1): test-output/screenshots/review-*.png
 """
 
 # ruff: noqa: F811 - fixtures imported from upload_fixtures are redefined as arguments
@@ -19,6 +19,7 @@ from playwright.sync_api import expect
 from ingest.tests.tarballs import fujitsu_package as package
 from ingest.tests.upload_fixtures import open_round, unthrottled, worker  # noqa: F401
 from results.models import Organization, Result
+from tests.screenshots import SCREENSHOTS, save_screenshot
 
 pytestmark = [
     pytest.mark.browser,
@@ -26,8 +27,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("unthrottled"),
 ]
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 
 
 class Walk:
@@ -48,7 +47,7 @@ class Walk:
 
     def shot(self, page, name: str) -> None:
         self.step += 1
-        page.screenshot(path=str(SCREENSHOTS / f"review-{self.step:02d}-{name}.png"), full_page=True)
+        save_screenshot(page, SCREENSHOTS / f"review-{self.step:02d}-{name}.png", full_page=True)
 
     def upload(self, username: str, tarball: Path, name: str) -> None:
         page = self.as_user(username)
@@ -68,7 +67,6 @@ class Walk:
 
 
 def test_a_whole_round(personas, open_round, live_server, worker, browser, tmp_path):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     gamma = Organization.objects.create(name="Gamma Labs", slug="gamma")
     gamma.members.add(personas["reviewer"])
     # Both upload the Fujitsu sample: Beta records that spelling too (open_round does for Alpha).

@@ -1,13 +1,14 @@
 """An inference round at full size in a real browser (issue 38): a page of each results table with
 its counts and plain page links, the leaders of every leaderboard, the filters as a GET form that
 works without JavaScript, and charts whose figures are fetched when drawn. Screenshots at 1366
-and 390 px (test-output/screenshots/round-paging-*.png)."""
+and 390 px (test-output/screenshots/round-paging-*.png, with TEST_SCREENSHOTS=1)."""
 
 import pytest
 from playwright.sync_api import expect
 
 from results.synthetic_inference import make_inference_round
-from tests.browser.conftest import SCREENSHOTS, drawn_traces, submit_filters
+from tests.browser.conftest import drawn_traces, submit_filters
+from tests.screenshots import SCREENSHOTS, save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -28,12 +29,12 @@ def test_a_full_round_pages_its_tables_and_lists_its_leaders(live_server, browse
         expect(page.locator("#round-tables nav.pager .pager-count").first).to_contain_text("rows 1–100 of")
         assert page.locator("table.round-table tbody tr").count() == 100
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # only tables scroll, inside their box
-        page.screenshot(path=str(SCREENSHOTS / f"round-paging-{width}.png"))
+        save_screenshot(page, SCREENSHOTS / f"round-paging-{width}.png")
 
         page.locator("#round-tables nav.pager").first.scroll_into_view_if_needed()
-        page.screenshot(path=str(SCREENSHOTS / f"round-paging-table-{width}.png"))
+        save_screenshot(page, SCREENSHOTS / f"round-paging-table-{width}.png")
         page.locator("table.leaders").scroll_into_view_if_needed()
-        page.screenshot(path=str(SCREENSHOTS / f"round-paging-leaders-{width}.png"))
+        save_screenshot(page, SCREENSHOTS / f"round-paging-leaders-{width}.png")
 
         page.locator("#round-tables nav.pager a[rel=next]").first.click()
         expect(page.locator("#round-tables nav.pager .pager-count").first).to_contain_text("rows 101–")
@@ -43,7 +44,7 @@ def test_a_full_round_pages_its_tables_and_lists_its_leaders(live_server, browse
         page.locator("table.leaders a").first.click()  # a whole leaderboard
         expect(page.locator("table.leaderboard")).to_have_count(1)
         page.locator("#leaderboards").scroll_into_view_if_needed()
-        page.screenshot(path=str(SCREENSHOTS / f"round-paging-leaderboard-{width}.png"))
+        save_screenshot(page, SCREENSHOTS / f"round-paging-leaderboard-{width}.png")
 
         page.locator("#chart-relative-performance").scroll_into_view_if_needed()
         assert drawn_traces(page, "#chart-relative-performance .plot") >= 1  # its figure fetched, then drawn
@@ -59,6 +60,6 @@ def test_the_filters_work_without_javascript(live_server, browser, full_round):
         submit_filters(page, "#inference-filters", division="open", q="x8")
         systems = page.locator("table.round-table td.system a").all_inner_texts()
         assert systems and all("x8" in name for name in systems)
-        page.screenshot(path=str(SCREENSHOTS / "round-paging-filtered-1366.png"))
+        save_screenshot(page, SCREENSHOTS / "round-paging-filtered-1366.png")
     finally:
         context.close()

@@ -2,13 +2,14 @@
 table and a benchmark's ranking a hundred rows a page with plain page links, the filters a GET form
 that works without JavaScript, a benchmark's charts fetched when drawn, an HPC round showing the
 first rows of each leaderboard. Screenshots at 1366 and 390 px
-(test-output/screenshots/time-to-train-paging-*.png)."""
+(test-output/screenshots/time-to-train-paging-*.png, with TEST_SCREENSHOTS=1)."""
 
 import pytest
 from playwright.sync_api import expect
 
 from pages.tests.synthetic_time_to_train import make_hpc_round, make_training_round
-from tests.browser.conftest import SCREENSHOTS, drawn_traces, shot_that_fits, submit_filters
+from tests.browser.conftest import drawn_traces, shot_that_fits, submit_filters
+from tests.screenshots import SCREENSHOTS, save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -34,14 +35,14 @@ def test_a_large_training_round_pages_its_table_and_its_benchmark_ranking(live_s
         page.locator("nav.pager a[rel=next]").first.click()
         expect(page.locator("nav.pager .pager-count").first).to_contain_text("rows 101–200 of")
         assert "page=2" in page.url
-        page.screenshot(path=str(SCREENSHOTS / f"time-to-train-paging-round-2-{width}.png"))
+        save_screenshot(page, SCREENSHOTS / f"time-to-train-paging-round-2-{width}.png")
 
         page.goto(live_server.url + TRAINING + "resnet/")
         assert drawn_traces(page, "#chart-time-to-train .plot") >= 1  # its figure fetched, then drawn
         shot_that_fits(page, "time-to-train-paging-benchmark", width)
-        page.screenshot(path=str(SCREENSHOTS / f"time-to-train-paging-benchmark-top-{width}.png"))
+        save_screenshot(page, SCREENSHOTS / f"time-to-train-paging-benchmark-top-{width}.png")
         page.locator("#all-results").scroll_into_view_if_needed()
-        page.screenshot(path=str(SCREENSHOTS / f"time-to-train-paging-ranking-{width}.png"))
+        save_screenshot(page, SCREENSHOTS / f"time-to-train-paging-ranking-{width}.png")
         page.locator("nav.pager a[rel=next][href$='#all-results']").first.click()
         expect(page.locator("#ranked tbody td").first).to_be_visible()
         assert "page=2" in page.url and page.locator("#ranked tbody tr:not(.group)").count() == 100
@@ -50,7 +51,7 @@ def test_a_large_training_round_pages_its_table_and_its_benchmark_ranking(live_s
         expect(page.locator(".board-more").first).to_contain_text("The first 10 of")
         shot_that_fits(page, "time-to-train-paging-hpc-round", width)
         page.locator(".board-more").first.scroll_into_view_if_needed()
-        page.screenshot(path=str(SCREENSHOTS / f"time-to-train-paging-hpc-round-board-{width}.png"))
+        save_screenshot(page, SCREENSHOTS / f"time-to-train-paging-hpc-round-board-{width}.png")
         page.locator(".board-more a").first.click()
         expect(page.locator("table.leaderboard[data-scaling=strong] tbody tr")).to_have_count(100)
         shot_that_fits(page, "time-to-train-paging-hpc-benchmark", width)
@@ -70,7 +71,7 @@ def test_the_filters_and_pages_work_without_javascript(live_server, browser, lar
         page.locator("nav.pager a[rel=next]").first.click()
         page.wait_for_url("**page=2**", wait_until="load")
         assert "division=closed" in page.url and "q=x8" in page.url
-        page.screenshot(path=str(SCREENSHOTS / "time-to-train-paging-filtered-1366.png"))
+        save_screenshot(page, SCREENSHOTS / "time-to-train-paging-filtered-1366.png")
 
         page.goto(live_server.url + TRAINING + "resnet/")
         submit_filters(page, "#benchmark-filters", division="open")

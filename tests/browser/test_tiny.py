@@ -1,13 +1,13 @@
 """The MLPerf Tiny pages in a real browser at laptop and phone width: a round's leaderboards in
 inf./sec., a benchmark's energy and accuracy charts, a result's windows and a system page fit the
-screen and draw. Screenshots land in test-output/screenshots/."""
+screen and draw. Screenshots land in test-output/screenshots/ (with TEST_SCREENSHOTS=1)."""
 
 import io
 
 import pytest
 from django.core.management import call_command
 
-from tests.browser.conftest import SCREENSHOTS, drawn_traces, shot_that_fits
+from tests.browser.conftest import drawn_traces, shot_that_fits
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -16,7 +16,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_tiny_pages_at_laptop_and_phone_width(live_server, browser, sample_data, width):
     call_command("import_results", str(sample_data / "tiny-v1.3"), "--round", "tiny-v1.3", "--publish",
                  stdout=io.StringIO())
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
 

@@ -3,14 +3,13 @@ the findings and scores; another organization's submitter cannot see it. A real 
 (subprocess on the test database and its own Redis) does the ingestion. `browser` (Debian's
 Chromium) and DJANGO_ALLOW_ASYNC_UNSAFE come from tests/browser/conftest.py.
 
-Screenshots: test-output/screenshots/upload-*.png
+Screenshots (with TEST_SCREENSHOTS=1): test-output/screenshots/upload-*.png
 """
 
 # ruff: noqa: F811 - fixtures imported from upload_fixtures are redefined as arguments
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -18,6 +17,7 @@ from playwright.sync_api import expect
 from ingest.models import Upload
 from ingest.tests.tarballs import sample_tarball
 from ingest.tests.upload_fixtures import open_round, unthrottled, worker  # noqa: F401
+from tests.screenshots import SCREENSHOTS, save_screenshot
 
 pytestmark = [
     pytest.mark.browser,
@@ -26,7 +26,6 @@ pytestmark = [
     pytest.mark.usefixtures("unthrottled"),
 ]
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 DONE_WITH_ERRORS = re.compile(r"^done, \d+ errors?$")
 
 
@@ -43,7 +42,6 @@ def log_in(browser, live_server, username: str):
 def test_it_uploads_watches_and_shows_findings_and_scores(
     personas, open_round, live_server, worker, browser, tmp_path
 ):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     # Intel's v1.0 package: real scores, and findings with file:line (its logs say closed where
     # its system description says open). Five of its logs name `reference_implementation` as their
     # organization: the version is held for a chair, and told so (issue 34), its results without ids.
@@ -53,7 +51,7 @@ def test_it_uploads_watches_and_shows_findings_and_scores(
     page = log_in(browser, live_server, "owner")
     page.set_input_files("#file", str(tarball))
     assert "Intel.tar.gz" in page.inner_text("#chosen")
-    page.screenshot(path=str(SCREENSHOTS / "upload-1-chosen.png"), full_page=True)
+    save_screenshot(page, SCREENSHOTS / "upload-1-chosen.png", full_page=True)
     page.click("#upload-button")
     # Its errors say so in the state: "done, N errors", never a plain green "done". (A locator,
     # not wait_for_function: the Content-Security-Policy forbids evaluating strings.)
@@ -79,13 +77,13 @@ def test_it_uploads_watches_and_shows_findings_and_scores(
         page.eval_on_selector(f"#findings-{severity}", "e => { e.open = true; }")
     findings = page.inner_text("#findings")
     assert re.search(r"results/\S+/result_\d+\.txt:\d+", findings), findings  # file:line
-    page.screenshot(path=str(SCREENSHOTS / "upload-2-done.png"), full_page=True)
+    save_screenshot(page, SCREENSHOTS / "upload-2-done.png", full_page=True)
 
     upload = Upload.objects.get()
     # The permanent page of the upload shows the same outcome after a reload.
     page.goto(f"{live_server.url}/submit/uploads/{upload.pk}/")
     expect(page.locator("#job-state")).to_have_text(DONE_WITH_ERRORS, timeout=20_000)
-    page.screenshot(path=str(SCREENSHOTS / "upload-3-detail.png"), full_page=True)
+    save_screenshot(page, SCREENSHOTS / "upload-3-detail.png", full_page=True)
 
     other = log_in(browser, live_server, "outsider")
     assert f"/submit/uploads/{upload.pk}/" not in other.content()
@@ -94,4 +92,4 @@ def test_it_uploads_watches_and_shows_findings_and_scores(
     api = other.goto(f"{live_server.url}/api/v1/uploads/{upload.pk}/")
     assert api.status == 404
     other.goto(f"{live_server.url}/submit/")
-    other.screenshot(path=str(SCREENSHOTS / "upload-4-outsider.png"), full_page=True)
+    save_screenshot(other, SCREENSHOTS / "upload-4-outsider.png", full_page=True)

@@ -2,7 +2,7 @@
 published the public result page shows the badge. A real GPU worker (Celery on `gpu`, no database
 settings, bubblewrap sandbox) re-runs the tiny_mlp fixture benchmark.
 
-Screenshots: test-output/screenshots/verify-*.png
+Screenshots (with TEST_SCREENSHOTS=1): test-output/screenshots/verify-*.png
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from results.models import Round, Submission
+from tests.screenshots import SCREENSHOTS, save_screenshot
 from verify.models import VerificationJob
 from verify.tests.processes import running_gpu_worker
 from verify.tests.world import verifiable_result
@@ -53,7 +54,7 @@ def test_a_reviewer_requests_a_verification_and_the_public_sees_the_badge(
     job_url = reviewer.url
     # Progress: the page follows the job (status polled every second) through its re-runs.
     expect(reviewer.locator("#job-status")).to_contain_text(re.compile(r"re-run \d of 3|Reproduced"), timeout=60_000)
-    reviewer.screenshot(path=str(screenshot_path("verify-1-progress")), full_page=True)
+    save_screenshot(reviewer, screenshot_path("verify-1-progress"), full_page=True)
     expect(reviewer.locator("#outcome")).to_be_visible(timeout=120_000)
     job = VerificationJob.objects.get(result=result)
     assert job.outcome == "reproduced", (job.message, job.reruns, gpu_worker.text()[-2000:])
@@ -67,7 +68,7 @@ def test_a_reviewer_requests_a_verification_and_the_public_sees_the_badge(
     expect(reviewer.locator("#no-telemetry")).to_contain_text("NVML is not available")
     reviewer.locator("#chart-rerun-convergence .plot").scroll_into_view_if_needed()  # charts.js draws it then
     expect(reviewer.locator("#chart-rerun-convergence .plot[data-drawn=true]")).to_have_count(1)
-    reviewer.screenshot(path=str(screenshot_path("verify-2-reproduced")), full_page=True)
+    save_screenshot(reviewer, screenshot_path("verify-2-reproduced"), full_page=True)
 
     # Before publication the public cannot see the result, nor its verification.
     public = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
@@ -80,21 +81,18 @@ def test_a_reviewer_requests_a_verification_and_the_public_sees_the_badge(
     expect(public.locator("#verification")).not_to_contain_text("request a verification")
     public.locator("#chart-rerun-times .plot").scroll_into_view_if_needed()
     expect(public.locator("#chart-rerun-times .plot[data-drawn=true]")).to_have_count(1)
-    public.screenshot(path=str(screenshot_path("verify-3-public-badge")), full_page=True)
+    save_screenshot(public, screenshot_path("verify-3-public-badge"), full_page=True)
     # The public job page names no requester; at a desktop and a phone width.
     for width, height in ((1366, 900), (390, 844)):
         public.set_viewport_size({"width": width, "height": height})
         public.goto(job_url)
         expect(public.locator("#outcome")).to_have_text("Reproduced")
         assert "reviewer" not in public.locator("dl.facts").first.inner_text()
-        public.screenshot(path=str(screenshot_path(f"verify-4-public-job-{width}")), full_page=True)
-        public.screenshot(path=str(screenshot_path(f"verify-4-public-job-{width}-top")))
+        save_screenshot(public, screenshot_path(f"verify-4-public-job-{width}"), full_page=True)
+        save_screenshot(public, screenshot_path(f"verify-4-public-job-{width}-top"))
 
 
 def screenshot_path(name: str):
-    from tests.browser.conftest import SCREENSHOTS
-
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS / f"{name}.png"
 
 
@@ -113,5 +111,5 @@ def test_a_job_not_reproduced_says_which_checks_failed_at_both_widths(personas, 
         expect(page.locator("#outcome")).to_have_text("Not reproduced")
         expect(page.locator("#checks .badge.bad")).to_have_count(2)
         expect(page.locator("#reruns tr.violations")).to_have_count(2)
-        page.screenshot(path=str(screenshot_path(f"verify-5-not-reproduced-{width}")), full_page=True)
-        page.screenshot(path=str(screenshot_path(f"verify-5-not-reproduced-{width}-top")))
+        save_screenshot(page, screenshot_path(f"verify-5-not-reproduced-{width}"), full_page=True)
+        save_screenshot(page, screenshot_path(f"verify-5-not-reproduced-{width}-top"))

@@ -3,9 +3,9 @@ a server started as its users start it (tests/journeys/servers.py), at 1366 and 
 
 from __future__ import annotations
 
-from pathlib import Path
+from tests import screenshots
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots" / "journeys"
+SCREENSHOTS = screenshots.SCREENSHOTS / "journeys"
 WIDTHS = {"desktop": (1366, 900), "phone": (390, 844)}
 
 

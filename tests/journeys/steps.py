@@ -26,7 +26,7 @@ Each story is a test module of its own (test_make_run_desktop.py, test_make_run_
 test_production_desktop.py) that collects these steps: `make test`'s parallel workers take a module
 each (`--dist loadscope`), so the three servers run side by side.
 
-Screenshots: test-output/screenshots/journeys/<step>-<server>-<width>.png.
+Screenshots, with TEST_SCREENSHOTS=1: test-output/screenshots/journeys/<step>-<server>-<width>.png.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
+
+from tests.screenshots import save_screenshot
 
 from .conftest import SCREENSHOTS, WIDTHS, Person
 from .servers import REPO, EmbeddedServer, ProductionServer
@@ -76,9 +78,9 @@ class Story:
         return self.people[username]
 
     def shot(self, someone: Person, step: str) -> None:
-        """A full-page screenshot at this story's width; and nothing wider than the window."""
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        someone.page.screenshot(path=str(SCREENSHOTS / f"{step}-{self.kind}-{self.width}.png"), full_page=True)
+        """A full-page screenshot at this story's width (with TEST_SCREENSHOTS=1); and nothing wider than the
+        window."""
+        save_screenshot(someone.page, SCREENSHOTS / f"{step}-{self.kind}-{self.width}.png", full_page=True)
         width = WIDTHS[self.width][0]
         scroll = someone.page.evaluate("document.documentElement.scrollWidth")
         assert scroll <= width, f"{step}: the page is {scroll} px wide in a {width} px window"
@@ -461,7 +463,7 @@ def test_a_researcher_cites_downloads_and_checks_and_follows_the_feed(story, bro
     feed = page.locator("a[href$='changes.atom']").first.get_attribute("href")
     answer = page.goto(feed)
     assert answer.status == 200 and "Reinstatement" in page.content()  # an XML document, styled for people
-    page.screenshot(path=str(SCREENSHOTS / f"researcher-feed-{story.kind}-{story.width}.png"))
+    save_screenshot(page, SCREENSHOTS / f"researcher-feed-{story.kind}-{story.width}.png")
     shutil.rmtree(folder)
 
 

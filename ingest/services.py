@@ -239,7 +239,12 @@ def enqueue_job(job_id: int) -> bool:
     except Exception as exc:  # kombu raises OperationalError, or the socket's own errors
         log.warning("job %s stays pending: the broker refused it (%s)", job_id, exc)
         return False
-    IngestJob.objects.filter(pk=job_id).update(task_id=sent.id or "", enqueued_at=timezone.now())
+    with transaction.atomic():
+        # A worker may have taken the job already and hold its row through the final write (_finish):
+        # waiting for it would hold the upload's response for as long, so the record of the sending,
+        # which only a job nobody has needs, is skipped.
+        if IngestJob.objects.select_for_update(skip_locked=True).filter(pk=job_id).exists():
+            IngestJob.objects.filter(pk=job_id).update(task_id=sent.id or "", enqueued_at=timezone.now())
     return True
 
 

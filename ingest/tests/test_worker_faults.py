@@ -20,9 +20,11 @@ from pathlib import Path
 import psycopg2
 import pytest
 from django.conf import settings
+from django.db import connection
 
 from ingest.constants import JobState
 from ingest.models import IngestJob, Upload
+from ingest.services import enqueue_job
 from ingest.tasks import process_upload_task
 from ingest.tests.processes import REPO, RedisServer, Worker, database_url_of_test_db, wait_for
 from ingest.tests.tarballs import sample_tarball
@@ -123,6 +125,30 @@ def test_it_survives_a_worker_killed_mid_job(personas, open_round, tmp_path, wor
     wait_for(lambda: job_state(upload.job.pk) == JobState.DONE, 30, "the job to finish after the restart")
     job = assert_one_complete_result(upload)
     assert job.attempts == 2, replacement.text()
+
+
+def test_sending_a_job_a_worker_already_holds_does_not_wait_for_the_worker(personas, open_round, tmp_path,
+                                                                          redis_server):
+    """A fast worker can take the job between the upload's commit and the record of its sending, and
+    hold the job row through its final write: the upload must not wait for that (with the round
+    locked by this test as well, it waited forever)."""
+    upload = upload_sample(personas, tmp_path)
+    job = IngestJob.objects.get(upload=upload)
+    IngestJob.objects.filter(pk=job.pk).update(task_id="", enqueued_at=None)
+    holder = psycopg2.connect(database_url_of_test_db())  # the worker inside _finish
+    try:
+        holder.cursor().execute("SELECT 1 FROM ingest_ingestjob WHERE id = %s FOR UPDATE", (job.pk,))
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '5s'")  # waiting for the holder fails the test, not hangs it
+        assert enqueue_job(job.pk)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = 0")
+        holder.close()
+    assert IngestJob.objects.values_list("task_id", "enqueued_at").get(pk=job.pk) == ("", None)
+    assert enqueue_job(job.pk)  # nobody holds it: the sending is recorded
+    job.refresh_from_db()
+    assert job.task_id and job.enqueued_at is not None
 
 
 def test_it_ingests_a_job_delivered_twice_once(personas, open_round, tmp_path, workers):

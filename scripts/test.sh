@@ -17,11 +17,6 @@ if [ -z "${DATABASE_URL:-}" ] || [ -z "${CELERY_BROKER_URL:-}" ]; then
 fi
 scripts/services.sh install  # chromium for the browser tests, when missing
 export TEST_DB_SUFFIX=${TEST_DB_SUFFIX:-$$}
-# Bytecode caches (the gitignored __pycache__/ folders), even where the environment sets
-# PYTHONDONTWRITEBYTECODE: the suite starts about a hundred Python processes (make run's commands,
-# servers, Celery workers, the checker's command line), each of which would compile the project again.
-unset PYTHONDONTWRITEBYTECODE
-.venv/bin/python -m compileall -q mlperf_check audit results review ingest verify pages config tests
 # The import contracts in pyproject.toml: the checking core imports nothing of the web project, the
 # GPU worker nothing of Django, and the web apps import only the apps below them (docs/architecture.md).
 .venv/bin/lint-imports --no-logo --no-cache

@@ -91,11 +91,15 @@ def round_version(slug: str) -> str:
     if kept is not None and now - kept[0] < DATA_VERSION_SECONDS:
         return kept[1]
     value = _read_round_version(slug)
-    _round_versions[slug] = (now, value)
+    _remember_round_version(slug, now, value)
+    return value
+
+
+def _remember_round_version(slug: str, read_at: float, value: str) -> None:
+    _round_versions[slug] = (read_at, value)
     _round_versions.move_to_end(slug)
     while len(_round_versions) > ROUND_VERSIONS_KEPT:
         _round_versions.popitem(last=False)
-    return value
 
 
 def forget_data_version(**_kwargs) -> None:
@@ -131,26 +135,54 @@ def _read_data_version() -> str:
 
 
 def _read_round_version(slug: str) -> str:
-    """One query: the figures of one round that its writes change (see the module's docstring)."""
     suite, version = parse_round_slug(slug)
+    return _read_round_versions("r.suite = %s AND r.version = %s", [suite, version]).get(slug, _version_of(None))
+
+
+def _read_round_versions(where: str, parameters: list) -> dict[str, str]:
+    """One query: the figures that a round's writes change (see the module's docstring), of each
+    round `where` selects, as a version by slug."""
     tables = {
         "round": Round._meta.db_table, "result": Result._meta.db_table, "submission": Submission._meta.db_table,
         "snapshot": Snapshot._meta.db_table, "event": AuditEvent._meta.db_table,
     }
     in_round = f"submission_id IN (SELECT id FROM {tables['submission']} WHERE round_id = r.id)"
     sql = (
-        f"SELECT r.id, r.state, r.publish_at, r.ruleset_version,"
+        f"SELECT r.suite, r.version, r.id, r.state, r.publish_at, r.ruleset_version,"
         f" (SELECT COALESCE(MAX(id), 0) FROM {tables['result']} WHERE {in_round}),"
         f" (SELECT COUNT(*) FROM {tables['result']} WHERE {in_round}),"
         f" (SELECT COUNT(*) FROM {tables['submission']} WHERE round_id = r.id AND is_published AND is_current),"
         f" (SELECT MAX(updated_at) FROM {tables['submission']} WHERE round_id = r.id),"
         f" (SELECT COALESCE(MAX(id), 0) FROM {tables['snapshot']} WHERE round_id = r.id),"
         f" (SELECT COALESCE(MAX(id), 0) FROM {tables['event']} WHERE round_id = r.id)"
-        f" FROM {tables['round']} r WHERE r.suite = %s AND r.version = %s"
+        f" FROM {tables['round']} r WHERE {where}"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [suite, version])
-        return hashlib.sha1(repr(cursor.fetchone()).encode()).hexdigest()[:16]
+        cursor.execute(sql, parameters)
+        return {f"{suite}-v{version}": _version_of(figures) for suite, version, *figures in cursor.fetchall()}
+
+
+def _version_of(figures) -> str:
+    return hashlib.sha1(repr(None if figures is None else tuple(figures)).encode()).hexdigest()[:16]
+
+
+def round_versions(rounds) -> dict[str, str]:
+    """`round_version` of each of `rounds` (Round objects), by slug: one query for those this
+    process has not read within DATA_VERSION_SECONDS."""
+    now = time.monotonic()
+    versions, unread = {}, []
+    for round_ in rounds:
+        kept = _round_versions.get(round_.slug)
+        if kept is not None and now - kept[0] < DATA_VERSION_SECONDS:
+            versions[round_.slug] = kept[1]
+        else:
+            unread.append(round_)
+    if unread:
+        read = _read_round_versions(f"r.id IN ({', '.join(['%s'] * len(unread))})", [r.pk for r in unread])
+        for round_ in unread:
+            versions[round_.slug] = read.get(round_.slug, _version_of(None))
+            _remember_round_version(round_.slug, now, versions[round_.slug])
+    return versions
 
 
 def page_version(path: str) -> str:
@@ -180,6 +212,38 @@ def round_rows(slug: str, name: str, build):
         except RedisError:
             pass
     return rows
+
+
+# A round's figures (below) hold only what its version covers (ids and counts, not names, which an
+# admin edit changes without a version), so they may outlive a page: a page built after its own
+# expiry then reads the figures of every round nothing changed in from here.
+ROUND_FIGURES_SECONDS = 24 * 3600
+
+
+def round_figures(user, name: str, rounds, build) -> dict[int, object]:
+    """`build(user, rounds)` ({round.pk: figures} for each of `rounds`), for an anonymous visitor
+    kept in the cache per round under that round's version: a page over many rounds (the home
+    page, a suite's progress) builds only the figures of the rounds changed since. A signed-in
+    user's are built afresh: they may see rounds in review."""
+    if user is not None and user.is_authenticated:
+        return build(user, rounds)
+    try:
+        versions = round_versions(rounds)
+        keys = {r.pk: f"{KEY_PREFIX}:figures:{name}:" + hashlib.sha1(f"{r.slug}|{versions[r.slug]}".encode()).hexdigest()
+                for r in rounds}
+        found = cache.get_many(list(keys.values()))
+    except (DatabaseError, RedisError):
+        return build(user, rounds)
+    figures = {pk: found[key] for pk, key in keys.items() if key in found}
+    missing = [r for r in rounds if r.pk not in figures]
+    if missing:
+        built = build(user, missing)
+        figures.update(built)
+        try:
+            cache.set_many({keys[pk]: value for pk, value in built.items()}, ROUND_FIGURES_SECONDS)
+        except RedisError:
+            pass
+    return figures
 
 
 def page_key(request) -> str:

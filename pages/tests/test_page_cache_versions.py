@@ -16,7 +16,10 @@ from django.test.utils import CaptureQueriesContext
 from ingest.tests.upload_fixtures import dead_broker, open_round, unthrottled  # noqa: F401 - fixtures used by name
 from pages import caching, warming
 from pages.snapshots import take_snapshot
+from pages.suites.time_to_train import progress
+from pages.views import home
 from results.constants import RoundState
+from results.models import Result
 from results.services.rounds import publish_round
 from results.synthetic_inference import make_inference_round
 from results.tests.factories import make_result, make_round, make_submission, make_system
@@ -67,6 +70,48 @@ def test_a_change_in_round_a_leaves_round_b_cached_and_round_a_fresh(client, rou
     assert not served_from_cache(client, a) and not served_from_cache(client, "/")  # the home page lists every round
     assert rounds["alpha_result"].result_id not in client.get(a).content.decode()
 
+
+
+def test_a_page_over_every_round_builds_only_the_figures_of_the_round_that_changed(client, rounds, monkeypatch):
+    """The home page's counts and the training progress charts' fastest results are kept per round
+    under its version (caching.round_figures): after a change in round A, the next build of a page
+    over every round reads A's figures afresh and B's from the cache, and shows A's new ones."""
+    built = []
+
+    def recorded(build):
+        def wrapper(user, rounds_):
+            built.append((build.__name__, sorted(r.slug for r in rounds_)))
+            return build(user, rounds_)
+        return wrapper
+
+    monkeypatch.setattr(home, "_round_counts", recorded(home._round_counts))
+    monkeypatch.setattr(progress, "_fastest_of_rounds", recorded(progress._fastest_of_rounds))
+    publish_round(rounds["a"], actor=rounds["chair"])
+    a, b = rounds["a"].slug, rounds["b"].slug
+    assert client.get("/").status_code == 200
+    assert sorted(built) == [("_fastest_of_rounds", [a, b]), ("_round_counts", [a, b])]
+    built.clear()
+    assert client.get("/?built=again").status_code == 200  # a new address: the page is built, its figures kept
+    assert built == []
+    withdrawn = services.withdraw_result(rounds["owner"], rounds["alpha_result"], "hardware recalled")
+    services.decide_withdrawal(rounds["chair"], withdrawn, True, "the organization asks")
+    response = client.get("/")
+    assert sorted(built) == [("_fastest_of_rounds", [a]), ("_round_counts", [a])]
+    counts = {r.slug: r.counts for suite in response.context["suites"] for r in suite["rounds"]}
+    assert counts == {a: {"results": 1, "systems": 1, "submitters": 1}, b: {"results": 1, "systems": 1, "submitters": 1}}
+
+
+def test_a_signed_in_users_figures_are_built_afresh(client, rounds):
+    """A submitter sees their round in review: nothing of theirs is kept for the public, or read from it."""
+    theirs = Result.objects.visible_to(rounds["owner"]).current().filter(submission__round=rounds["a"]).count()
+    assert theirs > 0
+    client.force_login(rounds["owner"])
+    for attempt in range(2):
+        response = client.get("/")
+        counts = {r.slug: r.counts["results"] for suite in response.context["suites"] for r in suite["rounds"]}
+        assert counts[rounds["a"].slug] == theirs, attempt
+    client.logout()
+    assert rounds["a"].slug not in {r.slug for suite in client.get("/").context["suites"] for r in suite["rounds"]}
 
 def publish(world):
     publish_round(world["a"], actor=world["chair"])

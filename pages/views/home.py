@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from mlperf_check.rules.facts import version_key
-from pages.caching import cache_public_page
+from pages.caching import cache_public_page, round_figures
 from pages.common import chart_response, draws
 from pages.paging import PAGE_SIZE
 from pages.suites import SUITES
@@ -23,14 +23,7 @@ from results.models import Benchmark, Result, Round
 @cache_public_page
 def home(request):
     rounds = list(Round.objects.visible_to(request.user))
-    counts = {
-        row["submission__round"]: row
-        for row in Result.objects.visible_to(request.user).current()
-        .values("submission__round")
-        .annotate(results=Count("pk"), systems=Count("system", distinct=True),
-                  submitters=Count("submission__organization", distinct=True))
-        .order_by()
-    }
+    counts = round_figures(request.user, "counts", rounds, _round_counts)
     benchmarks = dict(
         Benchmark.objects.filter(round__in=[r.pk for r in rounds]).values("round")
         .annotate(n=Count("pk")).order_by().values_list("round", "n")
@@ -43,7 +36,7 @@ def home(request):
         # Latest published first; rounds still in review (visible to their submitters) after them.
         mine.sort(key=lambda r: (r.state != RoundState.PUBLISHED, tuple(-p for p in version_key(r.version))))
         for round_ in mine:
-            round_.counts = counts.get(round_.pk, {"results": 0, "systems": 0, "submitters": 0})
+            round_.counts = counts[round_.pk]
             round_.benchmark_count = benchmarks.get(round_.pk, 0)
         if mine:
             # Each suite in its own words and pictures (pages/suites/<suite>/views.py).
@@ -53,6 +46,20 @@ def home(request):
     return render(request, "results/home.html", {
         "suites": suites, "draws_charts": draws([item["chart"] for suite in suites for item in suite["charts"]]),
     })
+
+
+def _round_counts(user, rounds) -> dict[int, dict]:
+    """The results, systems and submitters of each of `rounds` that `user` may see (each counted
+    once: a signed-in user's visibility joins their memberships, which may repeat a result)."""
+    rows = (
+        Result.objects.visible_to(user).current().filter(submission__round__in=rounds)
+        .values("submission__round")
+        .annotate(results=Count("pk", distinct=True), systems=Count("system", distinct=True),
+                  submitters=Count("submission__organization", distinct=True))
+        .order_by()
+    )
+    counts = {row["submission__round"]: {key: row[key] for key in ("results", "systems", "submitters")} for row in rows}
+    return {round_.pk: counts.get(round_.pk, {"results": 0, "systems": 0, "submitters": 0}) for round_ in rounds}
 
 
 @cache_public_page

@@ -61,6 +61,12 @@ class Chart:
         """The id of the json_script element that holds the figure on a page."""
         return f"figure-{self.name}"
 
+    def outline(self) -> dict:
+        """What a page shows of the chart when its figure is fetched as it is drawn
+        (templates/results/_chart.html with lazy_data), as JSON: it may be kept in the cache."""
+        return {"name": self.name, "title": self.title, "empty": self.empty, "legend_entries": self.legend_entries,
+                "script_id": self.script_id, "figure": {"layout": {"height": self.figure.get("layout", {}).get("height")}}}
+
 
 # Plotly draws its toolbar (the mode bar) over the figure's top right corner (always on a touch
 # screen, on hover elsewhere): the title goes below a strip the toolbar has to itself, then a gap

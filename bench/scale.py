@@ -19,7 +19,13 @@ database's size. Then gunicorn (DEBUG off) serves it and each page family is ask
 
 at 1 client and at 16 concurrent clients (threads, each with its own keep-alive connection), with
 the median and 95th percentile of the answer times and the bytes of the answer (uncompressed, and
-as sent: each client asks for gzip, as a browser does).
+as sent: each client asks for gzip, as a browser does). Then the page's own URL once after a change
+in the measured round (`--changes` times): the round's submissions stamped as a decision stamps
+them, which moves the round's version and the global one, and the first request once every web
+process reads the new versions. That is what the warm task (pages/warming.py), or without it the
+first visitor, pays after each import, publication or review decision; a cold URL above also finds
+the figures kept per round version (pages.caching.round_rows and round_figures) that a change
+discards.
 A measurement stops early after `--seconds` (the cold round page of a 200,000-result database is
 slow). Prints a Markdown table for bench/RESULTS.md and writes var/bench/scale-<database>.json.
 """
@@ -115,7 +121,7 @@ other = real.filter(submission__round=round_, benchmark=result.benchmark).exclud
 if not Snapshot.objects.filter(round=round_).exists():
     take_snapshot(round_)
 org = result.submission.organization
-print(json.dumps({
+print(json.dumps({"round id": round_.pk, "urls": {
     "home": "/",
     "round": f"/rounds/{round_.slug}/",
     "benchmark": f"/rounds/{round_.slug}/{benchmark.name}/",
@@ -128,7 +134,7 @@ print(json.dumps({
     "CSV": f"/rounds/{round_.slug}/table.csv",
     "snapshot": f"/rounds/{round_.slug}/snapshots/",
     "feed": "/changes.atom",
-}))
+}}))
 """
 
 
@@ -200,6 +206,30 @@ def measure(port: int, url: str, args) -> dict:
     return figures
 
 
+# A web process reads the versions again DATA_VERSION_SECONDS (pages/caching.py: 2 s) after it last
+# read them: a change shows to every process after that, here with a margin.
+VERSIONS_READ_AGAIN_SECONDS = 2.5
+
+
+def after_changes(port: int, url: str, round_id: int, env: dict, args) -> dict:
+    """`url` asked once after each of `args.changes` changes in the round: its submissions'
+    updated_at stamped, as results.services.versions.touch_submissions stamps them (here in SQL: no
+    task is sent, so nothing warms the page first)."""
+    import psycopg2
+
+    times = []
+    with psycopg2.connect(env["DATABASE_URL"]) as database:
+        for _ in range(args.changes):
+            with database.cursor() as cursor:
+                cursor.execute("UPDATE results_submission SET updated_at = now() WHERE round_id = %s", [round_id])
+            database.commit()
+            time.sleep(VERSIONS_READ_AGAIN_SECONDS)
+            answered, statuses, _ = load(port, lambda n: url, 1, 1, args.seconds)
+            times += answered
+    return {"median": statistics.median(times), "p95": percentile(times, 0.95), "n": len(times),
+            "statuses": sorted(statuses)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="mlperf_scale", help="the bench database, beside DATABASE_URL's")
@@ -216,6 +246,7 @@ def main() -> None:
     parser.add_argument("--cold-requests", type=int, default=12, help="cold requests per client at 1 client")
     parser.add_argument("--warm-requests", type=int, default=60, help="warm requests per client at 1 client")
     parser.add_argument("--seconds", type=float, default=30, help="longest time of one measurement")
+    parser.add_argument("--changes", type=int, default=5, help="first requests after a change, per page")
     parser.add_argument("--families", nargs="*", default=list(FAMILIES))
     parser.add_argument("--round", default="", help="the round whose pages are measured (inference-v3.0); "
                         "default: the largest real training round")
@@ -248,8 +279,8 @@ def main() -> None:
         subprocess.run([PYTHON, "manage.py", "shell", "-c", "from django.db import connection; "
                         "connection.cursor().execute('VACUUM ANALYZE')"], cwd=REPO, env=env, check=True)
     figures["database"] = django_json(env, DATABASE_FIGURES)
-    urls = django_json(env, f"ROUND = {args.round!r}\n" + PICK_URLS)
-    figures["urls"] = urls
+    picked = django_json(env, f"ROUND = {args.round!r}\n" + PICK_URLS)
+    urls = figures["urls"] = picked["urls"]
     print(json.dumps(figures, indent=1), flush=True)
 
     server, port = start_gunicorn(env, args.workers)
@@ -258,6 +289,7 @@ def main() -> None:
         figures["pages"] = {}
         for family in args.families:
             figures["pages"][family] = measure(port, urls[family], args)
+            figures["pages"][family]["after a change"] = after_changes(port, urls[family], picked["round id"], env, args)
             print(family, json.dumps(figures["pages"][family]), flush=True)
         figures["load_after"] = os.getloadavg()
     finally:
@@ -278,11 +310,12 @@ def _recognized(env, path: str) -> bool:
 
 def markdown(figures: dict) -> str:
     lines = ["| page | bytes (gzip sent) | cold p50 / p95 ms, 1 client | warm p50 / p95 ms, 1 client | "
-             "cold p50 / p95 ms, 16 clients | warm p50 / p95 ms, 16 clients |", "|---|---:|---:|---:|---:|---:|"]
+             "cold p50 / p95 ms, 16 clients | warm p50 / p95 ms, 16 clients | first after a change p50 / p95 ms |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for family, page in figures.get("pages", {}).items():
         cells = [f"{page[k]['median']:.1f} / {page[k]['p95']:.1f}" + ("" if page[k]["statuses"] == [200] else
                                                                       f" ({page[k]['statuses']})")
-                 for k in ("cold 1", "warm 1", "cold 16", "warm 16")]
+                 for k in ("cold 1", "warm 1", "cold 16", "warm 16", "after a change") if k in page]
         lines.append(f"| {family} `{figures['urls'][family]}` | {page['warm 1']['bytes']:,} ({page['warm 1'].get('bytes sent', 0):,}) | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

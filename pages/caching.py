@@ -81,8 +81,13 @@ def data_version() -> str:
     now = time.monotonic()
     if now - _version["read_at"] < DATA_VERSION_SECONDS:
         return _version["value"]
-    _version["value"], _version["read_at"] = _read_data_version(), now
-    return _version["value"]
+    value = _read_data_version()
+    if value != _version["value"]:
+        # Another process wrote: the round versions kept here may be older than this one, and a
+        # page stored under the new global version must not be built from an older round's figures.
+        _round_versions.clear()
+    _version["value"], _version["read_at"] = value, now
+    return value
 
 
 def round_version(slug: str) -> str:

@@ -6,12 +6,14 @@ round's page and the global pages are built into the cache before the next visit
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 
 import pytest
 from celery.signals import before_task_publish
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from ingest.tests.upload_fixtures import dead_broker, open_round, unthrottled  # noqa: F401 - fixtures used by name
 from pages import caching, warming
@@ -100,6 +102,22 @@ def test_a_page_over_every_round_builds_only_the_figures_of_the_round_that_chang
     counts = {r.slug: r.counts for suite in response.context["suites"] for r in suite["rounds"]}
     assert counts == {a: {"results": 1, "systems": 1, "submitters": 1}, b: {"results": 1, "systems": 1, "submitters": 1}}
 
+
+
+def test_a_process_that_reads_a_new_global_version_reads_the_rounds_afresh(rounds, monkeypatch):
+    """Another process's write shows here within DATA_VERSION_SECONDS, the global version and the
+    round versions each on its own clock: once the global version read here is new, the round
+    versions are read again too, so no page stored under it holds a round's older figures."""
+    monkeypatch.setattr(caching, "DATA_VERSION_SECONDS", 60.0)  # versions kept, as between requests (conftest.py: 0)
+    a = rounds["a"]
+    before = caching.data_version(), caching.round_versions([a])[a.slug]
+    with connection.cursor() as cursor:  # another process's write: no signal reaches this one
+        cursor.execute("UPDATE results_submission SET updated_at = %s WHERE round_id = %s",
+                       [timezone.now() + timedelta(minutes=1), a.pk])
+    assert caching.round_versions([a])[a.slug] == before[1]  # read within DATA_VERSION_SECONDS: kept
+    caching._version["read_at"] = -1e9  # the global version's time is up first
+    assert caching.data_version() != before[0]
+    assert caching.round_versions([a])[a.slug] != before[1]
 
 def test_a_signed_in_users_figures_are_built_afresh(client, rounds):
     """A submitter sees their round in review: nothing of theirs is kept for the public, or read from it."""

@@ -3,7 +3,8 @@ review app (review/admin.py): their state changes are the round lifecycle's admi
 
 from django.contrib import admin
 
-from .models import Finding, Organization, Result, Run, System, Waiver
+from .models import Finding, Organization, Result, Run, Submission, System, Waiver
+from .services.versions import touch_submissions
 
 
 @admin.register(Organization)
@@ -14,8 +15,18 @@ class OrganizationAdmin(admin.ModelAdmin):
     readonly_fields = ("members",)
 
 
+class MovesItsRoundsVersion:
+    """An edit saved here stamps its submission, as the services' changes do (touch_submissions):
+    the round's cached pages, and the figures kept under its version (pages/caching.py: a
+    result's time, a system's accelerators), are built again rather than kept until they expire."""
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        touch_submissions(Submission.objects.filter(pk=obj.submission_id))
+
+
 @admin.register(System)
-class SystemAdmin(admin.ModelAdmin):
+class SystemAdmin(MovesItsRoundsVersion, admin.ModelAdmin):
     list_display = ("name", "system_id", "submission", "division", "availability", "accelerators_count")
     list_filter = ("division", "availability", "deployment", "submission__round")
     search_fields = ("name", "system_id", "accelerator_model_name")
@@ -30,7 +41,7 @@ class RunInline(admin.TabularInline):
 
 
 @admin.register(Result)
-class ResultAdmin(admin.ModelAdmin):
+class ResultAdmin(MovesItsRoundsVersion, admin.ModelAdmin):
     list_display = ("result_id", "system", "benchmark", "division", "score_minutes", "rcp_status")
     list_filter = ("benchmark__round", "benchmark__name", "division", "rcp_status")
     search_fields = ("result_id", "system__name")

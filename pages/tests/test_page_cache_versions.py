@@ -119,6 +119,22 @@ def test_a_process_that_reads_a_new_global_version_reads_the_rounds_afresh(round
     assert caching.data_version() != before[0]
     assert caching.round_versions([a])[a.slug] != before[1]
 
+
+@pytest.mark.parametrize("edited", ["result", "system"])
+def test_an_edit_in_the_admin_moves_its_rounds_version_and_no_other_rounds(rounds, rf, edited):
+    """A result's time or a system's accelerators edited in the admin: the round's pages and the
+    figures kept under its version (the fastest result of each benchmark) are built again."""
+    from django.contrib.admin.sites import site
+
+    result = rounds["alpha_result"]
+    obj = result if edited == "result" else result.system
+    before = versions(rounds)
+    request = rf.post("/admin/")
+    request.user = rounds["chair"]
+    site._registry[type(obj)].save_model(request, obj, form=None, change=True)
+    after = versions(rounds)
+    assert after[0] != before[0] and after[1] == before[1] and after[2] != before[2]
+
 def test_a_signed_in_users_figures_are_built_afresh(client, rounds):
     """A submitter sees their round in review: nothing of theirs is kept for the public, or read from it."""
     theirs = Result.objects.visible_to(rounds["owner"]).current().filter(submission__round=rounds["a"]).count()

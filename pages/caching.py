@@ -95,12 +95,18 @@ def data_version() -> str:
 
 def round_version(slug: str) -> str:
     now = time.monotonic()
-    kept = _round_versions.get(slug)
-    if kept is not None and now - kept[0] < DATA_VERSION_SECONDS:
-        return kept[1]
+    kept = _kept_round_version(slug, now)
+    if kept is not None:
+        return kept
     value = _read_round_version(slug)
     _remember_round_version(slug, now, value)
     return value
+
+
+def _kept_round_version(slug: str, now: float) -> str | None:
+    """The version of round `slug` this process read within DATA_VERSION_SECONDS, or None."""
+    kept = _round_versions.get(slug)
+    return kept[1] if kept is not None and now - kept[0] < DATA_VERSION_SECONDS else None
 
 
 def _remember_round_version(slug: str, read_at: float, value: str) -> None:
@@ -180,9 +186,9 @@ def round_versions(rounds) -> dict[str, str]:
     now = time.monotonic()
     versions, unread = {}, []
     for round_ in rounds:
-        kept = _round_versions.get(round_.slug)
-        if kept is not None and now - kept[0] < DATA_VERSION_SECONDS:
-            versions[round_.slug] = kept[1]
+        kept = _kept_round_version(round_.slug, now)
+        if kept is not None:
+            versions[round_.slug] = kept
         else:
             unread.append(round_)
     if unread:
@@ -204,12 +210,17 @@ def page_version(path: str) -> str:
     return data_version()
 
 
+def _round_key(kind: str, name: str, slug: str, version: str) -> str:
+    """The cache key of what is kept of round `slug` at `version` (`kind`: rows or figures)."""
+    return f"{KEY_PREFIX}:{kind}:{name}:" + hashlib.sha1(f"{slug}|{version}".encode()).hexdigest()
+
+
 def round_rows(slug: str, name: str, build):
     """What `build()` returns (the rows an anonymous visitor's pages of round `slug` are built
     from), kept in the cache under the round's version: every filtered, sorted or paged view of a
     large round is then one cache read away from its rows, however many distinct URLs ask."""
     try:
-        key = f"{KEY_PREFIX}:rows:{name}:" + hashlib.sha1(f"{slug}|{round_version(slug)}".encode()).hexdigest()
+        key = _round_key("rows", name, slug, round_version(slug))
         rows = cache.get(key)
     except (DatabaseError, RedisError):
         return build()
@@ -237,8 +248,7 @@ def round_figures(user, name: str, rounds, build) -> dict[int, object]:
         return build(user, rounds)
     try:
         versions = round_versions(rounds)
-        keys = {r.pk: f"{KEY_PREFIX}:figures:{name}:" + hashlib.sha1(f"{r.slug}|{versions[r.slug]}".encode()).hexdigest()
-                for r in rounds}
+        keys = {r.pk: _round_key("figures", name, r.slug, versions[r.slug]) for r in rounds}
         found = cache.get_many(list(keys.values()))
     except (DatabaseError, RedisError):
         return build(user, rounds)

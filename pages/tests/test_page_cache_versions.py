@@ -73,7 +73,6 @@ def test_a_change_in_round_a_leaves_round_b_cached_and_round_a_fresh(client, rou
     assert rounds["alpha_result"].result_id not in client.get(a).content.decode()
 
 
-
 def test_a_page_over_every_round_builds_only_the_figures_of_the_round_that_changed(client, rounds, monkeypatch):
     """The home page's counts and the training progress charts' fastest results are kept per round
     under its version (caching.round_figures): after a change in round A, the next build of a page
@@ -101,7 +100,6 @@ def test_a_page_over_every_round_builds_only_the_figures_of_the_round_that_chang
     assert sorted(built) == [("_fastest_of_rounds", [a]), ("_round_counts", [a])]
     counts = {r.slug: r.counts for suite in response.context["suites"] for r in suite["rounds"]}
     assert counts == {a: {"results": 1, "systems": 1, "submitters": 1}, b: {"results": 1, "systems": 1, "submitters": 1}}
-
 
 
 def test_a_process_that_reads_a_new_global_version_reads_the_rounds_afresh(rounds, monkeypatch):
@@ -135,6 +133,7 @@ def test_an_edit_in_the_admin_moves_its_rounds_version_and_no_other_rounds(round
     after = versions(rounds)
     assert after[0] != before[0] and after[1] == before[1] and after[2] != before[2]
 
+
 def test_a_signed_in_users_figures_are_built_afresh(client, rounds):
     """A submitter sees their round in review: nothing of theirs is kept for the public, or read from it."""
     theirs = Result.objects.visible_to(rounds["owner"]).current().filter(submission__round=rounds["a"]).count()
@@ -146,6 +145,7 @@ def test_a_signed_in_users_figures_are_built_afresh(client, rounds):
         assert counts[rounds["a"].slug] == theirs, attempt
     client.logout()
     assert rounds["a"].slug not in {r.slug for suite in client.get("/").context["suites"] for r in suite["rounds"]}
+
 
 def publish(world):
     publish_round(world["a"], actor=world["chair"])

@@ -112,7 +112,6 @@ def test_a_lazily_loaded_chart_is_the_filtered_figure(client, full_round):
     assert client.get(src.replace(".figure.json", ".json")).json()["figure"]["data"]
 
 
-
 def test_another_page_of_the_tables_keeps_the_charts_under_the_same_key(client, full_round, monkeypatch, personas):
     """The charts' place on the page (their figures are fetched when drawn) depends on the filters
     and the view, not on the tables' page or order: an anonymous visitor's are kept under the round's

@@ -121,6 +121,11 @@ class CpuSampler:
         used = tree_cpu_seconds(self.root_pid)
         if used is None:
             return
+        # CPU used so far never goes down. A read can miss some: a process that has exited and that
+        # its parent has not reaped yet is in nobody's count (bwrap's pid 1 ends before the outer
+        # bwrap reaps it), a window a loaded machine widens.
+        if self.samples:
+            used = max(used, self.samples[-1][1])
         self.samples.append([time.monotonic(), round(used, 3)])
         if len(self.samples) > MAX_CPU_SAMPLES:  # a long run: keep its whole span, coarser
             del self.samples[1:-1:2]

@@ -26,6 +26,7 @@ from verify.sandbox import (
     RunSpec,
     SandboxUnavailable,
     classify,
+    processes,
     python_runtime_binds,
 )
 
@@ -393,3 +394,15 @@ def test_the_cpu_time_of_the_runs_processes_is_sampled_as_it_runs(sandbox, tmp_p
     # next to nothing.
     assert any(0.1 < value < 0.9 for value in used), outcome.cpu_samples
     assert 0.9 <= used[-1] < 1.3, outcome.cpu_samples
+
+
+def test_the_cpu_sampled_never_goes_down_when_an_exited_process_is_missed(monkeypatch):
+    """The failure seen on a loaded machine: the last reading, taken after bwrap's pid 1 had exited
+    and before the outer bwrap reaped it, counted only the outer bwrap (0.02 s after 1.05 s)."""
+    readings = iter([0.5, 1.05, 0.02, 1.1])
+    monkeypatch.setattr(processes, "tree_cpu_seconds", lambda pid: next(readings, None))
+    monkeypatch.setattr(processes, "CPU_SAMPLE_SECONDS", 0.01)
+    sampler = processes.CpuSampler(os.getpid())
+    time.sleep(0.3)
+    sampler.stop()
+    assert [used for _, used in sampler.samples] == [0.5, 1.05, 1.05, 1.1]

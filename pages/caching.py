@@ -51,8 +51,9 @@ from django.utils.cache import patch_vary_headers
 from redis.exceptions import RedisError
 
 from audit.models import AuditEvent
+from audit.roles import is_privileged
 from results.models import Result, Round, Snapshot, Submission
-from results.querysets import RoundSlugError, parse_round_slug
+from results.querysets import RoundSlugError, parse_round_slug, rounds_seen_beyond_public
 from results.signals import data_changed
 
 log = logging.getLogger(__name__)
@@ -240,15 +241,30 @@ ROUND_FIGURES_SECONDS = 24 * 3600
 
 
 def round_figures(user, name: str, rounds, build) -> dict[int, object]:
-    """`build(user, rounds)` ({round.pk: figures} for each of `rounds`), for an anonymous visitor
-    kept in the cache per round under that round's version: a page over many rounds (the home
-    page, a suite's progress) builds only the figures of the rounds changed since. A signed-in
-    user's are built afresh: they may see rounds in review."""
-    if user is not None and user.is_authenticated:
-        return build(user, rounds)
+    """`build(user, rounds)` ({round.pk: figures} for each of `rounds`; figures that depend only on
+    the round's current results `user` sees), kept in the cache per round under that round's version and
+    the view it was built for: a page over many rounds (the home page, a suite's progress) builds
+    only the figures of the rounds changed since. Two views are kept:
+    - the public's: an anonymous visitor's, and a signed-in user's in every round where they see
+      nothing the public does not (results.querysets.rounds_seen_beyond_public);
+    - everything: reviewers' and chairs', who all see every result.
+    A signed-in user's own rounds (in peer review, or where their organization has results that are
+    not public) are built afresh for them."""
+    if is_privileged(user):
+        return _kept_round_figures("everything", user, name, rounds, build)
+    own = rounds_seen_beyond_public(user, rounds) if user is not None and user.is_authenticated else set()
+    figures = build(user, [r for r in rounds if r.pk in own]) if own else {}
+    figures.update(_kept_round_figures("public", None, name, [r for r in rounds if r.pk not in own], build))
+    return figures
+
+
+def _kept_round_figures(view: str, user, name: str, rounds, build) -> dict[int, object]:
+    """round_figures of `rounds` as `user` sees them, the view every user of `view` shares."""
+    if not rounds:
+        return {}
     try:
         versions = round_versions(rounds)
-        keys = {r.pk: _round_key("figures", name, r.slug, versions[r.slug]) for r in rounds}
+        keys = {r.pk: _round_key("figures", f"{name}:{view}", r.slug, versions[r.slug]) for r in rounds}
         found = cache.get_many(list(keys.values()))
     except (DatabaseError, RedisError):
         return build(user, rounds)

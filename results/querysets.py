@@ -61,6 +61,23 @@ def peer_review_rounds(user, now=None):
     )
 
 
+def rounds_seen_beyond_public(user, rounds) -> set[int]:
+    """The pks of those of `rounds` where signed-in, non-privileged `user` sees a current result the
+    public does not: a round they read as a peer, or one where their organizations have a current
+    result that is not public (unpublished, withdrawn, held). In every other round they see exactly
+    what the public sees, so what is built of its public results is theirs too."""
+    from .models import Result
+
+    pks = [round_.pk for round_ in rounds]
+    peer = set(peer_review_rounds(user).filter(pk__in=pks).values_list("pk", flat=True))
+    own_hidden = (
+        Result.objects.current().filter(submission__round__in=pks, submission__organization__members=user)
+        .exclude(submission_visibility(None, "submission__", "citable__status"))
+        .order_by().values_list("submission__round", flat=True).distinct()
+    )
+    return peer | set(own_hidden)
+
+
 def submission_visibility(user, prefix: str = "", result_status: str = "") -> Q | None:
     """A Q over Submission fields (reached through `prefix`), or None when the user sees everything.
     `result_status` names the citable result's status field (CitableId.status) to check too:

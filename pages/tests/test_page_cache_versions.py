@@ -6,6 +6,7 @@ round's page and the global pages are built into the cache before the next visit
 from __future__ import annotations
 
 import io
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -134,17 +135,72 @@ def test_an_edit_in_the_admin_moves_its_rounds_version_and_no_other_rounds(round
     assert after[0] != before[0] and after[1] == before[1] and after[2] != before[2]
 
 
-def test_a_signed_in_users_figures_are_built_afresh(client, rounds):
-    """A submitter sees their round in review: nothing of theirs is kept for the public, or read from it."""
+@pytest.fixture
+def builds(monkeypatch):
+    """The rounds each build of the home page's counts was asked for, as (user, [slugs])."""
+    built = []
+    counts = home._round_counts
+
+    def recorded(user, rounds_):
+        built.append((getattr(user, "username", None), sorted(r.slug for r in rounds_)))
+        return counts(user, rounds_)
+
+    monkeypatch.setattr(home, "_round_counts", recorded)
+    return built
+
+
+def home_counts(client) -> dict[str, int]:
+    response = client.get(f"/?page={uuid.uuid4().hex}")  # an address not yet cached: the page is built
+    return {r.slug: r.counts["results"] for suite in response.context["suites"] for r in suite["rounds"]}
+
+
+def test_a_submitters_round_in_review_is_built_for_them_and_the_others_read_from_the_publics(client, rounds, builds):
+    """Alpha's submitter sees their round in review, which the public does not: its figures are
+    theirs alone, built afresh each time; round B, where they see what the public sees, is the
+    public's figures."""
+    a, b = rounds["a"].slug, rounds["b"].slug
+    assert home_counts(client) == {b: 1}
+    assert builds == [(None, [b])]
+    builds.clear()
     theirs = Result.objects.visible_to(rounds["owner"]).current().filter(submission__round=rounds["a"]).count()
-    assert theirs > 0
     client.force_login(rounds["owner"])
     for attempt in range(2):
-        response = client.get("/")
-        counts = {r.slug: r.counts["results"] for suite in response.context["suites"] for r in suite["rounds"]}
-        assert counts[rounds["a"].slug] == theirs, attempt
+        assert home_counts(client) == {a: theirs, b: 1}, attempt
+        assert builds == [("owner", [a])], attempt
+        builds.clear()
     client.logout()
-    assert rounds["a"].slug not in {r.slug for suite in client.get("/").context["suites"] for r in suite["rounds"]}
+    assert home_counts(client) == {b: 1}
+
+
+def test_a_withdrawn_result_is_counted_for_its_organization_and_nobody_elses_figures(client, rounds, builds):
+    """In a published round, Alpha's withdrawn result is still Alpha's to see: the round is built for
+    Alpha's members; Beta's member sees what the public sees and reads the public's figures."""
+    publish_round(rounds["a"], actor=rounds["chair"])
+    withdrawn = services.withdraw_result(rounds["owner"], rounds["alpha_result"], "hardware recalled")
+    services.decide_withdrawal(rounds["chair"], withdrawn, True, "the organization asks")
+    a, b = rounds["a"].slug, rounds["b"].slug
+    assert home_counts(client) == {a: 1, b: 1}
+    builds.clear()
+    client.force_login(rounds["outsider"])
+    assert home_counts(client) == {a: 1, b: 1}
+    assert builds == []
+    client.force_login(rounds["owner"])
+    assert home_counts(client) == {a: 2, b: 1}
+    assert builds == [("owner", [a])]
+
+
+def test_reviewers_and_chairs_share_figures_of_every_result_and_never_the_publics(client, rounds, builds):
+    a, b = rounds["a"].slug, rounds["b"].slug
+    assert home_counts(client) == {b: 1}
+    client.force_login(rounds["reviewer"])
+    assert home_counts(client) == {a: 2, b: 1}
+    client.force_login(rounds["chair"])
+    assert home_counts(client) == {a: 2, b: 1}
+    assert builds == [(None, [b]), ("reviewer", [a, b])]
+    services.grant_waiver(rounds["reviewer"], rounds["beta_result"], "rcp_bypass", "known RCP gap")
+    builds.clear()
+    assert home_counts(client) == {a: 2, b: 1}
+    assert builds == [("chair", [a])]
 
 
 def publish(world):

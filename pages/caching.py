@@ -13,7 +13,9 @@ Two kinds of version, so that a change costs only the pages it touches:
   any change may touch.
 Under a round's version are also kept the rows its pages are built from (`round_rows`) and the
 figures that pages over every round read of it (`round_figures`): a page over every round then
-builds, after a change, only the changed round's figures.
+builds, after a change, only the changed round's figures. Those figures are kept for two views, the
+public's and everything (reviewers and chairs); a submitter reads the public's in every round where
+they see nothing more, so a signed-in home page builds only their own rounds' figures.
 A process reads a version at most every DATA_VERSION_SECONDS, and at once after its own writes
 (another process's write shows within that time). PAGE_CACHE_SECONDS bounds the age anyway, for
 edits no version reflects (e.g. a benchmark's target edited in the admin). After a change to a

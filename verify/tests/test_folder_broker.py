@@ -42,7 +42,6 @@ def test_a_reader_beside_a_writer_gets_every_message_whole(tmp_path):
     assert not list((tmp_path / "broker" / "messages").iterdir())  # nothing half-written left behind
 
 
-
 PROCESSES, EXCHANGES = 8, 30
 
 

@@ -254,7 +254,7 @@ def round_figures(user, name: str, rounds, build) -> dict[int, object]:
     not public) are built afresh for them."""
     if is_privileged(user):
         return _kept_round_figures("everything", user, name, rounds, build)
-    own = rounds_seen_beyond_public(user, rounds) if user is not None and user.is_authenticated else set()
+    own = rounds_seen_beyond_public(user, rounds)
     figures = build(user, [r for r in rounds if r.pk in own]) if own else {}
     figures.update(_kept_round_figures("public", None, name, [r for r in rounds if r.pk not in own], build))
     return figures

@@ -65,9 +65,12 @@ def rounds_seen_beyond_public(user, rounds) -> set[int]:
     """The pks of those of `rounds` where signed-in, non-privileged `user` sees a current result the
     public does not: a round they read as a peer, or one where their organizations have a current
     result that is not public (unpublished, withdrawn, held). In every other round they see exactly
-    what the public sees, so what is built of its public results is theirs too."""
+    what the public sees, so what is built of its public results is theirs too. Empty for
+    anonymous users."""
     from .models import Result
 
+    if user is None or not user.is_authenticated:
+        return set()
     pks = [round_.pk for round_ in rounds]
     peer = set(peer_review_rounds(user).filter(pk__in=pks).values_list("pk", flat=True))
     own_hidden = (

@@ -164,12 +164,6 @@ class ResultQuerySet(_SubmissionScoped):
     def for_round(self, round_):
         return self.filter(submission__round=round_)
 
-    def with_unwaived_errors(self):
-        """Each result's `unwaived_errors`: its error findings that no decision waived."""
-        from .models import Finding
-
-        return self.annotate(unwaived_errors=Finding.objects.unwaived_errors_of())
-
     def citable(self, result_id: str):
         """Every version of one citable id in this queryset, the current (then newest) one first."""
         return self.filter(result_id=result_id).order_by("-submission__is_current", "-submission__version")
@@ -221,6 +215,16 @@ class FindingQuerySet(models.QuerySet):
         """A subquery: the number of error findings nobody waived of the result `outer_result`
         names in the outer query (annotate a queryset of results with it)."""
         return self.unwaived_of("error", outer_result)
+
+    def unwaived_error_counts(self, key: str = "result") -> dict:
+        """{a result's `key` (its pk, or e.g. "result__result_id"): its error findings nobody
+        waived} over these findings, results with none left out. One grouped query (e.g. over a
+        round's findings), where annotating each of a large round's results with
+        unwaived_errors_of runs the subquery once per result."""
+        from django.db.models import Count
+
+        counted = self.filter(severity="error", result__isnull=False).not_waived().order_by().values(key)
+        return dict(counted.annotate(n=Count("pk")).values_list(key, "n"))
 
     def unwaived_of(self, severity: str, outer_result: str = "pk"):
         """unwaived_errors_of for findings of any severity."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from urllib.parse import unquote
 
 import pytest
 from django.db import connection
@@ -77,6 +78,24 @@ def test_every_page_of_a_large_training_round_stays_under_300_kb(client, trainin
     # The charts' figures are not in the page: each is fetched from its JSON download when drawn.
     assert 'type="application/json"' not in benchmark
     assert 'data-figure-src="/rounds/training-v0.7/resnet/charts/time-to-train.figure.json"' in benchmark
+
+
+def test_the_round_table_page_by_page_is_its_download_row_by_row(client, training):
+    """A page places every system from a narrow read of the round's results and reads in full only
+    the hundred it shows; the download reads every row in full. Page after page, the systems and
+    the results they link are the CSV's, in its order."""
+    query = "?division=closed&sort=-resnet"
+    download = list(csv.DictReader(io.StringIO(html(client, TRAINING + "table.csv" + query))))
+    benchmarks = sorted(column.removesuffix("_result_id") for column in download[0] if column.endswith("_result_id"))
+    systems, results = [], []
+    for number in range(1, -(-len(download) // PAGE_SIZE) + 1):
+        table = re.search(r'<table class="results" id="results-table">.*?</table>',
+                          html(client, f"{TRAINING}{query}&page={number}"), re.S).group(0)
+        systems += [unquote(address.rstrip("/").rsplit("/", 1)[1]) for address in round_rows(table)]
+        results += [unquote(quoted) for quoted in re.findall(r'<a href="/results/([^"]+)/" title=', table)]
+    assert len(download) > 2 * PAGE_SIZE
+    assert systems == [row["system_id"] for row in download]
+    assert results == [row[f"{name}_result_id"] for row in download for name in benchmarks if row[f"{name}_result_id"]]
 
 
 def test_a_round_table_page_is_a_link_that_keeps_the_filters_and_order(client, training):

@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from django.db.models import QuerySet
+
 from pages.normalised import DECIDED
 from pages.suites.time_to_train.filters import ResultFilters, filter_options
 from pages.system_groups import CATEGORY_LABELS, CATEGORY_ORDER, DIVISION_ORDER, category_of
 from results.constants import FactorSource
-from results.models import Finding, Result, Round
+from results.models import Finding, Result, Round, System
 
 SYSTEM_COLUMNS = [
     ("division", "Division"),
@@ -58,6 +60,21 @@ class RoundFilters(ResultFilters):
         return super().active or bool(self.benchmarks)
 
 
+# What places a system's row in the table: its group and the values it sorts by (a query of the
+# round's systems), and its results' benchmarks, scores and energies (a narrow query of them).
+PLACING_SYSTEM_VALUES = (
+    "pk", "division", "availability", "deployment", "submitter", "submission__organization__name", "name",
+    "number_of_nodes", "accelerators_count", "accelerator_model_name", "framework",
+)
+# The rest of a row, read for the rows shown (a page) or downloaded (all of them).
+FILLING_VALUES = (
+    "id", "system_id", "result_id", "score_minutes", "computed_score_minutes", "factor_source", "scaling_factor",
+    "score_note", "energy_joules", "benchmark__name", "citable__entry", "citable__local",
+    "submission__organization__slug", "system__system_id", "system__host_processor_model_name",
+    "system__host_processors_count", "system__notes",
+)
+
+
 @dataclass
 class RoundTable:
     benchmarks: list[str]
@@ -70,6 +87,10 @@ class RoundTable:
     # The benchmarks with an energy to train among the rows (training v4.0+ power results): each
     # gets an energy column beside its time, on the page and in the exports; the others none.
     energy_benchmarks: list[str] = field(default_factory=list)
+    # The results the rows are of (filtered), and which factors their scores take: what fill() reads.
+    round_: Round | None = None
+    results: QuerySet | None = None
+    factors: str = DECIDED
 
     @property
     def columns(self) -> list[str]:
@@ -98,88 +119,109 @@ class RoundTable:
         return groups
 
     def export_rows(self) -> list[dict]:
-        return [{key: row[key] for key in self.columns} for row in self.rows]
+        columns = self.columns
+        return [{key: row[key] for key in columns} for row in self.rows]
+
+    def fill(self, rows: list[dict]) -> None:
+        """Complete `rows` (placed rows of this table, e.g. a page of them) in place: the system's
+        other fields, and per benchmark its result (id, score, note, factor, errors)."""
+        if not rows:
+            return
+        by_system = {row["pk"]: row for row in rows}
+        results = self.results if len(rows) == len(self.rows) else self.results.filter(system_id__in=by_system)
+        # Error findings of each result: a published result with errors carries a visible marker.
+        error_counts = Finding.objects.filter(submission__round=self.round_).unwaived_error_counts()
+        decided_scores = self.factors == DECIDED
+        for result in results.values(*FILLING_VALUES):
+            row = by_system[result["system_id"]]
+            if "system_id" not in row:
+                row.update({
+                    "organization": result["submission__organization__slug"],
+                    "system_id": result["system__system_id"],
+                    "host_processor_model_name": result["system__host_processor_model_name"],
+                    "host_processors_count": result["system__host_processors_count"],
+                    "notes": result["system__notes"],
+                    "entry": result["citable__entry"],
+                    "entry_local": result["citable__local"],
+                })
+            decided = decided_scores and result["factor_source"] == FactorSource.DECISION
+            minutes = result["score_minutes"] if decided_scores else result["computed_score_minutes"]
+            row["cells"][result["benchmark__name"]] = {
+                "minutes": minutes,
+                "display": "" if minutes is None else f"{minutes:.2f}",
+                "result_id": result["result_id"],
+                "note": result["score_note"],
+                "factor_source": FactorSource.DECISION if decided else FactorSource.COMPUTED,
+                "decided_factor": result["scaling_factor"] if decided else None,
+                "errors": error_counts.get(result["id"], 0),
+                "energy": result["energy_joules"],
+            }
+        for row in rows:
+            for name in self.benchmarks:
+                cell = row["cells"].get(name) or {"minutes": None, "result_id": "", "note": "", "factor_source": "",
+                                                  "energy": None}
+                row[f"{name}_energy_joules"] = cell["energy"]
+                row[f"{name}_result_id"] = cell["result_id"]
+                row[f"{name}_factor_source"] = cell["factor_source"]
 
 
-def round_table(round_: Round, user, query, factors: str = DECIDED) -> RoundTable:
-    """The round's results table for `user`: three queries (benchmarks, options, results).
-    `factors`: DECIDED scores (what the pages show) or COMPUTED ones (every factor from the logs)."""
-    all_benchmarks = list(round_.benchmarks.order_by("name").values_list("name", flat=True))
+def round_table(round_: Round, user, query, factors: str = DECIDED, placed_only: bool = False) -> RoundTable:
+    """The round's results table for `user`: a row per system, every row in full (the downloads).
+    `factors`: DECIDED scores (what the pages show) or COMPUTED ones (every factor from the logs).
+    `placed_only`: each row with only what places it (its group, order and benchmarks), for a page
+    of them to be filled (RoundTable.fill): a large round's page reads 100 rows in full, not 2,000."""
+    benchmark_names = dict(round_.benchmarks.values_list("pk", "name"))
+    all_benchmarks = sorted(benchmark_names.values())
     filters = RoundFilters.from_query(query, all_benchmarks)
     benchmarks = filters.benchmarks or all_benchmarks
-    visible = Result.objects.visible_to(user).current().for_round(round_)
-    system_fields = (
-        "system_id", "name", "submitter", "division", "availability", "deployment", "number_of_nodes",
-        "host_processor_model_name", "host_processors_count", "accelerator_model_name",
-        "accelerators_count", "framework", "notes",
-    )
-    # Plain values, not model instances: a 500-system round is ~2,000 results, and building five
-    # model objects per result cost more than the query.
-    # Error findings of each result: a published result with errors carries a visible marker.
-    with_errors = filters.apply(visible).annotate(error_count=Finding.objects.unwaived_errors_of())
-    results = with_errors.values(
-        "system_id", "result_id", "division", "score_minutes", "computed_score_minutes", "factor_source",
-        "scaling_factor", "score_note", "energy_joules", "benchmark__name", "error_count", "citable__entry",
-        "citable__local",
-        "submission__organization__name", "submission__organization__slug",
-        *[f"system__{name}" for name in system_fields],
-    )
+    results = filters.apply(Result.objects.visible_to(user).current().for_round(round_))
+    minutes = "score_minutes" if factors == DECIDED else "computed_score_minutes"
+    # Plain tuples, not model instances or dicts: a large round has 12,000 results (2,000 systems).
     rows: dict[int, dict] = {}
-    for result in results:
-        row = rows.get(result["system_id"])
+    entered: set[str] = set()  # the benchmarks with a result among the rows
+    with_energy: set[str] = set()
+    for system, benchmark, division, score, energy in results.values_list(
+            "system_id", "benchmark_id", "division", minutes, "energy_joules"):
+        row = rows.get(system)
         if row is None:
-            division = result["division"] or result["system__division"]
-            category = category_of(result["system__availability"], result["system__deployment"])
-            row = rows[result["system_id"]] = {
-                "division": division,
-                "category": category,
-                "category_label": CATEGORY_LABELS[category],
-                "submitter": result["system__submitter"] or result["submission__organization__name"],
-                "organization": result["submission__organization__slug"],
-                "system": result["system__name"],
-                "system_id": result["system__system_id"],
-                "number_of_nodes": result["system__number_of_nodes"],
-                "host_processor_model_name": result["system__host_processor_model_name"],
-                "host_processors_count": result["system__host_processors_count"],
-                "accelerator_model_name": result["system__accelerator_model_name"],
-                "accelerators_count": result["system__accelerators_count"],
-                "framework": result["system__framework"],
-                "notes": result["system__notes"],
-                "entry": result["citable__entry"],
-                "entry_local": result["citable__local"],
-                "cells": {},
-            }
-        decided = factors == DECIDED and result["factor_source"] == FactorSource.DECISION
-        minutes = result["score_minutes"] if factors == DECIDED else result["computed_score_minutes"]
-        row["cells"][result["benchmark__name"]] = {
-            "minutes": minutes,
-            "display": "" if minutes is None else f"{minutes:.2f}",
-            "result_id": result["result_id"],
-            "note": result["score_note"],
-            "factor_source": FactorSource.DECISION if decided else FactorSource.COMPUTED,
-            "decided_factor": result["scaling_factor"] if decided else None,
-            "errors": result["error_count"],
-            "energy": result["energy_joules"],
-        }
+            row = rows[system] = {"pk": system, "division": division, "cells": {}}
+        name = benchmark_names[benchmark]
+        row["cells"][name] = {"minutes": score, "energy": energy}
+        entered.add(name)
+        if energy is not None:
+            with_energy.add(name)
+    systems = System.objects.filter(submission__round=round_).order_by().values_list(*PLACING_SYSTEM_VALUES)
+    for (pk, division, availability, deployment, submitter, organization, name, nodes, accelerators, accelerator,
+         framework) in systems:
+        row = rows.get(pk)
+        if row is None:
+            continue  # no visible result in the table
+        category = category_of(availability, deployment)
+        row.update({
+            "division": row["division"] or division,
+            "category": category,
+            "category_label": CATEGORY_LABELS[category],
+            "submitter": submitter or organization,
+            "system": name,
+            "number_of_nodes": nodes,
+            "accelerator_model_name": accelerator,
+            "accelerators_count": accelerators,
+            "framework": framework,
+        })
     table_rows = list(rows.values())
-    shown_benchmarks = [name for name in benchmarks if any(name in row["cells"] for row in table_rows)]
-    energy_benchmarks = [name for name in benchmarks
-                         if any(row["cells"].get(name, {}).get("energy") is not None for row in table_rows)]
     for row in table_rows:
         for name in benchmarks:
-            cell = row["cells"].get(name) or {"minutes": None, "result_id": "", "note": "", "factor_source": "",
-                                              "energy": None}
-            row[name] = cell["minutes"]
-            row[f"{name}_energy_joules"] = cell["energy"]
-            row[f"{name}_result_id"] = cell["result_id"]
-            row[f"{name}_factor_source"] = cell["factor_source"]
-        # One entry per benchmark column of the page ({} where the system has no result), each
-        # saying whether an energy column follows it.
-        row["cell_list"] = [{**row["cells"].get(name, {}), "energy_column": name in energy_benchmarks}
-                            for name in shown_benchmarks]
+            row[name] = row["cells"].get(name, {}).get("minutes")
     _sort_rows(table_rows, filters.sort)
-    return RoundTable(benchmarks=benchmarks, rows=table_rows, filters=filters, options=filter_options(round_, user),
-                      shown_benchmarks=shown_benchmarks, energy_benchmarks=energy_benchmarks)
+    table = RoundTable(
+        benchmarks=benchmarks, rows=table_rows, filters=filters, options=filter_options(round_, user),
+        shown_benchmarks=[name for name in benchmarks if name in entered],
+        energy_benchmarks=[name for name in benchmarks if name in with_energy],
+        round_=round_, results=results, factors=factors,
+    )
+    if not placed_only:
+        table.fill(table_rows)
+    return table
 
 
 def _sort_rows(rows: list[dict], sort: str) -> None:

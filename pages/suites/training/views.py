@@ -28,7 +28,7 @@ from pages.system_groups import (
 )
 from pages.templatetags.numbers import format_quantity
 from results.constants import FactorSource, RcpStatus, Suite
-from results.models import Benchmark, Result, Round, System
+from results.models import Benchmark, Finding, Result, Round, System
 
 from .round_table import round_table
 
@@ -109,16 +109,21 @@ SNAPSHOT_TABLES = snapshot.SNAPSHOT_TABLES
 
 
 def round_page(request, round_: Round):
-    table = round_table(round_, request.user, request.GET)
+    table = round_table(round_, request.user, request.GET, placed_only=True)
     try:
         page = page_of(table.rows, request.GET, anchor="round-filters")
     except BadPage as error:
         return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    table.fill(page.rows)
     # Built with string formatting rather than {% url %} per cell: 100 rows x 10 cells add up.
     result_url = reverse("pages:result", args=["RID"])
     system_url = reverse("pages:system", args=["ORG", "SID"])
     for row in page.rows:
         row["url"] = system_url.replace("ORG", quote(row["organization"])).replace("SID", quote(row["system_id"]))
+        # One entry per benchmark column of the page ({} where the system has no result), each
+        # saying whether an energy column follows it.
+        row["cell_list"] = [{**row["cells"].get(name, {}), "energy_column": name in table.energy_benchmarks}
+                            for name in table.shown_benchmarks]
         for cell in row["cell_list"]:
             if cell.get("result_id"):
                 cell["url"] = result_url.replace("RID", quote(cell["result_id"]))
@@ -215,9 +220,10 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
                        p["normalised"] is None, p["normalised"] or 0),
     )
     # A ranked result with checker errors nobody waived carries a marker (one query for all).
-    error_counts = dict(
-        results.with_unwaived_errors().filter(unwaived_errors__gt=0).values_list("result_id", "unwaived_errors")
-    )
+    # (A current result's id is its own: the findings of current versions keyed by it.)
+    error_counts = Finding.objects.filter(
+        submission__round=round_, submission__is_current=True, result__benchmark=benchmark
+    ).unwaived_error_counts("result__result_id")
     ranks: dict[tuple[str, str], int] = {}
     for point in ranked:
         point["errors"] = error_counts.get(point["result_id"], 0)

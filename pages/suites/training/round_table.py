@@ -3,11 +3,14 @@ sorting; plain data, so that the page, its CSV and JSON downloads and the summar
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from django.db.models import QuerySet
 
+from pages.caching import round_rows
 from pages.normalised import DECIDED
 from pages.suites.time_to_train.filters import ResultFilters, filter_options
 from pages.system_groups import CATEGORY_LABELS, CATEGORY_ORDER, DIVISION_ORDER, category_of
@@ -175,6 +178,32 @@ def round_table(round_: Round, user, query, factors: str = DECIDED, placed_only:
     filters = RoundFilters.from_query(query, all_benchmarks)
     benchmarks = filters.benchmarks or all_benchmarks
     results = filters.apply(Result.objects.visible_to(user).current().for_round(round_))
+
+    def place() -> dict:
+        return _placed(round_, results, benchmark_names, benchmarks, factors, filters.sort)
+
+    if user is None or not user.is_authenticated:
+        # The public's rows placed are kept under the round's version, the filters, the order and
+        # the factors: another page of the same view, or its download, starts from them.
+        view = json.dumps([asdict(filters), factors], sort_keys=True)
+        placed = round_rows(round_.slug, "training-placed:" + hashlib.sha1(view.encode()).hexdigest(), place)
+    else:
+        placed = place()
+    table = RoundTable(
+        benchmarks=benchmarks, rows=placed["rows"], filters=filters, options=filter_options(round_, user),
+        shown_benchmarks=placed["shown_benchmarks"], energy_benchmarks=placed["energy_benchmarks"],
+        round_=round_, results=results, factors=factors,
+    )
+    if not placed_only:
+        table.fill(table.rows)
+    return table
+
+
+def _placed(round_: Round, results, benchmark_names: dict[int, str], benchmarks: list[str], factors: str,
+            sort: str) -> dict:
+    """Every row of the table placed (PLACING_SYSTEM_VALUES, and a cell per result with its score
+    and energy) and sorted; the benchmarks with a result (`shown_benchmarks`) and with an energy
+    (`energy_benchmarks`) among them. Plain data (JSON): it may be kept in the cache."""
     minutes = "score_minutes" if factors == DECIDED else "computed_score_minutes"
     # Plain tuples, not model instances or dicts: a large round has 12,000 results (2,000 systems).
     rows: dict[int, dict] = {}
@@ -191,8 +220,8 @@ def round_table(round_: Round, user, query, factors: str = DECIDED, placed_only:
         if energy is not None:
             with_energy.add(name)
     systems = System.objects.filter(submission__round=round_).order_by().values_list(*PLACING_SYSTEM_VALUES)
-    for (pk, division, availability, deployment, submitter, organization, name, nodes, accelerators, accelerator,
-         framework) in systems:
+    for (pk, division, availability, deployment, submitter, organization, system_name, nodes, accelerators,
+         accelerator, framework) in systems:
         row = rows.get(pk)
         if row is None:
             continue  # no visible result in the table
@@ -202,26 +231,21 @@ def round_table(round_: Round, user, query, factors: str = DECIDED, placed_only:
             "category": category,
             "category_label": CATEGORY_LABELS[category],
             "submitter": submitter or organization,
-            "system": name,
+            "system": system_name,
             "number_of_nodes": nodes,
             "accelerator_model_name": accelerator,
             "accelerators_count": accelerators,
             "framework": framework,
+            # A benchmark's score, to sort by.
+            **{name: row["cells"].get(name, {}).get("minutes") for name in benchmarks},
         })
-    table_rows = list(rows.values())
-    for row in table_rows:
-        for name in benchmarks:
-            row[name] = row["cells"].get(name, {}).get("minutes")
-    _sort_rows(table_rows, filters.sort)
-    table = RoundTable(
-        benchmarks=benchmarks, rows=table_rows, filters=filters, options=filter_options(round_, user),
-        shown_benchmarks=[name for name in benchmarks if name in entered],
-        energy_benchmarks=[name for name in benchmarks if name in with_energy],
-        round_=round_, results=results, factors=factors,
-    )
-    if not placed_only:
-        table.fill(table_rows)
-    return table
+    placed = list(rows.values())
+    _sort_rows(placed, sort)
+    return {
+        "rows": placed,
+        "shown_benchmarks": [name for name in benchmarks if name in entered],
+        "energy_benchmarks": [name for name in benchmarks if name in with_energy],
+    }
 
 
 def _sort_rows(rows: list[dict], sort: str) -> None:

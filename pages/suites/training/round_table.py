@@ -131,6 +131,8 @@ class RoundTable:
         if not rows:
             return
         by_system = {row["pk"]: row for row in rows}
+        for row in rows:
+            row["cells"] = {}
         results = self.results if len(rows) == len(self.rows) else self.results.filter(system_id__in=by_system)
         # Error findings of each result: a published result with errors carries a visible marker.
         error_counts = Finding.objects.filter(submission__round=self.round_).unwaived_error_counts()
@@ -163,6 +165,7 @@ class RoundTable:
             for name in self.benchmarks:
                 cell = row["cells"].get(name) or {"minutes": None, "result_id": "", "note": "", "factor_source": "",
                                                   "energy": None}
+                row[name] = cell["minutes"]
                 row[f"{name}_energy_joules"] = cell["energy"]
                 row[f"{name}_result_id"] = cell["result_id"]
                 row[f"{name}_factor_source"] = cell["factor_source"]
@@ -201,9 +204,10 @@ def round_table(round_: Round, user, query, factors: str = DECIDED, placed_only:
 
 def _placed(round_: Round, results, benchmark_names: dict[int, str], benchmarks: list[str], factors: str,
             sort: str) -> dict:
-    """Every row of the table placed (PLACING_SYSTEM_VALUES, and a cell per result with its score
-    and energy) and sorted; the benchmarks with a result (`shown_benchmarks`) and with an energy
-    (`energy_benchmarks`) among them. Plain data (JSON): it may be kept in the cache."""
+    """Every row of the table placed (PLACING_SYSTEM_VALUES) and sorted (by a system's value, or its
+    score in a benchmark); the benchmarks with a result (`shown_benchmarks`) and with an energy
+    (`energy_benchmarks`) among them. Plain data (JSON), as small as it can be: it may be kept in
+    the cache, and each page of a view reads it."""
     minutes = "score_minutes" if factors == DECIDED else "computed_score_minutes"
     # Plain tuples, not model instances or dicts: a large round has 12,000 results (2,000 systems).
     rows: dict[int, dict] = {}
@@ -213,9 +217,9 @@ def _placed(round_: Round, results, benchmark_names: dict[int, str], benchmarks:
             "system_id", "benchmark_id", "division", minutes, "energy_joules"):
         row = rows.get(system)
         if row is None:
-            row = rows[system] = {"pk": system, "division": division, "cells": {}}
+            row = rows[system] = {"pk": system, "division": division}
         name = benchmark_names[benchmark]
-        row["cells"][name] = {"minutes": score, "energy": energy}
+        row[name] = score  # to sort by
         entered.add(name)
         if energy is not None:
             with_energy.add(name)
@@ -236,11 +240,12 @@ def _placed(round_: Round, results, benchmark_names: dict[int, str], benchmarks:
             "accelerator_model_name": accelerator,
             "accelerators_count": accelerators,
             "framework": framework,
-            # A benchmark's score, to sort by.
-            **{name: row["cells"].get(name, {}).get("minutes") for name in benchmarks},
         })
     placed = list(rows.values())
     _sort_rows(placed, sort)
+    for row in placed:  # sorted: the scores are filled again with the rest of a row (RoundTable.fill)
+        for name in entered:
+            row.pop(name, None)
     return {
         "rows": placed,
         "shown_benchmarks": [name for name in benchmarks if name in entered],

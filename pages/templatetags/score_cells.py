@@ -8,6 +8,7 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
 from pages.templatetags.numbers import megajoules
+from results.constants import FactorSource
 
 register = template.Library()
 
@@ -27,7 +28,7 @@ def score_cells(cell: dict) -> str:
         note = f": {_text(cell['note'])}" if cell.get("note") else ""
         score = _text(cell["display"]) if cell.get("minutes") is not None else '<span class="na">n/a</span>'
         html = f'<a href="{_text(cell["url"])}" title="{_text(cell["result_id"])}{note}">{score}</a>'
-        if cell.get("factor_source") == "decision":
+        if cell.get("factor_source") == FactorSource.DECISION:
             html += ('<sup class="decided-mark" title="score rests on a decided scaling factor, '
                      f'{_text(cell["decided_factor"])}">†</sup>')
         if cell.get("errors"):

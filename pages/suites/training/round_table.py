@@ -90,7 +90,8 @@ class RoundTable:
     # The benchmarks with an energy to train among the rows (training v4.0+ power results): each
     # gets an energy column beside its time, on the page and in the exports; the others none.
     energy_benchmarks: list[str] = field(default_factory=list)
-    # The results the rows are of (filtered), and which factors their scores take: what fill() reads.
+    # What fill() reads: the round, the results the rows are of (filtered), and which factors their
+    # scores take.
     round_: Round | None = None
     results: QuerySet | None = None
     factors: str = DECIDED

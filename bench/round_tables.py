@@ -1,14 +1,14 @@
 #!/usr/bin/env python
-"""Whole-round tables, timed in-process against the configured database: what a round's snapshot
-and its largest downloads are built from (a training or HPC round's runs table, an inference
-round's summary_results, a round's official-style summary), with an MD5 of each as CSV so two
-versions of the code can be shown to give the same table.
+"""A round's snapshot tables (each suite's `snapshot_tables`: a training round's official-style
+summary and runs, an inference round's summary_results, ...), built in-process against the
+configured database and timed, with an MD5 of each as CSV so two versions of the code can be shown
+to give the same tables.
 
     DATABASE_URL=postgres://.../mlperf_scale .venv/bin/python bench/round_tables.py \
         [--code DIR] training-v0.7 inference-v4.1 ...
 
 --code DIR runs the code of another checkout (e.g. `git worktree add --detach DIR <commit>`, the
-code before a change) with this script. Prints, per round and table, its rows, seconds and MD5.
+code before a change) with this script. Prints, per round, the seconds its tables took, and each table's rows and MD5.
 """
 
 from __future__ import annotations
@@ -37,23 +37,13 @@ from pages import suites  # noqa: E402
 from pages.csv_rows import rows_to_csv  # noqa: E402
 from results.models import Round  # noqa: E402
 
-
-def tables_of(round_: Round) -> dict:
-    """The round's suite's own snapshot tables, each (columns, rows), built when called."""
-    suite = suites.of_round(round_)
-    if round_.suite == "inference":
-        return {"summary_results": lambda: suite.summary_results(None, round_)}
-    from pages.suites.time_to_train.snapshot import runs_table
-
-    return {"summary": lambda: suite.summary_rows(round_, user=None), "runs": lambda: runs_table(round_)}
-
-
 for slug in args.rounds:
     suite_name, version = slug.split("-v")
     round_ = Round.objects.get(suite=suite_name, version=version)
-    for name, build in tables_of(round_).items():
-        started = time.perf_counter()
-        columns, rows = build()
-        seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    tables = suites.of_round(round_).snapshot_tables(round_)  # the suite interface: pages/suites/__init__.py
+    seconds = time.perf_counter() - started
+    print(f"{slug}: its snapshot tables in {seconds:.2f} s")
+    for name, (columns, rows) in tables.items():
         digest = hashlib.md5(rows_to_csv(columns, rows).encode()).hexdigest()
-        print(f"{slug} {name}: {len(rows):,} rows in {seconds:.2f} s, CSV md5 {digest}")
+        print(f"  {name}: {len(rows):,} rows, CSV md5 {digest}")

@@ -226,13 +226,26 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 CACHE_KEY_PREFIX = "cache"
 if os.environ.get("TEST_DB_SUFFIX"):
     CACHE_KEY_PREFIX = f"cache:test-{os.environ['TEST_DB_SUFFIX']}-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
-if REDIS_URL:
-    # Signed JSON, not pickle (config/cache.py).
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
-                          "KEY_PREFIX": CACHE_KEY_PREFIX,
-                          "OPTIONS": {"serializer": "config.cache.SignedJsonSerializer"}}}
-else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Two caches. "default" holds what must not be lost to make room: the upload rate limits (login
+# lockouts are in the database, django-axes).
+# "pages" holds what pages.caching keeps (whole public pages, rows and figures of rounds), which the
+# database rebuilds on any miss and which any visitor can grow by asking for new addresses: in
+# production it is a Redis of its own with a memory bound and least-recently-used eviction
+# (PAGE_CACHE_URL, docker-compose.yml's `cache`), so it never evicts a rate limit nor fills the
+# broker's memory. Without PAGE_CACHE_URL it shares REDIS_URL's server.
+PAGE_CACHE_URL = os.environ.get("PAGE_CACHE_URL", "") or REDIS_URL
+
+
+def cache_at(url: str, name: str) -> dict:
+    """Redis at `url`, values signed JSON rather than pickles (config/cache.py); with no URL this
+    process's memory (make run: one web process)."""
+    if not url:
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": name}
+    return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
+            "KEY_PREFIX": CACHE_KEY_PREFIX, "OPTIONS": {"serializer": "config.cache.SignedJsonSerializer"}}
+
+
+CACHES = {"default": cache_at(REDIS_URL, "default"), "pages": cache_at(PAGE_CACHE_URL, "pages")}
 
 # Review notifications: printed on the console unless EMAIL_HOST names an SMTP server.
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "results@mlcommons.invalid")

@@ -45,11 +45,12 @@ import time
 from collections import OrderedDict
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import DatabaseError, connection
 from django.db.models.signals import post_delete, post_save
 from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
+from django.utils.connection import ConnectionProxy
 from redis.exceptions import RedisError
 
 from audit.models import AuditEvent
@@ -59,6 +60,10 @@ from results.querysets import RoundSlugError, parse_round_slug, rounds_seen_beyo
 from results.signals import data_changed
 
 log = logging.getLogger(__name__)
+
+# Everything kept here is rebuilt from the database on a miss: settings.CACHES["pages"], which
+# production bounds in memory and evicts from (docker-compose.yml), apart from rate limits.
+cache = ConnectionProxy(caches, "pages")
 
 PAGE_CACHE_SECONDS = 60
 # The version query counts 20,000 results in ~5-15 ms: at hundreds of hits a second it would

@@ -16,12 +16,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def redis_down(settings):
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",
-        }
-    }  # Django's setting_changed handler rebuilds the cache objects (and again on restore)
+    down = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": f"redis://127.0.0.1:{free_port()}/0"}
+    # Django's setting_changed handler rebuilds the cache objects (and again on restore).
+    settings.CACHES = {"default": down, "pages": down}
 
 
 def test_an_upload_with_redis_down_answers_503_with_retry_after_not_500(personas, open_round, tmp_path, redis_down):

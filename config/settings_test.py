@@ -4,7 +4,9 @@ The database, broker and cache stay real (PostgreSQL, Redis) when the environmen
 `make test` starts throwaway servers and sets DATABASE_URL, CELERY_BROKER_URL and REDIS_URL.
 """
 
+import atexit
 import os
+import shutil
 import tempfile
 
 # Development defaults (DEBUG, the development key); the processes the tests start inherit it.
@@ -22,4 +24,16 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="mlperf-test-media-"))  # noqa: F405
 STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}  # noqa: F405
 STATIC_ROOT = Path(tempfile.mkdtemp(prefix="mlperf-test-static-"))  # noqa: F405  (WhiteNoise wants it to exist)
+
+
+def _remove_own_folders(owner: int = os.getpid(), folders=(MEDIA_ROOT, STATIC_ROOT)) -> None:
+    # Each process on these settings makes its own folders (a run's uploads and log copies: about
+    # 85 MB a worker), and removes them as it ends; not a process forked from it (a server's
+    # worker), which shares them.
+    if os.getpid() == owner:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+atexit.register(_remove_own_folders)
 WHITENOISE_USE_FINDERS = True

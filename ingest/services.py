@@ -16,6 +16,7 @@ consistent result whatever the deliveries.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import shutil
 import tempfile
@@ -305,6 +306,7 @@ def run_ingest(job_id: int, *, token: str) -> IngestOutcome:
     (kind submitter). Database connection errors propagate so the task retries with the same token;
     any other error fails the job (kind system) without blaming the submitter.
     """
+    previous_token = IngestJob.objects.filter(pk=job_id).values_list("claim_token", flat=True).first()
     if not claim_job(job_id, token):
         job = IngestJob.objects.filter(pk=job_id).first()
         if job is None or job.is_final:
@@ -319,7 +321,11 @@ def run_ingest(job_id: int, *, token: str) -> IngestOutcome:
         fail_job(job_id, token, ErrorKind.SYSTEM, f"gave up after {settings.INGEST_MAX_ATTEMPTS} attempts")
         return IngestOutcome("failed")
 
-    workdir = Path(tempfile.mkdtemp(prefix=f"ingest-job-{job_id}-", dir=settings.INGEST_WORK_DIR or None))
+    if previous_token and previous_token != token:
+        # An attempt that died on this machine (a worker killed mid-job) left its unpacked package.
+        for abandoned in _work_dirs(job_id, previous_token):
+            shutil.rmtree(abandoned, ignore_errors=True)
+    workdir = Path(tempfile.mkdtemp(prefix=_work_dir_prefix(job_id, token), dir=settings.INGEST_WORK_DIR or None))
     try:
         with Heartbeat(job_id, token):
             checked, root = _unpack_and_check(job_id, token, workdir)
@@ -332,6 +338,18 @@ def run_ingest(job_id: int, *, token: str) -> IngestOutcome:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return IngestOutcome("done")
+
+
+def _work_dir_prefix(job_id: int, token: str) -> str:
+    # The attempt's token names its directory (hashed: it comes from a task message), so a later
+    # attempt finds exactly its own job's leftovers, never those of another database's job of the
+    # same number on a shared temporary folder.
+    return f"ingest-job-{job_id}-{hashlib.sha256(token.encode()).hexdigest()[:16]}-"
+
+
+def _work_dirs(job_id: int, token: str) -> list[Path]:
+    """The work directories attempt `token` of the job made on this machine."""
+    return list(Path(settings.INGEST_WORK_DIR or tempfile.gettempdir()).glob(_work_dir_prefix(job_id, token) + "*"))
 
 
 def _unpack_and_check(job_id: int, token: str, workdir: Path):

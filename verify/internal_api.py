@@ -14,6 +14,7 @@ run (one re-run's evidence: the server judges it) · outcome (the job ended: the
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from functools import wraps
 from pathlib import Path
@@ -88,12 +89,12 @@ def code(request, job):
     folder = Path(tempfile.mkdtemp(prefix=f"verify-send-{job.pk}-"))
     try:
         archive = services.implementation_archive(job, folder / "implementation.tar.gz")
+        # Open, then gone from the folder: the handle keeps the bytes until the response is sent.
+        handle = archive.open("rb")
     except services.JobClosed as exc:
         return _bad(str(exc), status=410)
-    # Unlinked right away: the open handle keeps the bytes until the response is sent.
-    handle = archive.open("rb")
-    archive.unlink()
-    folder.rmdir()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     return FileResponse(handle, content_type="application/gzip", filename="implementation.tar.gz")
 
 

@@ -6,6 +6,7 @@ transaction=True: the job's heartbeat thread and the claim need committed rows, 
 
 from __future__ import annotations
 
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -81,6 +82,23 @@ def test_it_leaves_a_job_to_its_live_owner_and_takes_over_a_dead_one(personas, o
     # The presumed-dead owner wakes up: it must not write anything.
     with pytest.raises(services.LostClaim):
         services._advance(job.pk, "alive", stage="late")
+
+
+def test_taking_over_a_dead_attempt_removes_what_it_unpacked_on_this_machine(personas, open_round, tmp_path, settings):
+    settings.INGEST_WORK_DIR = str(tmp_path / "work")
+    Path(settings.INGEST_WORK_DIR).mkdir()
+    job = upload(personas, sample_tarball(tmp_path)).job
+    assert services.claim_job(job.pk, "killed")
+    # What the killed attempt had unpacked, as it names its directory; beside it the directory of
+    # a job of the same number of another database sharing the folder (another attempt's token).
+    left = Path(tempfile.mkdtemp(prefix=services._work_dir_prefix(job.pk, "killed"), dir=settings.INGEST_WORK_DIR))
+    (left / "package").mkdir()
+    (left / "package" / "result_0.txt").write_text(":::MLLOG {}\n")
+    other = Path(tempfile.mkdtemp(prefix=services._work_dir_prefix(job.pk, "elsewhere"), dir=settings.INGEST_WORK_DIR))
+    IngestJob.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    assert services.run_ingest(job.pk, token="rescuer").status == "done"
+    assert not left.exists() and other.exists()
+    assert [p.name for p in Path(settings.INGEST_WORK_DIR).iterdir()] == [other.name]  # the rescuer's own is gone too
 
 
 def test_it_lets_a_retry_of_the_same_attempt_take_its_job_back(personas, open_round, tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import tarfile
+import tempfile
 import time
 from datetime import timedelta
 
@@ -277,8 +278,12 @@ def test_a_package_without_the_run_script_fails_the_job(personas, tmp_path, monk
     result = verifiable_result(personas, tmp_path)
     with django_capture_on_commit_callbacks(execute=True):
         job = services.request_verification(actor=personas["reviewer"], result=result, runs=1)
+    scratch = tmp_path / "scratch"  # the temporary folder, of this test alone
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     response = call("GET", job.pk, "code", tokens.job_token(services.worker_key(), job.pk, nonces[job.pk]))
     assert response.status_code == 410
+    assert not list(scratch.iterdir())  # before, the refusal left its empty folder behind
     job.refresh_from_db()
     assert job.outcome == Outcome.FAILED
     assert "benchmarks/tiny_mlp/implementations/<impl>/run_and_time_gpu.sh" in job.message

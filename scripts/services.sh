@@ -18,6 +18,8 @@ install_packages() {
     [ -n "$PG_BIN" ] || missing+=(postgresql)
     command -v redis-server >/dev/null || missing+=(redis-server)
     command -v bwrap >/dev/null || missing+=(bubblewrap)  # the verification sandbox and its tests
+    # deploy/nginx.conf in front of a live server (tests/test_proxy.py); started by the tests only.
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
     if [ "${WITH_BROWSER:-1}" = 1 ]; then
         command -v chromium >/dev/null || missing+=(chromium)
         command -v chromedriver >/dev/null || missing+=(chromium-driver)
@@ -26,7 +28,8 @@ install_packages() {
         echo "Installing Debian packages: ${missing[*]}"
         local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
         $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+        # RUNLEVEL=1: the packages' own services (the system's nginx on port 80) are not started.
+        $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq "${missing[@]}" >/dev/null
         PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
     fi
 }

@@ -181,6 +181,35 @@ def test_a_lazily_loaded_chart_is_the_filtered_figure(client, training):
     assert chart["rows"] and {row["division"] for row in chart["rows"]} == {"closed"}
 
 
+def test_a_benchmarks_public_chart_outlines_are_built_once_per_view_and_round_version(client, training, monkeypatch,
+                                                                                    personas):
+    """A benchmark page past a page of results carries its charts' outlines only (the figures are
+    fetched when drawn). An anonymous visitor's are kept under the round's version and the view the
+    charts show (filters, colour, normalisation): another page of the ranking does not build the
+    five charts again, another colour does, and so does every view after a change in the round; a
+    signed-in user's are built afresh. A figure's download builds its own chart only."""
+    from pages.suites.time_to_train import charts
+
+    built = []
+    for name in ("time_to_train", "scaling", "batch_size", "pareto"):
+        original = getattr(charts, name)
+        monkeypatch.setattr(charts, name, lambda *a, _name=name, _original=original, **k: built.append(_name) or _original(*a, **k))
+    view = TRAINING + "resnet/?division=closed"
+    first = html(client, view)
+    assert html(client, view + "&page=2") != first
+    assert built == ["time_to_train", "scaling", "batch_size", "pareto"]
+    html(client, view + "&colour=submitter&page=2")
+    assert len(built) == 8
+    make_result(make_system(make_submission(training, make_org("Newcomer")), "newcomer"), "resnet", minutes=0.001)
+    html(client, view + "&after=change")
+    assert len(built) == 12
+    client.force_login(personas["owner"])
+    html(client, view)
+    assert len(built) == 16
+    assert client.get(TRAINING + "resnet/charts/pareto.figure.json?division=closed").status_code == 200
+    assert built[16:] == ["pareto"]
+
+
 def test_a_malformed_page_number_is_refused(client):
     make_training_round("0.7", results=240)
     make_hpc_round("1.0", results=60)

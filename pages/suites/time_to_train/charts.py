@@ -88,12 +88,16 @@ def _system_hover(point: dict) -> str:
             f"<br>{common.text(point['result_id'])}")
 
 
-def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator", minutes_axis: str = MINUTES_AXIS) -> Chart:
-    """Time to train against accelerator count (log-log), one trace per accelerator model or
-    submitter, with an ideal-scaling guide from the smallest-scale entry. Within a system family
-    (division, submitter, accelerator, framework) seen at several scales: speedup and efficiency
-    relative to the family's smallest scale. Divisions never mix: an open-division result may train
-    a different model, so it is no point of comparison for a closed one."""
+SCALING_COLUMNS = ["result_id", "division", "submitter", "system", "accelerator", "framework", "accelerators",
+                   "minutes", "family_base_accelerators", "speedup", "efficiency"]
+
+
+def scaling_rows(points: list[dict], colour_by: str = "accelerator") -> list[dict]:
+    """The rows the scaling chart plots (SCALING_COLUMNS), in its order (by colour, then scale).
+    Within a system family (division, submitter, accelerator, framework) seen at several scales:
+    speedup and efficiency relative to the family's smallest scale. Divisions never mix: an
+    open-division result may train a different model, so it is no point of comparison for a
+    closed one."""
     rows = [dict(p) for p in points
             if common.number(p.get("minutes")) and p["minutes"] > 0 and (p.get("accelerators") or 0) > 0]
     families: dict[tuple, list[dict]] = defaultdict(list)
@@ -109,6 +113,14 @@ def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator", 
             p["family_base_accelerators"] = base["accelerators"] if several else None
     key = "submitter" if colour_by == "submitter" else "accelerator"
     rows.sort(key=lambda p: (str(p[key]), p["accelerators"], p["minutes"]))
+    return [{k: p.get(k) for k in SCALING_COLUMNS} for p in rows]
+
+
+def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator", minutes_axis: str = MINUTES_AXIS) -> Chart:
+    """Time to train against accelerator count (log-log), one trace per accelerator model or
+    submitter (scaling_rows), with an ideal-scaling guide from the smallest-scale entry."""
+    rows = scaling_rows(points, colour_by)
+    key = "submitter" if colour_by == "submitter" else "accelerator"
     traces = []
     for index, group in enumerate(common.caseless_sorted({str(p[key]) for p in rows})):
         mine = [p for p in rows if str(p[key]) == group]
@@ -144,9 +156,7 @@ def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator", 
             yaxis=common.axis(minutes_axis, log=True),
         ),
     }
-    columns = ["result_id", "division", "submitter", "system", "accelerator", "framework", "accelerators", "minutes",
-               "family_base_accelerators", "speedup", "efficiency"]
-    return Chart("scaling", "Scaling", figure, columns, [{k: p.get(k) for k in columns} for p in rows])
+    return Chart("scaling", "Scaling", figure, SCALING_COLUMNS, rows)
 
 
 def _scaling_hover(point: dict) -> str:

@@ -4,10 +4,15 @@ Outside pages/views/, which imports the suites: the suites import this, never th
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Callable
+
 from django.http import HttpResponse, JsonResponse
 from django.template.response import SimpleTemplateResponse
 from django.urls import reverse
 
+from pages.caching import round_rows
 from pages.charts import Chart
 from pages.csv_rows import rows_to_csv
 from pages.paging import page_of
@@ -35,6 +40,21 @@ def published_package(submission) -> tuple[str, str] | None:
         return None
     folder = submission.source.split(", ")[0].rstrip("/").rsplit("/", 1)[-1]
     return OFFICIAL_REPOSITORY.format(suite=submission.round.suite, version=submission.round.version), folder
+
+
+def chart_outlines(user, round_, view: list, builders: dict[str, Callable[[], Chart]]) -> list[dict]:
+    """The outlines of the charts `builders` build (Chart.outline), for a page that fetches their
+    figures when they are drawn. An anonymous visitor's are kept under the round's version and
+    `view` (everything the charts show besides the round's results, as JSON: the page, the filters,
+    the figure): another page of the page's tables, or any other address of the same view, does
+    not build them again (a large round's charts are a few hundred ms)."""
+    def build():
+        return [build_chart().outline() for build_chart in builders.values()]
+
+    if user.is_authenticated:
+        return build()
+    drawn = json.dumps(view, sort_keys=True)
+    return round_rows(round_.slug, "chart-outlines:" + hashlib.sha1(drawn.encode()).hexdigest(), build)
 
 
 def draws(built: list[Chart]) -> bool:

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
+from pages import common
 from pages.paging import PAGE_SIZE
-from pages.suites.inference import views
 from results.constants import RoundState
 from results.models import Result, Round
 from results.services.rounds import ensure_round
@@ -118,8 +118,8 @@ def test_another_page_of_the_tables_keeps_the_charts_under_the_same_key(client, 
     version, the filters and the view (pages.caching.round_rows), the same for every page and order
     of the tables and another for other filters. A signed-in user's are built afresh."""
     kept = []
-    round_rows = views.round_rows
-    monkeypatch.setattr(views, "round_rows", lambda slug, name, build: kept.append(name) or round_rows(slug, name, build))
+    round_rows = common.round_rows
+    monkeypatch.setattr(common, "round_rows", lambda slug, name, build: kept.append(name) or round_rows(slug, name, build))
     charts = lambda text: re.findall(r'<figure class="chart".*?</figure>', text, re.S)  # noqa: E731
     first = charts(html(client, ROUND + "?division=closed"))
     for address in (ROUND + "?division=closed&datacenter_page=2", ROUND + "?division=closed&sort=submitter&page=2"):

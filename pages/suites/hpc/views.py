@@ -6,12 +6,15 @@ suite's PageSuite (pages/suites/__init__.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import asdict
+
 from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 
 from pages.charts import Chart
-from pages.common import chart_response, csv_response, draws
+from pages.common import chart_outlines, chart_response, csv_response, draws
 from pages.normalised import time_view, view_links
 from pages.paging import PAGE_SIZE, BadPage, page_of
 from pages.suites.time_to_train import charts as time_charts
@@ -43,16 +46,18 @@ def _chosen(points: list[dict], query) -> list[dict]:
             and (scaling not in Scaling.values or p["scaling"] == scaling)]
 
 
-def _benchmark_charts(points: list[dict], benchmark: Benchmark) -> list[Chart]:
+def _chart_builders(points: list[dict], benchmark: Benchmark) -> dict[str, Callable[[], Chart]]:
+    """The benchmark page's charts in its order, by name, each built when called: a chart's
+    download builds its own only."""
     strong = [p for p in points if p["scaling"] == Scaling.STRONG]
-    built = [
-        time_charts.scaling(strong, benchmark.name, minutes_axis=charts.MINUTES_TO_SOLUTION_AXIS),
-        charts.throughput([p for p in points if p["scaling"] == Scaling.WEAK], benchmark.name),
-    ]
+    builders = {
+        "scaling": lambda: time_charts.scaling(strong, benchmark.name, minutes_axis=charts.MINUTES_TO_SOLUTION_AXIS),
+        "throughput": lambda: charts.throughput([p for p in points if p["scaling"] == Scaling.WEAK], benchmark.name),
+    }
     if any(p["energy"] is not None for p in strong):
-        built.append(time_charts.energy(strong, benchmark.name, measure="time to solution",
-                                            minutes_axis=charts.MINUTES_TO_SOLUTION_AXIS))
-    return built
+        builders["energy"] = lambda: time_charts.energy(strong, benchmark.name, measure="time to solution",
+                                                        minutes_axis=charts.MINUTES_TO_SOLUTION_AXIS)
+    return builders
 
 
 # Where a round's leaderboards hold more than a page of rows together, each shows this many of its
@@ -122,8 +127,18 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
     view = time_view(request.GET, points)
     (board,) = leaderboards(points, view) or [{"benchmark": benchmark.name, "strong": [], "weak": [],
                                                 "has_energy": False}]
-    built = _benchmark_charts(points, benchmark)
-    families = sorted((p for p in built[0].rows if p["speedup"] is not None),
+    builders = _chart_builders(points, benchmark)
+    # A figure holds a point per result: beyond a page of them it is fetched when drawn, and the
+    # page carries the charts' outlines only.
+    lazy_charts = len(points) > PAGE_SIZE
+    if lazy_charts:
+        shown = chart_outlines(request.user, round_, ["hpc-benchmark", benchmark.name, asdict(filters)], builders)
+        draws_charts = any(not outline["empty"] for outline in shown)
+    else:
+        shown = [build_chart() for build_chart in builders.values()]
+        draws_charts = draws(shown)
+    strong = [p for p in points if p["scaling"] == Scaling.STRONG]
+    families = sorted((p for p in time_charts.scaling_rows(strong) if p["speedup"] is not None),
                       key=lambda p: (p["submitter"], p["accelerator"], p["accelerators"]))
     try:
         board["strong_page"] = page_of(board["strong"], request.GET, "strong_page", anchor=f"{benchmark.name}-strong")
@@ -143,12 +158,11 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
         "options": filter_options(round_, request.user),
         "filter_query": filter_query(request.GET),
         "result_count": len(points),
-        "charts": built,
-        # A figure holds a point per result: beyond a page of them it is fetched when drawn, not carried in the page.
-        "lazy_charts": len(points) > PAGE_SIZE,
+        "charts": shown,
+        "lazy_charts": lazy_charts,
         "figure_query": filter_query(request.GET),
-        "energy_chart": built[2] if len(built) > 2 else None,
-        "draws_charts": draws(built),
+        "energy_chart": shown[2] if len(shown) > 2 else None,
+        "draws_charts": draws_charts,
         "scaling_families": scaling_page.rows,
         "scaling_page": scaling_page,
         "view": view,
@@ -160,10 +174,10 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
 
 def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fmt: str):
     points = hpc_points(request.user, round_, benchmark.name, ResultFilters.from_query(request.GET))
-    for built in _benchmark_charts(points, benchmark):
-        if built.name == chart:
-            return chart_response(built, fmt, f"{round_.slug}-{benchmark.name}")
-    raise Http404("no such chart")
+    build_chart = _chart_builders(points, benchmark).get(chart)
+    if build_chart is None:
+        raise Http404("no such chart")
+    return chart_response(build_chart(), fmt, f"{round_.slug}-{benchmark.name}")
 
 
 # A result's page and charts (with the weak-scaling figures), the links into the published

@@ -4,8 +4,6 @@ PageSuite (pages/suites/__init__.py)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from urllib.parse import quote
 
@@ -20,9 +18,15 @@ from django.utils.safestring import mark_safe
 from mlperf_check.errors import UnknownRules
 from mlperf_check.inference.rules import rules_for
 from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
-from pages.caching import round_rows
 from pages.charts import Chart, caseless_sorted
-from pages.common import chart_response, csv_response, published_package, result_page_context, waived_findings
+from pages.common import (
+    chart_outlines,
+    chart_response,
+    csv_response,
+    published_package,
+    result_page_context,
+    waived_findings,
+)
 from pages.normalised import View, throughput_view, view_links
 from pages.paging import PAGE_SIZE, BadPage, linked, linker, page_of
 from pages.system_groups import CATEGORIES, CATEGORY_LABELS, accelerator_choices, category_of
@@ -75,20 +79,6 @@ def _chart_builders(round_: Round, points: list[dict], view: View, chosen: dict)
     return builders
 
 
-def _chart_outlines(user, round_: Round, points: list[dict], view: View, chosen: dict) -> list[dict]:
-    """The round page's charts as it shows them (Chart.outline: their figures are fetched when
-    drawn). An anonymous visitor's are kept under the round's version, the filters and the view:
-    a page of the tables or another order leaves them as they were (four charts of a
-    13,000-result round are 300 ms to build)."""
-    def build():
-        return [build_chart().outline() for build_chart in _chart_builders(round_, points, view, chosen).values()]
-
-    if user.is_authenticated:
-        return build()
-    drawn = json.dumps([chosen, view.per], sort_keys=True)
-    return round_rows(round_.slug, "chart-outlines:" + hashlib.sha1(drawn.encode()).hexdigest(), build)
-
-
 def _ranked_by(points: list[dict]) -> list[str]:
     """What the shown results are ranked by, from their own figures: each unit with its scenarios
     and direction, "Tokens/s for Server and Offline (higher is better)"."""
@@ -126,7 +116,9 @@ def round_page(request, round_: Round):
         "tables": tables,
         "leaderboards": boards,
         "power_boards": watt_boards,
-        "charts": _chart_outlines(request.user, round_, kept, view, chosen),
+        # Kept for the public under the filters and the view: a page of the tables or another
+        # order leaves them as they were (four charts of a 13,000-result round are 300 ms).
+        "charts": chart_outlines(request.user, round_, [chosen, view.per], _chart_builders(round_, kept, view, chosen)),
         "view": view,
         "view_links": view_links(request.GET, view),
         "chosen": chosen,

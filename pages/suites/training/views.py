@@ -4,8 +4,6 @@ summary. This module is the suite's PageSuite (pages/suites/__init__.py)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import asdict
 from urllib.parse import quote
@@ -15,9 +13,8 @@ from django.http import Http404, HttpResponseBadRequest, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 
-from pages.caching import round_rows
 from pages.charts import Chart
-from pages.common import chart_response, csv_response, draws
+from pages.common import chart_outlines, chart_response, csv_response, draws
 from pages.normalised import View, factor_view, time_normalised, time_view, view_links
 from pages.paging import PAGE_SIZE, BadPage, linked, page_of
 from pages.suites.time_to_train import charts, progress, snapshot
@@ -104,21 +101,6 @@ def _chart_builders(points: list[dict], benchmark: Benchmark, colour_by: str, vi
     if any(p["energy"] is not None for p in points):
         builders["energy"] = lambda: charts.energy(points, benchmark.name)
     return builders
-
-
-def _chart_outlines(user, round_: Round, benchmark: Benchmark, filters: ResultFilters, colour_by: str, view: View,
-                    builders: dict[str, Callable[[], Chart]]) -> list[dict]:
-    """The page's charts as a page shows them when their figures are fetched as they are drawn
-    (Chart.outline). An anonymous visitor's are kept under the round's version and what the charts
-    depend on: another page of the tables, or any other address of the same view, does not build
-    them again (five charts of 1,500 results are about 75 ms)."""
-    def build():
-        return [build_chart().outline() for build_chart in builders.values()]
-
-    if user.is_authenticated:
-        return build()
-    drawn = json.dumps([benchmark.name, asdict(filters), colour_by, view.per], sort_keys=True)
-    return round_rows(round_.slug, "benchmark-chart-outlines:" + hashlib.sha1(drawn.encode()).hexdigest(), build)
 
 
 # -- the suite interface (pages/suites/__init__.py) ------------------------------------------------
@@ -259,7 +241,8 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
     # page carries the charts' outlines only.
     lazy_charts = len(points) > PAGE_SIZE
     if lazy_charts:
-        shown = _chart_outlines(request.user, round_, benchmark, filters, colour_by, view, builders)
+        shown = chart_outlines(request.user, round_, ["benchmark", benchmark.name, asdict(filters), colour_by, view.per],
+                               builders)
         draws_charts = any(not outline["empty"] for outline in shown)
     else:
         shown = [build_chart() for build_chart in builders.values()]

@@ -358,7 +358,8 @@ class Result(models.Model):
 
 
 class Run(models.Model):
-    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="runs")
+    # Indexed with the id (Meta.indexes): the API's runs of a round start from their lowest id.
+    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="runs", db_index=False)
     file = models.CharField(max_length=512, help_text="Path in the package")
     sha256 = models.CharField(max_length=64)
     log_name = models.CharField(max_length=255, blank=True, help_text="Content-addressed copy in storage")
@@ -382,6 +383,7 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["result", "file"]
+        indexes = [models.Index(fields=["result", "id"], name="run_result_id")]
 
     def __str__(self) -> str:
         return self.file

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import Min, OuterRef, Q, Subquery
 
 from audit.roles import CHAIR_ROLE, is_privileged, roles_of
 
@@ -168,10 +168,38 @@ class ResultQuerySet(_SubmissionScoped):
         """Every version of one citable id in this queryset, the current (then newest) one first."""
         return self.filter(result_id=result_id).order_by("-submission__is_current", "-submission__version")
 
+    def in_round_from_its_lowest_id(self, suite: str, version: str):
+        """The results of a round, for a list ordered by id: see _from_lowest_id."""
+        from .models import Result, Submission
+
+        firsts = Submission.objects.filter(round__suite=suite, round__version=version).annotate(
+            first=Subquery(Result.objects.filter(submission=OuterRef("pk")).order_by("id").values("id")[:1]))
+        return _from_lowest_id(self.filter(submission__round__suite=suite, submission__round__version=version), firsts)
+
 
 class RunQuerySet(_SubmissionScoped):
     submission_prefix = "result__submission__"
     result_status = "result__citable__status"
+
+    def in_round_from_its_lowest_id(self, suite: str, version: str):
+        """The runs of a round, for a list ordered by id: see _from_lowest_id."""
+        from .models import Result, Run
+
+        firsts = Result.objects.filter(submission__round__suite=suite, submission__round__version=version).annotate(
+            first=Subquery(Run.objects.filter(result=OuterRef("pk")).order_by("id").values("id")[:1]))
+        return _from_lowest_id(
+            self.filter(result__submission__round__suite=suite, result__submission__round__version=version), firsts)
+
+
+def _from_lowest_id(in_round, firsts):
+    """`in_round` from the round's lowest id on (the lowest of `firsts`' "first" ids: each read from
+    a (parent, id) index). A page of a list ordered by id, filtered to one round, is read by
+    walking the id index from its start: PostgreSQL expects a round's rows spread evenly over it,
+    but they lie together, at the end for a recent round, so the first page of training v4.1's
+    runs walked 1.8 million others (3.6 s on 2,000,000 runs). The bound changes no answer: every
+    row of the round has an id at least that."""
+    lowest = firsts.aggregate(lowest=Min("first"))["lowest"]
+    return in_round.filter(id__gte=lowest) if lowest is not None else in_round.none()
 
 
 

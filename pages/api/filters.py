@@ -16,6 +16,14 @@ def filter_round_slug(queryset, prefix: str, value: str):
     return queryset.filter(**{f"{prefix}suite": suite, f"{prefix}version": version})
 
 
+def in_round_paged_by_id(queryset, value: str):
+    """Results or runs of the round named `value`, for a list paged by id."""
+    try:
+        return queryset.in_round_from_its_lowest_id(*parse_round_slug(value))
+    except RoundSlugError:
+        return queryset.none()
+
+
 class RoundFilter(django_filters.FilterSet):
     class Meta:
         model = Round
@@ -72,7 +80,7 @@ class ResultFilter(django_filters.FilterSet):
                   "minutes_max", "scaling"]
 
     def by_round(self, queryset, name, value):
-        return filter_round_slug(queryset, "submission__round__", value)
+        return in_round_paged_by_id(queryset, value)
 
     def by_entry(self, queryset, name, value):
         reference = entry_reference(value)
@@ -93,4 +101,4 @@ class RunFilter(django_filters.FilterSet):
         fields = ["result_id", "round", "benchmark", "scoring", "compliant"]
 
     def by_round(self, queryset, name, value):
-        return filter_round_slug(queryset, "result__submission__round__", value)
+        return in_round_paged_by_id(queryset, value)

@@ -58,7 +58,7 @@ CORPUS_ROUNDS = [
     "automotive/v0.5", "tiny/v1.3",
 ]  # fmt: skip
 FAMILIES = ("home", "round", "benchmark", "result", "system", "organization", "compare", "search", "API list",
-            "CSV", "snapshot", "feed")
+            "API runs", "CSV", "snapshot", "feed")
 
 
 def database_env(database: str) -> dict[str, str]:
@@ -131,6 +131,7 @@ print(json.dumps({"round id": round_.pk, "urls": {
     "compare": f"/compare/?result={result.result_id}&result={other.result_id}",
     "search": f"/search/?q={org.name.split()[0]}",
     "API list": f"/api/v1/results/?round={round_.slug}",
+    "API runs": f"/api/v1/runs/?round={round_.slug}",
     "CSV": f"/rounds/{round_.slug}/table.csv",
     "snapshot": f"/rounds/{round_.slug}/snapshots/",
     "feed": "/changes.atom",

@@ -172,9 +172,12 @@ class ResultQuerySet(_SubmissionScoped):
         """The results of a round, for a list ordered by id: see _from_lowest_id."""
         from .models import Result, Submission
 
-        firsts = Submission.objects.filter(round__suite=suite, round__version=version).annotate(
-            first=Subquery(Result.objects.filter(submission=OuterRef("pk")).order_by("id").values("id")[:1]))
-        return _from_lowest_id(self.filter(submission__round__suite=suite, submission__round__version=version), firsts)
+        def firsts(round_pk):
+            return Submission.objects.filter(round=round_pk).annotate(
+                first=Subquery(Result.objects.filter(submission=OuterRef("pk")).order_by("id").values("id")[:1]))
+
+        in_round = self.filter(submission__round__suite=suite, submission__round__version=version)
+        return _from_lowest_id(in_round, "result", suite, version, firsts)
 
 
 class RunQuerySet(_SubmissionScoped):
@@ -185,22 +188,39 @@ class RunQuerySet(_SubmissionScoped):
         """The runs of a round, for a list ordered by id: see _from_lowest_id."""
         from .models import Result, Run
 
-        firsts = Result.objects.filter(submission__round__suite=suite, submission__round__version=version).annotate(
-            first=Subquery(Run.objects.filter(result=OuterRef("pk")).order_by("id").values("id")[:1]))
-        return _from_lowest_id(
-            self.filter(result__submission__round__suite=suite, result__submission__round__version=version), firsts)
+        def firsts(round_pk):
+            return Result.objects.filter(submission__round=round_pk).annotate(
+                first=Subquery(Run.objects.filter(result=OuterRef("pk")).order_by("id").values("id")[:1]))
+
+        in_round = self.filter(result__submission__round__suite=suite, result__submission__round__version=version)
+        return _from_lowest_id(in_round, "run", suite, version, firsts)
 
 
-def _from_lowest_id(in_round, firsts):
-    """`in_round` from the round's lowest id on (the lowest of `firsts`' "first" ids: each read from
-    a (parent, id) index). A page of a list ordered by id, filtered to one round, is read by
-    walking the id index from its start: PostgreSQL expects a round's rows spread evenly over it,
-    but they lie together, at the end for a recent round, so the first page of training v4.1's
-    runs walked 1.8 million others (3.6 s on 2,000,000 runs). The bound changes no answer: every
-    row of the round has an id at least that."""
-    lowest = firsts.aggregate(lowest=Min("first"))["lowest"]
-    return in_round.filter(id__gte=lowest) if lowest is not None else in_round.none()
+# The lowest id of a round's results and of its runs, by (what, round pk), kept in this process. A
+# row never moves to another round and a new row takes a higher id, so a round's lowest id, once
+# read, stays a lower bound of its rows for good (a round made again has another pk).
+_lowest_ids: dict[tuple[str, int], int] = {}
 
+
+def _from_lowest_id(in_round, what: str, suite: str, version: str, firsts):
+    """`in_round` from the round's lowest id on: the lowest of `firsts(round pk)`' "first" ids,
+    each read from a (parent, id) index. A page of a list ordered by id, filtered to one round, is
+    read by walking the id index from its start: PostgreSQL expects a round's rows spread evenly
+    over it, but they lie together, at the end for a recent round, so the first page of training
+    v4.1's runs walked 1.8 million others (3.6 s on 2,000,000 runs). The bound changes no answer:
+    every row of the round has an id at least that."""
+    from .models import Round
+
+    round_pk = Round.objects.filter(suite=suite, version=version).values_list("pk", flat=True).first()
+    if round_pk is None:
+        return in_round.none()
+    lowest = _lowest_ids.get((what, round_pk))
+    if lowest is None:
+        lowest = firsts(round_pk).aggregate(lowest=Min("first"))["lowest"]
+        if lowest is None:
+            return in_round.none()  # no row yet: nothing to list, and nothing to keep
+        _lowest_ids[(what, round_pk)] = lowest
+    return in_round.filter(id__gte=lowest)
 
 
 class FindingQuerySet(models.QuerySet):

@@ -82,8 +82,25 @@ class Story:
         window."""
         save_screenshot(someone.page, SCREENSHOTS / f"{step}-{self.kind}-{self.width}.png", full_page=True)
         width = WIDTHS[self.width][0]
-        scroll = someone.page.evaluate("document.documentElement.scrollWidth")
+        scroll = loaded_page_width(someone.page)
         assert scroll <= width, f"{step}: the page is {scroll} px wide in a {width} px window"
+
+
+def loaded_page_width(page) -> int:
+    """The width of the page once loaded. A click just before may have started a navigation (a form
+    sent, then its redirect): between two documents there is none to measure (documentElement is
+    null, or the page's context is gone), so it is measured again once the next one has loaded."""
+    for _ in range(20):
+        page.wait_for_load_state()
+        try:
+            width = page.evaluate("document.readyState === 'complete' && document.documentElement"
+                                  " ? document.documentElement.scrollWidth : null")
+        except PlaywrightError:  # the document went while it was asked
+            width = None
+        if width is not None:
+            return width
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{page.url} never finished loading")
 
 
 def pack(folder: Path, archive: Path, *, leave_out: str = "") -> Path:

@@ -57,6 +57,17 @@ def chart_outlines(user, round_, view: list, builders: dict[str, Callable[[], Ch
     return round_rows(round_.slug, "chart-outlines:" + hashlib.sha1(drawn.encode()).hexdigest(), build)
 
 
+def shown_charts(user, round_, view: list, builders: dict[str, Callable[[], Chart]], *, lazy: bool) -> tuple[list, bool]:
+    """The charts as a page shows them, and whether it draws any (Plotly is loaded only then):
+    their outlines where the page fetches the figures when drawn (`lazy`: beyond a page of
+    results), else the charts with their figures."""
+    if lazy:
+        outlines = chart_outlines(user, round_, view, builders)
+        return outlines, any(not outline["empty"] for outline in outlines)
+    built = [build_chart() for build_chart in builders.values()]
+    return built, draws(built)
+
+
 def draws(built: list[Chart]) -> bool:
     """Whether a page plots anything: Plotly is loaded only then."""
     return any(not chart.empty for chart in built)

@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from pages.charts import Chart
-from pages.common import chart_outlines, chart_response, csv_response, draws
+from pages.common import chart_response, csv_response, shown_charts
 from pages.normalised import time_view, view_links
 from pages.paging import PAGE_SIZE, BadPage, page_of
 from pages.suites.time_to_train import charts as time_charts
@@ -131,12 +131,8 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
     # A figure holds a point per result: beyond a page of them it is fetched when drawn, and the
     # page carries the charts' outlines only.
     lazy_charts = len(points) > PAGE_SIZE
-    if lazy_charts:
-        shown = chart_outlines(request.user, round_, ["hpc-benchmark", benchmark.name, asdict(filters)], builders)
-        draws_charts = any(not outline["empty"] for outline in shown)
-    else:
-        shown = [build_chart() for build_chart in builders.values()]
-        draws_charts = draws(shown)
+    shown, draws_charts = shown_charts(request.user, round_, ["hpc-benchmark", benchmark.name, asdict(filters)],
+                                       builders, lazy=lazy_charts)
     strong = [p for p in points if p["scaling"] == Scaling.STRONG]
     families = sorted((p for p in time_charts.scaling_rows(strong) if p["speedup"] is not None),
                       key=lambda p: (p["submitter"], p["accelerator"], p["accelerators"]))

@@ -169,15 +169,12 @@ class ResultQuerySet(_SubmissionScoped):
         return self.filter(result_id=result_id).order_by("-submission__is_current", "-submission__version")
 
     def in_round_from_its_lowest_id(self, suite: str, version: str):
-        """The results of a round, for a list ordered by id: see _from_lowest_id."""
-        from .models import Result, Submission
+        """The results of a round, for a list ordered by id: from the lowest of its submissions'
+        first results (_from_lowest_id)."""
+        from .models import Submission
 
-        def firsts(round_pk):
-            return Submission.objects.filter(round=round_pk).annotate(
-                first=Subquery(Result.objects.filter(submission=OuterRef("pk")).order_by("id").values("id")[:1]))
-
-        in_round = self.filter(submission__round__suite=suite, submission__round__version=version)
-        return _from_lowest_id(in_round, "result", suite, version, firsts)
+        return _from_lowest_id(self, suite, version, parents=Submission.objects, parents_round="round",
+                               link="submission")
 
 
 class RunQuerySet(_SubmissionScoped):
@@ -185,42 +182,43 @@ class RunQuerySet(_SubmissionScoped):
     result_status = "result__citable__status"
 
     def in_round_from_its_lowest_id(self, suite: str, version: str):
-        """The runs of a round, for a list ordered by id: see _from_lowest_id."""
-        from .models import Result, Run
+        """The runs of a round, for a list ordered by id: from the lowest of its results' first
+        runs (_from_lowest_id)."""
+        from .models import Result
 
-        def firsts(round_pk):
-            return Result.objects.filter(submission__round=round_pk).annotate(
-                first=Subquery(Run.objects.filter(result=OuterRef("pk")).order_by("id").values("id")[:1]))
-
-        in_round = self.filter(result__submission__round__suite=suite, result__submission__round__version=version)
-        return _from_lowest_id(in_round, "run", suite, version, firsts)
+        return _from_lowest_id(self, suite, version, parents=Result.objects, parents_round="submission__round",
+                               link="result")
 
 
-# The lowest id of a round's results and of its runs, by (what, round pk), kept in this process. A
+# The lowest id of a round's results and of its runs, by (model, round pk), kept in this process. A
 # row never moves to another round and a new row takes a higher id, so a round's lowest id, once
 # read, stays a lower bound of its rows for good (a round made again has another pk).
 _lowest_ids: dict[tuple[str, int], int] = {}
 
 
-def _from_lowest_id(in_round, what: str, suite: str, version: str, firsts):
-    """`in_round` from the round's lowest id on: the lowest of `firsts(round pk)`' "first" ids,
-    each read from a (parent, id) index. A page of a list ordered by id, filtered to one round, is
-    read by walking the id index from its start: PostgreSQL expects a round's rows spread evenly
-    over it, but they lie together, at the end for a recent round, so the first page of training
-    v4.1's runs walked 1.8 million others (3.6 s on 2,000,000 runs). The bound changes no answer:
-    every row of the round has an id at least that."""
+def _from_lowest_id(rows, suite: str, version: str, *, parents, parents_round: str, link: str):
+    """`rows` of the round from the round's lowest id on: the lowest of each parent's first row
+    (`parents` of the round, `parents_round` their path to it, `link` the rows' path to their
+    parent), each read from the rows' (link, id) index. A page of a list ordered by id, filtered to
+    one round, is read by walking the id index from its start: PostgreSQL expects a round's rows
+    spread evenly over it, but they lie together, at the end for a recent round, so the first page
+    of training v4.1's runs walked 1.8 million others (3.6 s on 2,000,000 runs). The bound changes
+    no answer: every row of the round has an id at least that."""
     from .models import Round
 
     round_pk = Round.objects.filter(suite=suite, version=version).values_list("pk", flat=True).first()
     if round_pk is None:
-        return in_round.none()
-    lowest = _lowest_ids.get((what, round_pk))
+        return rows.none()
+    key = (rows.model._meta.label, round_pk)
+    lowest = _lowest_ids.get(key)
     if lowest is None:
-        lowest = firsts(round_pk).aggregate(lowest=Min("first"))["lowest"]
+        first = rows.model.objects.filter(**{link: OuterRef("pk")}).order_by("id").values("id")[:1]
+        lowest = parents.filter(**{parents_round: round_pk}).annotate(first=Subquery(first)).aggregate(
+            lowest=Min("first"))["lowest"]
         if lowest is None:
-            return in_round.none()  # no row yet: nothing to list, and nothing to keep
-        _lowest_ids[(what, round_pk)] = lowest
-    return in_round.filter(id__gte=lowest)
+            return rows.none()  # no row yet: nothing to list, and nothing to keep
+        _lowest_ids[key] = lowest
+    return rows.filter(**{f"{rows.submission_prefix}round": round_pk}, id__gte=lowest)
 
 
 class FindingQuerySet(models.QuerySet):

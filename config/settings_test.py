@@ -24,6 +24,7 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="mlperf-test-media-"))  # noqa: F405
 STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}  # noqa: F405
 STATIC_ROOT = Path(tempfile.mkdtemp(prefix="mlperf-test-static-"))  # noqa: F405  (WhiteNoise wants it to exist)
+WHITENOISE_USE_FINDERS = True
 
 
 def _remove_own_folders(owner: int = os.getpid(), folders=(MEDIA_ROOT, STATIC_ROOT)) -> None:
@@ -36,4 +37,3 @@ def _remove_own_folders(owner: int = os.getpid(), folders=(MEDIA_ROOT, STATIC_RO
 
 
 atexit.register(_remove_own_folders)
-WHITENOISE_USE_FINDERS = True

@@ -61,8 +61,9 @@ from results.signals import data_changed
 
 log = logging.getLogger(__name__)
 
-# Everything kept here is rebuilt from the database on a miss: settings.CACHES["pages"], which
-# production bounds in memory and evicts from (docker-compose.yml), apart from rate limits.
+# Everything kept here is rebuilt from the database on a miss, so it has a cache of its own,
+# settings.CACHES["pages"], which production bounds in memory and evicts from (docker-compose.yml);
+# the rate limits stay in the default cache.
 cache = ConnectionProxy(caches, "pages")
 
 PAGE_CACHE_SECONDS = 60

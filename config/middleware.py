@@ -1,10 +1,12 @@
 """Cache headers for responses that depend on who asks; 503s for outages of the services behind;
-400 for NUL characters in the address or a form; the client's address behind the proxies."""
+400 for NUL characters in the address or a form; text answers compressed; the client's address
+behind the proxies."""
 
 import logging
 
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
+from django.middleware.gzip import GZipMiddleware
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 log = logging.getLogger(__name__)
@@ -64,6 +66,21 @@ class NulCharacterMiddleware:
         if request.path.startswith(("/api/", "/internal/")):
             return JsonResponse({"detail": reason}, status=400)
         return HttpResponse(f"Bad request: {reason}.", status=400, content_type="text/plain; charset=utf-8")
+
+
+class TextGZipMiddleware(GZipMiddleware):
+    """Django's GZipMiddleware (with its BREACH mitigation: random padding in each answer) for the
+    text answers built here: pages, CSV, JSON, XML. A stored file streamed from storage (a
+    snapshot's file or archive, a raw log, a package) goes as stored: compressing it on every
+    download would cost the web process about a CPU-second per 50 MB, which any client could ask
+    for again and again. Placed inside WhiteNoise, which sends the static files' own gzip copies;
+    an answer from the page cache (pages.caching) arrives compressed already and passes as it is."""
+
+    def process_response(self, request, response):
+        content_type = response.get("Content-Type", "").split(";")[0].strip().lower()
+        if response.streaming or not (content_type.startswith("text/") or content_type.endswith(("json", "xml"))):
+            return response
+        return super().process_response(request, response)
 
 
 class PrivateCacheMiddleware:

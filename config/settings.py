@@ -155,6 +155,9 @@ MIDDLEWARE = [
     "config.middleware.NulCharacterMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Every text answer built here compressed for clients that accept gzip (signed-in users' pages,
+    # the API, a public page's first visitor); outside the ETag, which is then made weak.
+    "config.middleware.TextGZipMiddleware",
     # An ETag on every GET (cached answers too) and 304 to a client that has it.
     "django.middleware.http.ConditionalGetMiddleware",
     # Anonymous public pages from the cache, before session, CSRF and authentication work.

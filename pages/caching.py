@@ -30,8 +30,8 @@ Two halves:
   a GET without a session cookie or Authorization header up before any of them run, and answers
   a hit with the stored bytes (gzip-compressed, as stored; decompressed for the rare client that
   does not accept gzip).
-  On the way out it stores a marked answer,
-  with the headers the inner middleware added, unless it sets a cookie.
+  On the way out it stores a marked answer, with the headers the inner middleware added, unless
+  it sets a cookie, and sends that first visitor the stored compressed bytes too.
 """
 
 from __future__ import annotations
@@ -334,8 +334,12 @@ def _stored(response) -> dict | None:
     return {"headers": headers, "gzip": gzip.compress(body, compresslevel=6)}
 
 
+def _accepts_gzip(request) -> bool:
+    return "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", "")
+
+
 def _replay(stored: dict, request) -> HttpResponse:
-    compressed = "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", "")
+    compressed = _accepts_gzip(request)
     if compressed:
         body = stored["gzip"]
     else:
@@ -385,6 +389,9 @@ class FrontCacheMiddleware:
                         cache.set(key, stored, PAGE_CACHE_SECONDS)
                     except RedisError:
                         pass  # this process still has its copy; the others build their own
+                    if _accepts_gzip(request):
+                        # The first visitor gets the bytes the next ones will: compressed once.
+                        response = _replay(stored, request)
         finally:
             if building:
                 _done_building(key)

@@ -1,8 +1,10 @@
 """Response headers that keep one user's answer out of another's hands (issue 14): private caching
 for anything built for a user or a token, API answers varying on Authorization, a sitemap whose
-URLs come from SITE_URL, and the Content-Security-Policy."""
+URLs come from SITE_URL, and the Content-Security-Policy; text answers compressed (issue 38)."""
 
 from __future__ import annotations
+
+import gzip
 
 import pytest
 from rest_framework.authtoken.models import Token
@@ -53,3 +55,16 @@ def test_pages_carry_a_content_security_policy_without_unsafe_eval(client):
 def test_the_api_docs_page_has_no_inline_script(client):
     html = client.get("/api/docs/").content.decode()
     assert "<script>" not in html.replace(" ", "")
+
+
+def test_a_signed_in_users_page_comes_compressed_to_a_client_that_accepts_gzip(client, personas):
+    # Never from the page cache (it depends on the user): compressed on its way out, each time.
+    client.force_login(personas["reviewer"])
+    plain = client.get("/submit/")
+    packed = client.get("/submit/", HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+    assert "Content-Encoding" not in plain and packed["Content-Encoding"] == "gzip"
+    html = gzip.decompress(packed.content).decode()
+    assert "</html>" in html and len(packed.content) < len(plain.content) / 2
+    assert "Accept-Encoding" in packed["Vary"] and "private" in packed["Cache-Control"]
+    # Its ETag names the uncompressed page, so it is made weak (RFC 9110).
+    assert packed["ETag"].startswith('W/"')

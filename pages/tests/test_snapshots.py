@@ -83,6 +83,9 @@ def test_snapshot_files_answer_conditional_gets(client, personas):
     assert etag.strip('"') == round_.snapshots.get().files[1]["sha256"]
     assert client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 304
     assert client.get(url, HTTP_IF_MODIFIED_SINCE=modified).status_code == 304
+    # A stored file goes as stored, even to a client that accepts gzip (config.middleware.TextGZipMiddleware).
+    as_stored = client.get(url, HTTP_ACCEPT_ENCODING="gzip")
+    assert "Content-Encoding" not in as_stored and as_stored["ETag"] == etag
     assert client.get(f"/rounds/{round_.slug}/snapshots/1/nope.csv").status_code == 404
     assert client.get(f"/rounds/{round_.slug}/snapshots/9/results.csv").status_code == 404
 

@@ -242,6 +242,19 @@ def round_rows(slug: str, name: str, build):
     return rows
 
 
+def rows_seen_by(user, round_, name: str, build):
+    """`build(viewer)`: the rows `user`'s pages of `round_` are built from, as `viewer` sees them,
+    kept under the round's version for the two views round_figures keeps (below): the public's
+    (`viewer` None: an anonymous visitor, and a signed-in user who sees nothing more in this round)
+    and everything (reviewers and chairs, who all see every result: a round in review is read by
+    them page after page). A submitter who sees more than the public here gets theirs afresh."""
+    if is_privileged(user):
+        return round_rows(round_.slug, f"{name}:everything", lambda: build(user))
+    if round_.pk in rounds_seen_beyond_public(user, [round_]):
+        return build(user)
+    return round_rows(round_.slug, name, lambda: build(None))
+
+
 # A round's figures (below) hold only what its version covers (ids and counts, not names, which an
 # admin edit changes without a version), so they may outlive a page: a page built after its own
 # expiry then reads the figures of every round nothing changed in from here.

@@ -12,7 +12,7 @@ from django.http import HttpResponse, JsonResponse
 from django.template.response import SimpleTemplateResponse
 from django.urls import reverse
 
-from pages.caching import round_rows
+from pages.caching import rows_seen_by
 from pages.charts import Chart
 from pages.csv_rows import rows_to_csv
 from pages.paging import page_of
@@ -44,17 +44,14 @@ def published_package(submission) -> tuple[str, str] | None:
 
 def chart_outlines(user, round_, view: list, builders: dict[str, Callable[[], Chart]]) -> list[dict]:
     """The outlines of the charts `builders` build (Chart.outline), for a page that fetches their
-    figures when they are drawn. An anonymous visitor's are kept under the round's version and
-    `view` (everything the charts show besides the round's results, as JSON: the page, the filters,
-    the figure): another page of the page's tables, or any other address of the same view, does
-    not build them again (a large round's charts are a few hundred ms)."""
-    def build():
-        return [build_chart().outline() for build_chart in builders.values()]
-
-    if user.is_authenticated:
-        return build()
+    figures when they are drawn. Kept for the views many users share (pages.caching.rows_seen_by)
+    under the round's version and `view` (everything the charts show besides the round's results,
+    as JSON: the page, the filters, the figure): another page of the page's tables, or any other
+    address of the same view, does not build them again (a large round's charts are a few hundred
+    ms). `builders` draw the results `user` sees, which are the kept view's."""
     drawn = json.dumps(view, sort_keys=True)
-    return round_rows(round_.slug, "chart-outlines:" + hashlib.sha1(drawn.encode()).hexdigest(), build)
+    return rows_seen_by(user, round_, "chart-outlines:" + hashlib.sha1(drawn.encode()).hexdigest(),
+                        lambda _viewer: [build_chart().outline() for build_chart in builders.values()])
 
 
 def shown_charts(user, round_, view: list, builders: dict[str, Callable[[], Chart]], *, lazy: bool) -> tuple[list, bool]:

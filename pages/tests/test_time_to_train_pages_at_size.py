@@ -103,7 +103,9 @@ def test_the_public_round_table_is_placed_once_per_view_and_round_version(client
     """An anonymous visitor's rows placed (the narrow read of every result and system, sorted) are
     kept under the round's version, the filters, the order and the factors: another page of the
     same view and its download start from them. Another order is placed anew, and so is every view
-    after a change in the round; a signed-in user's table is placed afresh."""
+    after a change in the round. A submitter who sees nothing more here reads the public's;
+    reviewers and chairs share one placement of everything; a submitter whose organization has a
+    result the public does not see gets theirs afresh."""
     from pages.suites.training import round_table
 
     placed = []
@@ -123,7 +125,17 @@ def test_the_public_round_table_is_placed_once_per_view_and_round_version(client
     assert placed == ["resnet", "", "resnet"]
     client.force_login(personas["owner"])
     html(client, TRAINING + view)
+    assert len(placed) == 3
+    for person in ("reviewer", "chair"):
+        client.force_login(personas[person])
+        html(client, TRAINING + view + "&page=2")
     assert len(placed) == 4
+    hidden = make_system(make_submission(training, personas["alpha"], published=False), "hidden")
+    make_result(hidden, "resnet", minutes=0.00001)
+    client.force_login(personas["owner"])
+    assert round_rows(html(client, TRAINING + view))[0] == "/systems/alpha/hidden/"
+    html(client, TRAINING + view + "&page=2")
+    assert len(placed) == 6
 
 
 def test_a_round_table_page_is_a_link_that_keeps_the_filters_and_order(client, training):
@@ -186,8 +198,9 @@ def test_a_benchmarks_public_chart_outlines_are_built_once_per_view_and_round_ve
     """A benchmark page past a page of results carries its charts' outlines only (the figures are
     fetched when drawn). An anonymous visitor's are kept under the round's version and the view the
     charts show (filters, colour, normalisation): another page of the ranking does not build the
-    five charts again, another colour does, and so does every view after a change in the round; a
-    signed-in user's are built afresh. A figure's download builds its own chart only."""
+    five charts again, another colour does, and so does every view after a change in the round.
+    Reviewers and chairs share the outlines of everything (a submitter who sees nothing more than
+    the public reads the public's). A figure's download builds its own chart only."""
     from pages.suites.time_to_train import charts
 
     built = []
@@ -205,6 +218,10 @@ def test_a_benchmarks_public_chart_outlines_are_built_once_per_view_and_round_ve
     assert len(built) == 12
     client.force_login(personas["owner"])
     html(client, view)
+    assert len(built) == 12
+    for person in ("reviewer", "chair"):
+        client.force_login(personas[person])
+        html(client, view + "&page=2")
     assert len(built) == 16
     assert client.get(TRAINING + "resnet/charts/pareto.figure.json?division=closed").status_code == 200
     assert built[16:] == ["pareto"]

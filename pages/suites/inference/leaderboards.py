@@ -12,7 +12,7 @@ from django.db.models.fields.json import KT, KeyTransform
 
 from mlperf_check.inference.report import verdict_text
 from mlperf_check.inference.summary_export import AcceptedResult, round_scenarios, summary_records
-from pages.caching import round_rows
+from pages.caching import rows_seen_by
 from pages.normalised import View, mixing_warning, throughput_normalised
 from pages.system_groups import SYSTEM_VALUES, accelerator_key, system_fields_of_row
 from results.models import Result, Round
@@ -53,11 +53,9 @@ POINT_VALUES = (
 
 
 def inference_points(user, round_: Round) -> list[dict]:
-    """A point per result of the round `user` may see; an anonymous visitor's from the cache (the
-    round's version keys them: pages.caching.round_rows)."""
-    if user is None or not user.is_authenticated:
-        return round_rows(round_.slug, "inference-points", lambda: _points(None, round_))
-    return _points(user, round_)
+    """A point per result of the round `user` may see, kept for the views many users share (the
+    round's version keys them: pages.caching.rows_seen_by)."""
+    return rows_seen_by(user, round_, "inference-points", lambda viewer: _points(viewer, round_))
 
 
 def _points(user, round_: Round) -> list[dict]:

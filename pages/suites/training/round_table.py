@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 
 from django.db.models import QuerySet
 
-from pages.caching import round_rows
+from pages.caching import rows_seen_by
 from pages.normalised import DECIDED
 from pages.suites.time_to_train.filters import ResultFilters, filter_options
 from pages.system_groups import CATEGORY_LABELS, CATEGORY_ORDER, DIVISION_ORDER, category_of
@@ -181,18 +181,17 @@ def round_table(round_: Round, user, query, factors: str = DECIDED, placed_only:
     all_benchmarks = sorted(benchmark_names.values())
     filters = RoundFilters.from_query(query, all_benchmarks)
     benchmarks = filters.benchmarks or all_benchmarks
-    results = filters.apply(Result.objects.visible_to(user).current().for_round(round_))
+    def visible(viewer):
+        return filters.apply(Result.objects.visible_to(viewer).current().for_round(round_))
 
-    def place() -> dict:
-        return _placed(round_, results, benchmark_names, benchmarks, factors, filters.sort)
-
-    if user is None or not user.is_authenticated:
-        # The public's rows placed are kept under the round's version, the filters, the order and
-        # the factors: another page of the same view, or its download, starts from them.
-        view = json.dumps([asdict(filters), factors], sort_keys=True)
-        placed = round_rows(round_.slug, "training-placed:" + hashlib.sha1(view.encode()).hexdigest(), place)
-    else:
-        placed = place()
+    # The rows placed are kept for the views many users share under the round's version, the
+    # filters, the order and the factors: another page of the same view, or its download, starts
+    # from them.
+    view = json.dumps([asdict(filters), factors], sort_keys=True)
+    placed = rows_seen_by(user, round_, "training-placed:" + hashlib.sha1(view.encode()).hexdigest(),
+                          lambda viewer: _placed(round_, visible(viewer), benchmark_names, benchmarks, factors,
+                                                 filters.sort))
+    results = visible(user)
     table = RoundTable(
         benchmarks=benchmarks, rows=placed["rows"], filters=filters, options=filter_options(round_, user),
         shown_benchmarks=placed["shown_benchmarks"], energy_benchmarks=placed["energy_benchmarks"],

@@ -33,7 +33,9 @@ PYTHON = str(REPO / ".venv" / "bin" / "python")
 
 def service_env(database: str = "mlperf_bench") -> dict[str, str]:
     """The environment of a bench's web processes: DATABASE_URL names `database` beside the one
-    configured (BENCH_ADMIN_URL keeps that one, to create it), DEBUG off, no broker."""
+    configured (BENCH_ADMIN_URL keeps that one, to create it), DEBUG off, no broker, and each
+    process's database connection kept as production keeps it (docker-compose.yml's DB_CONN_MAX_AGE;
+    DB_CONN_MAX_AGE=0 in the environment measures a new connection per request)."""
     env = dict(os.environ)
     if "DATABASE_URL" not in env:
         out = subprocess.run([str(REPO / "scripts" / "services.sh"), "env"], capture_output=True, text=True, check=True)
@@ -46,6 +48,7 @@ def service_env(database: str = "mlperf_bench") -> dict[str, str]:
     env["DEBUG"] = "false"
     env["DJANGO_ENV"] = "development"  # plain http on 127.0.0.1: no HTTPS redirect
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    env.setdefault("DB_CONN_MAX_AGE", "60")
     env.pop("CELERY_BROKER_URL", None)
     return env
 

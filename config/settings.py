@@ -195,10 +195,15 @@ TEMPLATES = [
 ]
 
 # No DATABASE_URL: a SQLite file, so `make run` works on a bare machine.
+# Production keeps each process's connection DB_CONN_MAX_AGE seconds (docker-compose.yml: 60): a new
+# PostgreSQL connection starts a server process that reads its catalog again, 10-20 ms of a page
+# (bench/RESULTS.md). With the health check a kept connection the server dropped (a restart) is
+# replaced before a request uses it, instead of failing that request.
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

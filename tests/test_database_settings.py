@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -29,3 +30,39 @@ def test_options_given_in_the_database_url_are_kept_beside_it():
         capture_output=True, text=True, timeout=60,
     )
     assert done.stdout.strip() == "{'options': '-c statement_timeout=5000 -c jit=off'}", done.stderr
+
+
+
+def wsgi_get(path: str) -> str:
+    """GET `path` through Django's own WSGI handler, as gunicorn calls it: unlike the test client,
+    it sends the request signals that check the kept connection (close_old_connections)."""
+    from django.core.handlers.wsgi import WSGIHandler
+
+    status = []
+    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": path, "SERVER_NAME": "testserver", "SERVER_PORT": "80",
+               "HTTP_HOST": "testserver", "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO()}
+    response = WSGIHandler()(environ, lambda line, headers: status.append(line))
+    b"".join(response)
+    response.close()  # request_finished: the connection is kept or closed here
+    return status[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_kept_connection_the_server_dropped_is_replaced_before_a_request_uses_it(monkeypatch):
+    """Production keeps each process's connection (DB_CONN_MAX_AGE, docker-compose.yml). When the
+    server drops it (a restart, an administrator), the next request checks it first and connects
+    again, instead of failing with a 503."""
+    import psycopg2
+
+    monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 60)
+    assert wsgi_get("/") == "200 OK"
+    assert connection.connection is not None  # kept after the request
+    backend = connection.connection.get_backend_pid()
+    other = psycopg2.connect(**connection.get_connection_params())
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [backend])
+    finally:
+        other.close()
+    assert wsgi_get("/") == "200 OK"
+    assert connection.connection.get_backend_pid() != backend

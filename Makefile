@@ -33,15 +33,7 @@ migrate: venv
 
 # Imports the bundled real sample (idempotent: a second run changes nothing).
 sample: migrate
-	$(PY) manage.py import_results sample_data/training-v0.7 --round training-v0.7 --publish
-	$(PY) manage.py import_results sample_data/training-v1.0 --round training-v1.0 --publish
-	$(PY) manage.py import_results sample_data/training-v3.0 --round training-v3.0 --publish
-	$(PY) manage.py import_results sample_data/inference-v0.7 --round inference-v0.7 --publish
-	$(PY) manage.py import_results sample_data/training-v4.0 --round training-v4.0 --publish
-	$(PY) manage.py import_results sample_data/hpc-v1.0 --round hpc-v1.0 --publish
-	$(PY) manage.py import_results sample_data/inference-v4.1 --round inference-v4.1 --publish --ids sample_data/inference-v4.1-ids.json
-	$(PY) manage.py import_results sample_data/automotive-v0.5 --round automotive-v0.5 --publish --ids sample_data/automotive-v0.5-ids.json
-	$(PY) manage.py import_results sample_data/tiny-v1.3 --round tiny-v1.3 --publish
+	$(PY) manage.py import_sample
 
 # Hashed, gzip-compressed copies under staticfiles/, which WhiteNoise serves with far-future cache
 # headers in every mode (config/storage.py). Rerun after editing static/.

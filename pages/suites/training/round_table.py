@@ -181,6 +181,7 @@ def round_table(round_: Round, user, query, factors: str = DECIDED, placed_only:
     all_benchmarks = sorted(benchmark_names.values())
     filters = RoundFilters.from_query(query, all_benchmarks)
     benchmarks = filters.benchmarks or all_benchmarks
+
     def visible(viewer):
         return filters.apply(Result.objects.visible_to(viewer).current().for_round(round_))
 

@@ -32,4 +32,5 @@ class Command(BaseCommand):
             arguments = [str(SAMPLE / slug), "--round", slug, "--publish"]
             if ids:
                 arguments += ["--ids", str(SAMPLE / ids)]
+            self.stdout.write(f"{slug} (sample_data/{slug}):")  # import_results names the submitters only
             call_command("import_results", *arguments, stdout=self.stdout, stderr=self.stderr)

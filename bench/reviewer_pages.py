@@ -17,25 +17,18 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import re
-import sys
 import time
 from pathlib import Path
 
+from web import REPO, setup_django  # bench/web.py
+
 parser = argparse.ArgumentParser()
-parser.add_argument("--code", type=Path, default=Path(__file__).resolve().parent.parent)
+parser.add_argument("--code", type=Path, default=REPO)
 parser.add_argument("--user", required=True, help="the signed-in user (a reviewer, a chair, a submitter)")
 parser.add_argument("--addresses", nargs="+", help="the pages, in order (default: ADDRESSES below)")
 args = parser.parse_args()
-sys.path.insert(0, str(args.code.resolve()))
-os.chdir(args.code)
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-os.environ.setdefault("DJANGO_ENV", "development")
-
-import django  # noqa: E402
-
-django.setup()
+setup_django(args.code)
 
 from django.contrib.auth.models import User  # noqa: E402
 from django.test import Client  # noqa: E402

@@ -15,23 +15,16 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
-import sys
 import time
 from pathlib import Path
 
+from web import REPO, setup_django  # bench/web.py
+
 parser = argparse.ArgumentParser()
-parser.add_argument("--code", type=Path, default=Path(__file__).resolve().parent.parent)
+parser.add_argument("--code", type=Path, default=REPO)
 parser.add_argument("rounds", nargs="+", help="round slugs: training-v0.7, inference-v4.1, ...")
 args = parser.parse_args()
-sys.path.insert(0, str(args.code.resolve()))
-os.chdir(args.code)
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-os.environ.setdefault("DJANGO_ENV", "development")
-
-import django  # noqa: E402
-
-django.setup()
+setup_django(args.code)
 
 from pages import suites  # noqa: E402
 from pages.csv_rows import rows_to_csv  # noqa: E402

@@ -31,6 +31,19 @@ REPO = Path(__file__).resolve().parent.parent
 PYTHON = str(REPO / ".venv" / "bin" / "python")
 
 
+def setup_django(code: Path) -> None:
+    """Django set up in this process on the code of the checkout `code`, ahead of bench/ on the
+    import path: a bench's `--code DIR` (this checkout, or another: `git worktree add --detach DIR
+    <commit>`, the code before a change) with the same bench script."""
+    sys.path.insert(0, str(code.resolve()))
+    os.chdir(code)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("DJANGO_ENV", "development")
+    import django
+
+    django.setup()
+
+
 def service_env(database: str = "mlperf_bench") -> dict[str, str]:
     """The environment of a bench's web processes: DATABASE_URL names `database` beside the one
     configured (BENCH_ADMIN_URL keeps that one, to create it), DEBUG off, no broker, and each

@@ -32,6 +32,11 @@ trap stop_children EXIT
 trap 'exit 130' INT TERM
 
 if [ -z "${CELERY_BROKER_URL:-}" ]; then
+    # Each Celery process in a process group of its own (job control on while they start): a signal
+    # to make run's group (Ctrl-C, `kill -- -PGID`) reaches this script, which stops each one with a
+    # TERM to its main process, as Celery expects. A pool process that got the group's TERM itself
+    # died holding its pool's queue lock, and the worker then hung in warm shutdown for good.
+    set -m
     # A unique node name: two servers on one machine (a test beside a developer's) stay apart.
     node="run-$$"
     "$VENV/bin/celery" --quiet -A config worker -Q default,ingest --concurrency 2 -n "ingest-$node@%h" \
@@ -63,6 +68,7 @@ if [ -z "${CELERY_BROKER_URL:-}" ]; then
     else
         echo "No bubblewrap (apt-get install bubblewrap): verification requests wait until a verification worker runs"
     fi
+    set +m
 fi
 
 echo "Serving on http://$HOST:$PORT/"

@@ -9,6 +9,7 @@ installed twice), are the test's.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -87,11 +88,8 @@ class EmbeddedServer:
         return done.stdout
 
     def processes(self) -> list[str]:
-        """The processes make run started (its process group) still running now, as "pid command"."""
-        if self.process is None:
-            return []
-        found = subprocess.run(["pgrep", "-a", "-g", str(self.process.pid)], capture_output=True, text=True).stdout
-        return [line for line in found.splitlines() if line.strip() and not line.endswith("<defunct>")]
+        """The processes make run started still running now, as "pid command"."""
+        return [] if self.process is None else processes_of_session(self.process.pid)
 
     def stop(self) -> None:
         """Ctrl-C, as its developer would; everything make run started must end."""
@@ -103,9 +101,22 @@ class EmbeddedServer:
             time.sleep(0.5)
         left = self.processes()
         if left:
-            os.killpg(self.process.pid, signal.SIGKILL)
+            kill_session(self.process.pid)
             raise AssertionError(f"Ctrl-C left processes of make run behind: {left}")
         self.process.wait(10)
+
+
+def processes_of_session(session: int) -> list[str]:
+    """The live processes of the session `session`, as "pid command": all that a command started with
+    start_new_session started, in whatever process group (make run's Celery processes have their own)."""
+    found = subprocess.run(["pgrep", "-a", "-s", str(session)], capture_output=True, text=True).stdout
+    return [line for line in found.splitlines() if line.strip() and not line.endswith("<defunct>")]
+
+
+def kill_session(session: int) -> None:
+    for line in processes_of_session(session):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(line.split()[0]), signal.SIGKILL)
 
 
 def as_from_a_terminal() -> None:

@@ -96,13 +96,14 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_gunicorn(env: dict[str, str], workers: int) -> tuple[subprocess.Popen, int]:
-    """gunicorn on a free port of 127.0.0.1, once it accepts connections (up to 10 s)."""
+def start_gunicorn(env: dict[str, str], workers: int, code: Path = REPO) -> tuple[subprocess.Popen, int]:
+    """gunicorn serving the checkout `code` on a free port of 127.0.0.1, once it accepts connections
+    (up to 10 s)."""
     port = free_port()
     server = subprocess.Popen(
         [str(REPO / ".venv" / "bin" / "gunicorn"), "config.wsgi:application", "-b", f"127.0.0.1:{port}",
          "-w", str(workers), "--log-level", "warning"],
-        cwd=REPO, env=env,
+        cwd=code, env=env,
     )
     for _ in range(100):
         try:

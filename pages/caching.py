@@ -165,6 +165,20 @@ def _read_round_version(slug: str) -> str:
 def _read_round_versions(where: str, parameters: list) -> dict[str, str]:
     """One query: the figures that a round's writes change (see the module's docstring), of each
     round `where` selects, as a version by slug."""
+    return {slug: version for _, slug, version in _read_round_version_rows(where, parameters)}
+
+
+def read_round_versions_by_id(round_ids) -> dict[int, str]:
+    """The versions of the rounds `round_ids`, read now rather than kept by this process: what
+    pages.warming compares between the process that changed a round and the worker that warms it."""
+    ids = list(round_ids)
+    if not ids:
+        return {}
+    return {pk: version for pk, _, version in _read_round_version_rows(f"r.id IN ({', '.join(['%s'] * len(ids))})", ids)}
+
+
+def _read_round_version_rows(where: str, parameters: list) -> list[tuple[int, str, str]]:
+    """(id, slug, version) of each round `where` selects."""
     tables = {
         "round": Round._meta.db_table, "result": Result._meta.db_table, "submission": Submission._meta.db_table,
         "snapshot": Snapshot._meta.db_table, "event": AuditEvent._meta.db_table,
@@ -182,7 +196,7 @@ def _read_round_versions(where: str, parameters: list) -> dict[str, str]:
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, parameters)
-        return {f"{suite}-v{version}": _version_of(figures) for suite, version, *figures in cursor.fetchall()}
+        return [(pk, f"{suite}-v{version}", _version_of((pk, *figures))) for suite, version, pk, *figures in cursor.fetchall()]
 
 
 def _version_of(figures) -> str:

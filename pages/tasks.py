@@ -16,6 +16,7 @@ def take_snapshots_task() -> list[str]:
 
 
 @shared_task(name="pages.warm_pages", ignore_result=True)
-def warm_pages_task(round_ids: list[int]) -> list[tuple[str, int]]:
-    """Build the changed rounds' pages and the global ones into the page cache (pages/warming.py)."""
-    return warm_pages(round_ids)
+def warm_pages_task(round_ids: list[int], sent_versions: dict | None = None) -> list[tuple[str, int]]:
+    """Build the changed rounds' pages and the global ones into the page cache, unless a later
+    change superseded them (pages/warming.py)."""
+    return warm_pages(round_ids, sent_versions)

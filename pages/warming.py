@@ -12,9 +12,11 @@ visitors, and a worker that handles uploads never writes what the public is serv
 What is warmed: each changed round's page (only a round the public sees) and WARMED_GLOBAL, and
 the figures each of them fetches when drawn (`data-figure-src`: a large round's charts). The
 task is sent once per transaction, on commit, by name (the task module imports this one), after
-the web processes' reuse of a version has run out (caching.DATA_VERSION_SECONDS); a broker that
-refuses it, or a web server that does not answer, costs nothing but the warm (the page is built
-by its first visitor then).
+the web processes' reuse of a version has run out (caching.DATA_VERSION_SECONDS), with the
+versions the commit left: a round changed again before the task runs is left to the later
+change's warm. A snapshot warms too: it changes its round's pages, up to a minute after the change
+it records was warmed. A broker that refuses the task, or a web server that does not answer,
+costs nothing but the warm (the page is built by its first visitor then).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models.signals import post_save
 
-from results.models import Round, Submission
+from results.models import Round, Snapshot, Submission
 from results.signals import data_changed
 
 from . import caching
@@ -50,10 +52,22 @@ WARM_TIMEOUT_SECONDS = 30
 FIGURE_SOURCE = re.compile(r'data-figure-src="(/[^"]+)"')
 
 
-def warm_pages(round_ids: list[int]) -> list[tuple[str, int]]:
+def warm_pages(round_ids: list[int], sent_versions: dict | None = None) -> list[tuple[str, int]]:
     """Ask the web server for the public pages of the rounds `round_ids` and the global pages, each
     followed by the figures it fetches when drawn; (address, HTTP status, 0 where none came) of
-    each. A round the public does not see is skipped (its page is not public)."""
+    each. A round the public does not see is skipped (its page is not public).
+
+    `sent_versions`: each round's version when its change committed (by id, as JSON keeps it). A
+    round changed again since then was changed by a later commit, which sent a warm of its own: its
+    pages are left to that one, and where that holds for every round, the global pages too. An
+    import commits a submission at a time, and would otherwise have the web server build a large
+    round's page once per submission, each stale a second later."""
+    if sent_versions is not None:
+        now = caching.read_round_versions_by_id(round_ids)
+        current = [pk for pk in round_ids if now.get(pk) == sent_versions.get(str(pk))]
+        if not current:
+            return []
+        round_ids = current
     slugs = [round_.slug for round_ in Round.objects.visible_to(None).filter(pk__in=round_ids)]
     answered = []
     for address in [*(f"/rounds/{slug}/" for slug in sorted(slugs)), *WARMED_GLOBAL]:
@@ -96,12 +110,14 @@ class _Warm:
         self.sent = True
         rounds = sorted(self.rounds)
         try:
-            current_app.signature(WARM_TASK, args=[rounds]).apply_async(
+            # The versions this commit left: the worker tells by them whether a later change came.
+            versions = {str(pk): version for pk, version in caching.read_round_versions_by_id(rounds).items()}
+            current_app.signature(WARM_TASK, args=[rounds, versions]).apply_async(
                 retry=True, retry_policy=settings.PUBLISH_RETRY_POLICY, expires=WARM_EXPIRES_SECONDS,
                 countdown=caching.DATA_VERSION_SECONDS + 1,  # until every web process reads the new version
             )
-        except Exception as exc:  # kombu raises OperationalError, or the socket's own errors
-            log.warning("pages of rounds %s not warmed: the broker refused the task (%s)", rounds, exc)
+        except Exception as exc:  # the broker refused it (kombu's OperationalError, a socket's error), or the database
+            log.warning("pages of rounds %s not warmed: %s", rounds, exc)
 
 
 def round_changed(round_id: int) -> None:
@@ -129,6 +145,10 @@ def _round_saved(sender, instance: Round, **kwargs) -> None:
     round_changed(instance.pk)
 
 
+def _snapshot_saved(sender, instance: Snapshot, **kwargs) -> None:
+    round_changed(instance.round_id)
+
+
 def _data_changed(sender, rounds=(), **kwargs) -> None:
     for round_id in rounds:
         round_changed(round_id)
@@ -138,4 +158,5 @@ def connect() -> None:
     """Called once, from PagesConfig.ready: in the web process and in every worker that writes."""
     post_save.connect(_submission_saved, sender=Submission, dispatch_uid="pages-warm-submission")
     post_save.connect(_round_saved, sender=Round, dispatch_uid="pages-warm-round")
+    post_save.connect(_snapshot_saved, sender=Snapshot, dispatch_uid="pages-warm-snapshot")
     data_changed.connect(_data_changed, dispatch_uid="pages-warm-data-changed")

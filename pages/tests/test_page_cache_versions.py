@@ -245,12 +245,13 @@ def snapshot(world, settings, tmp_path):
 
 @pytest.fixture
 def warms_sent():
-    """The rounds of each pages.warm_pages task published to the broker (Celery's own signal)."""
+    """The arguments of each pages.warm_pages task published to the broker (Celery's own signal):
+    the rounds and the versions their commit left."""
     sent = []
 
     def published(sender=None, body=None, **kwargs):
         if sender == warming.WARM_TASK:
-            sent.append(set(body[0][0]))
+            sent.append(tuple(body[0]))
 
     before_task_publish.connect(published, weak=False)
     yield sent
@@ -270,7 +271,37 @@ def test_every_write_path_moves_its_rounds_version_and_no_other_rounds(rounds, c
     assert after[1] == before[1], "round B's version moved"
     assert after[2] != before[2], "the global version did not move"
     # On commit, a warm of round A's pages went to the broker, and none of round B's.
-    assert any(rounds["a"].pk in sent for sent in warms_sent) and not any(rounds["b"].pk in sent for sent in warms_sent)
+    assert any(rounds["a"].pk in sent for sent, _ in warms_sent) and not any(rounds["b"].pk in sent for sent, _ in warms_sent)
+
+
+def test_a_snapshot_warms_its_rounds_pages_with_the_version_it_left(rounds, settings, tmp_path,
+                                                                     django_capture_on_commit_callbacks, warms_sent):
+    """Beat takes a snapshot up to a minute after the change it records, whose warm has been built
+    by then; the snapshot moves the round's version (its pages list the snapshots) and warms again."""
+    with django_capture_on_commit_callbacks(execute=True):
+        publish(rounds)
+    settings.MEDIA_ROOT = tmp_path
+    warms_sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert take_snapshot(rounds["a"]) is not None
+    assert warms_sent == [([rounds["a"].pk], {str(rounds["a"].pk): caching.round_version(rounds["a"].slug)})]
+
+
+def test_a_warm_leaves_a_round_changed_again_to_the_later_changes_warm(rounds, settings, tmp_path):
+    """An import commits a submission at a time, each sending a warm: a round changed again before
+    its warm runs is not built then (the later warm builds it), nor the global pages once every
+    round of the warm has changed again."""
+    settings.PAGE_WARM_URL = "http://127.0.0.1:9"  # nothing listens: the answers list what was asked
+    a, b = rounds["a"], rounds["b"]
+    publish_round(a, actor=rounds["chair"])
+    sent = {str(pk): version for pk, version in caching.read_round_versions_by_id([a.pk, b.pk]).items()}
+    assert warming.warm_pages([a.pk, b.pk], sent) == [(f"/rounds/{a.slug}/", 0), (f"/rounds/{b.slug}/", 0),
+                                                       ("/", 0), ("/changes/", 0)]
+    make_result(make_system(make_submission(b, rounds["alpha"]), "alpha-b"), "resnet", minutes=25.0, result_id="1.1-0002")
+    assert warming.warm_pages([a.pk, b.pk], sent) == [(f"/rounds/{a.slug}/", 0), ("/", 0), ("/changes/", 0)]
+    settings.MEDIA_ROOT = tmp_path
+    assert take_snapshot(a) is not None
+    assert warming.warm_pages([a.pk, b.pk], sent) == []
 
 
 @pytest.mark.django_db(transaction=True)

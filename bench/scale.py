@@ -57,7 +57,7 @@ CORPUS_ROUNDS = [
     "inference/v0.5", "inference/v0.7", "inference/v4.1", "hpc/v1.0", "hpc/v2.0",
     "automotive/v0.5", "tiny/v1.3",
 ]  # fmt: skip
-FAMILIES = ("home", "round", "benchmark", "result", "system", "organization", "compare", "search", "API list",
+FAMILIES = ("home", "round", "benchmark", "result", "log", "system", "organization", "compare", "search", "API list",
             "API runs", "CSV", "snapshot", "feed")
 
 
@@ -118,6 +118,7 @@ else:
 benchmark = round_.benchmarks.annotate(n=Count("results")).order_by("-n").first()
 result = real.filter(submission__round=round_).annotate(n=Count("runs")).order_by("-n", "pk").first()
 other = real.filter(submission__round=round_, benchmark=result.benchmark).exclude(pk=result.pk).first() or result
+run_log = result.runs.exclude(log_name="").order_by("pk").first()
 if not Snapshot.objects.filter(round=round_).exists():
     take_snapshot(round_)
 org = result.submission.organization
@@ -126,6 +127,7 @@ print(json.dumps({"round id": round_.pk, "urls": {
     "round": f"/rounds/{round_.slug}/",
     "benchmark": f"/rounds/{round_.slug}/{benchmark.name}/",
     "result": f"/results/{result.result_id}/",
+    "log": f"/logs/{run_log.sha256}/",
     "system": f"/systems/{org.slug}/{result.system.system_id}/",
     "organization": f"/organizations/{org.slug}/",
     "compare": f"/compare/?result={result.result_id}&result={other.result_id}",

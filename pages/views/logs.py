@@ -14,12 +14,18 @@ from results import logs
 from results.models import Run
 from review.findings import log_line_url
 
+# What results/log.html and the raw download read of the run.
+LOG_PAGE_FIELDS = ("file", "sha256", "log_name", "run_start_line", "run_stop_line", "result__result_id",
+                   "result__benchmark__name")
+
 
 def _log_run_or_404(user, sha256: str) -> Run:
-    """The newest visible run with this log. Visible only with a visible run."""
+    """The newest visible run with this log. Visible only with a visible run. Only the fields its
+    pages show: a run's and a result's other fields hold their eval curves and figures as JSON."""
     run = (
         Run.objects.visible_to(user).filter(sha256=sha256).exclude(log_name="")
-        .select_related("result__benchmark", "result__submission__round")
+        .select_related("result__benchmark")
+        .only(*LOG_PAGE_FIELDS)
         .order_by("-result__submission__is_current", "-result__submission__version")
         .first()
     )

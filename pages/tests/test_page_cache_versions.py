@@ -19,11 +19,14 @@ from django.utils import timezone
 from ingest.tests.upload_fixtures import dead_broker, open_round, unthrottled  # noqa: F401 - fixtures used by name
 from pages import caching, warming
 from pages.snapshots import take_snapshot
+from pages.suites.inference import charts as inference_charts
+from pages.suites.inference import views as inference_views
 from pages.suites.time_to_train import progress
 from pages.views import home
 from results.constants import RoundState
-from results.models import Result
+from results.models import Result, Submission
 from results.services.rounds import publish_round
+from results.services.versions import touch_submissions
 from results.synthetic_inference import make_inference_round
 from results.tests.factories import make_result, make_round, make_submission, make_system
 from review import services
@@ -101,6 +104,36 @@ def test_a_page_over_every_round_builds_only_the_figures_of_the_round_that_chang
     assert sorted(built) == [("_fastest_of_rounds", [a]), ("_round_counts", [a])]
     counts = {r.slug: r.counts for suite in response.context["suites"] for r in suite["rounds"]}
     assert counts == {a: {"results": 1, "systems": 1, "submitters": 1}, b: {"results": 1, "systems": 1, "submitters": 1}}
+
+
+def test_the_inference_progress_charts_read_each_rounds_candidates_once_per_version(monkeypatch):
+    """A suite's progress is over every round, tens of thousands of results: the inference charts
+    keep, per round under its version, the results they can pick. After a change in one round only
+    its candidates are read again, and the charts are those built of every result."""
+    first = make_inference_round("4.0", results=80, organizations=3)
+    second = make_inference_round("4.1", results=80, organizations=3)
+    built = []
+    candidates_of = inference_views._progress_candidates
+    monkeypatch.setattr(inference_views, "_progress_candidates",
+                        lambda user, rounds_: built.append(sorted(r.slug for r in rounds_)) or candidates_of(user, rounds_))
+
+    def as_built_of_every_result():
+        every = inference_views._progress_entries(Result.objects.visible_to(None).current().filter(
+            submission__round__suite="inference", division="closed", valid=True, metric_value__isnull=False))
+        return [inference_charts.progress(every).rows, inference_charts.progress(every, per_accelerator=True).rows]
+
+    assert [chart.rows for chart in inference_views.progress_charts(None)] == as_built_of_every_result()
+    assert built == [[first.slug, second.slug]]
+    built.clear()
+    assert len(inference_views.progress_charts(None)[0].rows) > 2 and built == []
+    best = Result.objects.filter(submission__round=second, scenario="Offline", division="closed", valid=True).order_by(
+        "-metric_value").first()
+    Result.objects.filter(pk=best.pk).update(metric_value=best.metric_value * 10)  # as an admin edit would
+    touch_submissions(Submission.objects.filter(pk=best.submission_id))
+    charts = inference_views.progress_charts(None)
+    assert built == [[second.slug]]
+    assert [chart.rows for chart in charts] == as_built_of_every_result()
+    assert best.result_id in {row["result_id"] for row in charts[0].rows}
 
 
 def test_a_process_that_reads_a_new_global_version_reads_the_rounds_afresh(rounds, monkeypatch):

@@ -213,14 +213,8 @@ def scenario_rank(scenario: str) -> int:
 PROGRESS_SCENARIOS = ("Offline", "Server")
 
 
-def progress(entries: list[dict], per_accelerator: bool = False) -> Chart:
-    """Round over round: per model and throughput scenario (Offline, Server), the best valid
-    closed-division result of each round, relative to the model's first round with one (1 = the
-    first round; a model's unit stays the same across its rounds, the models' units differ, so
-    only the ratio can share an axis). `per_accelerator`: the throughput divided by the system's
-    accelerators first (normalised, and titled so).
-
-    entries: dicts with round, model, scenario, value, unit, accelerators, system, submitter, result_id."""
+def _best_per_round(entries: list[dict], per_accelerator: bool) -> dict[tuple[str, str], dict[str, dict]]:
+    """{(model, scenario): {round: the entry with its "figure"}}: the first of the best of each."""
     best: dict[tuple[str, str], dict[str, dict]] = defaultdict(dict)
     for entry in entries:
         if entry["scenario"] not in PROGRESS_SCENARIOS:
@@ -234,6 +228,27 @@ def progress(entries: list[dict], per_accelerator: bool = False) -> Chart:
         mine = best[(entry["model"], entry["scenario"])]
         if entry["round"] not in mine or value > mine[entry["round"]]["figure"]:
             mine[entry["round"]] = {**entry, "figure": value}
+    return best
+
+
+def progress_candidates(entries: list[dict]) -> list[dict]:
+    """Those of `entries` (each with a "pk") that `progress` picks in either chart, in their order:
+    `progress` of them draws what `progress` of all the entries draws (the first of equal bests
+    stays first), so a page over every round needs only these of each round."""
+    picked = {entry["pk"] for per_accelerator in (False, True)
+              for by_round in _best_per_round(entries, per_accelerator).values() for entry in by_round.values()}
+    return [entry for entry in entries if entry["pk"] in picked]
+
+
+def progress(entries: list[dict], per_accelerator: bool = False) -> Chart:
+    """Round over round: per model and throughput scenario (Offline, Server), the best valid
+    closed-division result of each round, relative to the model's first round with one (1 = the
+    first round; a model's unit stays the same across its rounds, the models' units differ, so
+    only the ratio can share an axis). `per_accelerator`: the throughput divided by the system's
+    accelerators first (normalised, and titled so).
+
+    entries: dicts with round, model, scenario, value, unit, accelerators, system, submitter, result_id."""
+    best = _best_per_round(entries, per_accelerator)
     rows = []
     for (model, scenario), by_round in sorted(best.items(), key=lambda kv: (kv[0][0], scenario_rank(kv[0][1]))):
         ordered = sorted(by_round.values(), key=lambda e: version_key(e["round"]))

@@ -18,6 +18,7 @@ from django.utils.safestring import mark_safe
 from mlperf_check.errors import UnknownRules
 from mlperf_check.inference.rules import rules_for
 from mlperf_check.inference.summary_export import SUMMARY_COLUMNS
+from pages.caching import round_figures
 from pages.charts import Chart, caseless_sorted
 from pages.common import (
     chart_outlines,
@@ -362,17 +363,38 @@ def _query_latency_bound(details: dict) -> tuple[float | None, float | None]:
 def progress_charts(user) -> list:
     """Progress across inference rounds: the best valid closed result per model and throughput
     scenario relative to the model's first round, in total and per accelerator."""
-    entries = [
-        {"round": row["submission__round__version"], "model": row["benchmark__name"], "scenario": row["scenario"],
-         "value": row["metric_value"], "unit": row["metric_unit"], "accelerators": row["system__accelerators_count"],
-         "system": row["system__name"], "submitter": row["submission__organization__name"],
-         "result_id": row["result_id"]}
-        for row in Result.objects.visible_to(user).current()
-        .filter(submission__round__suite=Suite.INFERENCE, division="closed", valid=True, metric_value__isnull=False)
-        .values("submission__round__version", "benchmark__name", "scenario", "metric_value", "metric_unit",
-                "system__accelerators_count", "system__name", "submission__organization__name", "result_id")
-    ]
+    rounds = list(Round.objects.visible_to(user).filter(suite=Suite.INFERENCE))
+    # Which results of a round the charts can pick is kept per round (pages.caching.round_figures):
+    # the suite is tens of thousands of results. What the charts show of them (names) is read afresh.
+    candidates = round_figures(user, "progress-candidates", rounds, _progress_candidates)
+    pks = [pk for round_ in rounds for pk in candidates[round_.pk]]
+    place = {pk: number for number, pk in enumerate(pks)}  # each round's candidates in their order
+    entries = sorted(_progress_entries(Result.objects.filter(pk__in=pks)), key=lambda entry: place[entry["pk"]])
     return [inference_charts.progress(entries), inference_charts.progress(entries, per_accelerator=True)]
+
+
+def _progress_candidates(user, rounds) -> dict[int, list[int]]:
+    """{round pk: the pks of its valid closed results that the progress charts can pick}."""
+    results = (Result.objects.visible_to(user).current()
+               .filter(submission__round__in=rounds, division="closed", valid=True, metric_value__isnull=False))
+    by_round: dict[int, list[dict]] = {round_.pk: [] for round_ in rounds}
+    for entry in _progress_entries(results):
+        by_round[entry["round_pk"]].append(entry)
+    return {pk: [entry["pk"] for entry in inference_charts.progress_candidates(entries)]
+            for pk, entries in by_round.items()}
+
+
+def _progress_entries(results) -> list[dict]:
+    """The progress charts' entry of each of `results`, in the results' order."""
+    return [
+        {"pk": row["pk"], "round_pk": row["submission__round"], "round": row["submission__round__version"],
+         "model": row["benchmark__name"], "scenario": row["scenario"], "value": row["metric_value"],
+         "unit": row["metric_unit"], "accelerators": row["system__accelerators_count"], "system": row["system__name"],
+         "submitter": row["submission__organization__name"], "result_id": row["result_id"]}
+        for row in results.values(
+            "pk", "submission__round", "submission__round__version", "benchmark__name", "scenario", "metric_value",
+            "metric_unit", "system__accelerators_count", "system__name", "submission__organization__name", "result_id")
+    ]
 
 
 def home_charts(user) -> list[dict]:

@@ -228,6 +228,20 @@ def test_it_searches_systems_submitters_and_accelerators(client, world):
     assert [s["submission__organization__slug"] for s in response.context["submitters"]] == ["alpha"]
 
 
+def test_a_search_matching_more_systems_than_it_reads_says_so(client, world, monkeypatch):
+    """One or two letters match nearly every system: a search reads at most SEARCH_SYSTEMS_READ of
+    them (the newest), and the page says its lists cover only those."""
+    from pages.views import search
+
+    every = client.get("/search/", {"q": "a"})
+    assert not every.context["narrowed"] and len(every.context["systems"]) >= 3
+    monkeypatch.setattr(search, "SEARCH_SYSTEMS_READ", 2)
+    narrowed = client.get("/search/", {"q": "a", "again": "1"})
+    assert narrowed.context["narrowed"] and 1 <= len(narrowed.context["systems"]) <= 2
+    assert "More than 2 systems match “a”: these lists cover the 2 newest of them." in narrowed.content.decode()
+    assert not client.get("/search/", {"q": "tpu"}).context["narrowed"]
+
+
 def test_the_system_search_is_one_the_trigram_indexes_answer(client, world):
     """On PostgreSQL the search's system lookup reads the searched columns' trigram indexes
     (results/migrations/0019): its conditions are all on the systems' own columns. With the

@@ -565,3 +565,18 @@ def test_a_process_reuses_the_data_version_briefly_and_forgets_it_when_it_writes
         assert caching.data_version() == version
     make_result(world["pod_resnet"].system, "bert", minutes=3.0)  # a write in this process
     assert caching.data_version() != version
+
+
+def test_the_sitemaps_addresses_are_those_reverse_builds():
+    """A sitemap part builds its 50,000 addresses from one reverse() (pages.views.home.addresses_of):
+    quoted as reverse() quotes them, and refused where reverse() refuses."""
+    from django.urls import NoReverseMatch, reverse
+
+    from pages.views.home import addresses_of
+
+    results = [("training:0.7-0002:transformer",), ("a b",), ("x%y",), ("ü(1)",), ("semi;colon=&",), ("q?#",)]
+    assert addresses_of("pages:result", results) == [reverse("pages:result", args=row) for row in results]
+    systems = [("dellemc", "C4140"), ("org", "sys with space"), ("ü", "a+b"), ("o", "address-slot-1-")]
+    assert addresses_of("pages:system", systems) == [reverse("pages:system", args=row) for row in systems]
+    with pytest.raises(NoReverseMatch):
+        addresses_of("pages:system", [("org", "a/b")])

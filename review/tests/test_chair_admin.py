@@ -181,3 +181,36 @@ def test_a_window_deadline_is_a_date(personas, client):
     later = (timezone.now() + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M")
     assert client.post(f"/review/rounds/{round_.slug}/", {
         "action": "window", "organization": personas["alpha"].pk, "closes_at": later, "reason": "x"}).status_code == 302
+
+
+def test_the_admins_lists_of_events_and_results_cost_as_many_queries_however_long(personas):
+    """A chair's lists in the admin read a page's rows with what they show in one query: the audit
+    log's rounds and organizations (nullable keys, which the admin's own select_related() leaves
+    out), the results' systems and benchmarks. Results come newest first along the primary key."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from results.tests.factories import make_result, make_round, make_submission, make_system
+
+    call_command("grant_role", "chair", "chair")
+    client = logged_in("chair")
+
+    def queries(address: str) -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(address).status_code == 200
+        return len(captured)
+
+    def add(count: int, first: int) -> None:
+        for number in range(first, first + count):
+            round_ = make_round(f"{number}.0", benchmarks=("resnet",))
+            system = make_system(make_submission(round_, personas["alpha"] if number % 2 else personas["beta"]), f"s{number}")
+            result = make_result(system, "resnet", minutes=10.0 + number, result_id=f"{number}.0-0001")
+            AuditEvent.objects.create(kind="result.imported", actor_name="system", round=round_,
+                                      organization=system.submission.organization, result_id=result.result_id)
+
+    add(2, first=1)
+    few = queries("/admin/audit/auditevent/"), queries("/admin/results/result/")
+    add(8, first=3)
+    assert (queries("/admin/audit/auditevent/"), queries("/admin/results/result/")) == few
+    listed = re.findall(r'/admin/results/result/(\d+)/change/', client.get("/admin/results/result/").content.decode())
+    assert [int(pk) for pk in dict.fromkeys(listed)] == sorted((int(pk) for pk in set(listed)), reverse=True)

@@ -23,6 +23,7 @@ class UploadAdmin(admin.ModelAdmin):
         "uploaded_by",
         "created_at",
     ]
+    list_select_related = ["organization", "round", "uploaded_by"]  # uploaded_by is nullable: named, or a query a row
     list_filter = ["round", "organization"]
     readonly_fields = [f.name for f in Upload._meta.fields]
     inlines = [IngestJobInline]

@@ -66,6 +66,7 @@ class WaiverAdmin(admin.ModelAdmin):
     list_display = (
         "kind", "organization", "system_id", "benchmark", "round", "factor", "accepted", "granted_by", "created_at"
     )
+    list_select_related = ("organization", "round", "granted_by")  # granted_by is nullable: named, or a query a row
     list_filter = ("kind", "round")
     search_fields = ("organization__name", "system_id", "benchmark", "reason")
 

@@ -33,6 +33,7 @@ from .services import (
 @admin.register(Objection)
 class ObjectionAdmin(ReadOnlyAdmin):
     list_display = ("pk", "round", "organization", "result", "rule", "severity", "state", "outcome", "filed_by")
+    list_select_related = ("round", "organization", "result", "filed_by")  # result is nullable: named, or a query a row
     list_filter = ("round", "state", "outcome", "severity", "organization")
     search_fields = ("rule", "evidence", "answer", "resolution")
 
@@ -47,6 +48,7 @@ class BorrowingDeclarationAdmin(ReadOnlyAdmin):
 @admin.register(ReviewerAssignment)
 class ReviewerAssignmentAdmin(ReadOnlyAdmin):
     list_display = ("round", "reviewer", "organization", "assigned_by", "created_at")
+    list_select_related = ("round", "reviewer", "organization", "assigned_by")  # assigned_by is nullable, as above
     list_filter = ("round", "organization")
 
 
@@ -174,6 +176,7 @@ class ResubmissionWindowAdmin(admin.ModelAdmin):
     granting goes through review.services, so it is checked for conflicts and audited."""
 
     list_display = ["round", "organization", "closes_at", "granted_by", "created_at"]
+    list_select_related = ["round", "organization", "granted_by"]  # granted_by is nullable: named, or a query a row
     list_filter = ["round"]
     readonly_fields = ["granted_by", "created_at"]
 

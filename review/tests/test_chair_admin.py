@@ -214,3 +214,20 @@ def test_the_admins_lists_of_events_and_results_cost_as_many_queries_however_lon
     assert (queries("/admin/audit/auditevent/"), queries("/admin/results/result/")) == few
     listed = re.findall(r'/admin/results/result/(\d+)/change/', client.get("/admin/results/result/").content.decode())
     assert [int(pk) for pk in dict.fromkeys(listed)] == sorted((int(pk) for pk in set(listed)), reverse=True)
+
+
+def test_every_admin_list_reads_its_nullable_keys_with_its_rows():
+    """The admin's own select_related() follows only keys that cannot be null: a nullable one shown
+    in a list (who granted a waiver, the result an objection names) is read once per row unless the
+    list names it in list_select_related."""
+    from django.contrib import admin
+    from django.db.models import ForeignKey
+
+    unread = []
+    for model, model_admin in admin.site._registry.items():
+        shown = {name for name in model_admin.list_display if isinstance(name, str)}
+        nullable = {field.name for field in model._meta.get_fields()
+                    if isinstance(field, ForeignKey) and field.null and field.name in shown}
+        named = set(model_admin.list_select_related or ()) if model_admin.list_select_related is not True else set()
+        unread += [f"{model.__name__}.{name}" for name in sorted(nullable - named)]
+    assert unread == []

@@ -215,9 +215,9 @@ def round_versions(rounds) -> dict[str, str]:
         else:
             unread.append(round_)
     if unread:
-        read = _read_round_versions(f"r.id IN ({', '.join(['%s'] * len(unread))})", [r.pk for r in unread])
+        read = read_round_versions_by_id(round_.pk for round_ in unread)
         for round_ in unread:
-            versions[round_.slug] = read.get(round_.slug, _version_of(None))
+            versions[round_.slug] = read.get(round_.pk, _version_of(None))
             _remember_round_version(round_.slug, now, versions[round_.slug])
     return versions
 

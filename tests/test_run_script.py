@@ -12,11 +12,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from ingest.tests.processes import wait_for
 from tests.journeys.servers import (
     NOT_A_NEWCOMERS,
     REPO,
@@ -36,14 +36,6 @@ for number in range({TASKS}):
 """
 
 
-def wait_for(condition, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} within {seconds} s")
-        time.sleep(0.2)
-
-
 def test_a_term_to_make_runs_group_stops_every_process_it_started(tmp_path):
     state = tmp_path / "var"
     env = {name: value for name, value in os.environ.items() if name not in NOT_A_NEWCOMERS}
@@ -54,12 +46,12 @@ def test_a_term_to_make_runs_group_stops_every_process_it_started(tmp_path):
                               start_new_session=True, preexec_fn=as_from_a_terminal)
     worker_log = state / "logs" / "worker.log"
     try:
-        wait_for(lambda: worker_log.exists() and " ready." in worker_log.read_text(), 90, "the worker was not ready")
+        wait_for(lambda: worker_log.exists() and " ready." in worker_log.read_text(), 90, "the worker to be ready")
         subprocess.run([sys.executable, "-c", SEND_TASKS], cwd=REPO, env=env, check=True, timeout=60)
-        wait_for(lambda: "celery.accumulate" in worker_log.read_text(), 30, "the worker took no task")
+        wait_for(lambda: "celery.accumulate" in worker_log.read_text(), 30, "the worker to take a task")
         os.killpg(server.pid, signal.SIGTERM)
         try:
-            wait_for(lambda: server.poll() is not None and not processes_of_session(server.pid), 30, "processes were left")
+            wait_for(lambda: server.poll() is not None and not processes_of_session(server.pid), 30, "every process to end")
         except AssertionError:
             left = processes_of_session(server.pid)
             raise AssertionError(f"a TERM to make run's group left {left}:\n"

@@ -15,8 +15,8 @@ from django.urls import reverse
 from pages.caching import rows_seen_by
 from pages.charts import Chart
 from pages.csv_rows import rows_to_csv
-from pages.paging import page_of
 from results.models import Finding, Result
+from results.paging import page_of
 from results.states import publication_state
 from review.findings import finding_counts, severity_groups, with_waivers
 

@@ -14,6 +14,7 @@ from results.constants import Availability
 from results.models import Round, System
 
 PREVIEW_GRACE = timedelta(days=60)
+PREVIEW_STATES = ("overdue", "pending", "met")  # an obligation's states, in the order the page lists them
 # What the obligations are worked out from and the page shows of a system (templates/review/preview.html).
 SHOWN_FIELDS = ("name", "system_id", "availability", "accelerator_model_name", "submission__organization",
                 "submission__round")

@@ -3,13 +3,14 @@ is one call to review.services; a refusal is shown with the status the service g
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.db.models import Count, F, Q
-from django.http import Http404
+from django.db.models import Count, Exists, F, OuterRef, Q
+from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -24,6 +25,7 @@ from results.audit_log import events_visible_to
 from results.constants import ResultStatus, RoundState, Severity, Suite
 from results.lookups import result_or_404, round_or_404
 from results.models import Finding, Organization, Result, Round, Run, Submission, Waiver, version_order
+from results.paging import PAGE_SIZE, BadPage, linked, page_of
 from results.services.lifecycle import ROUND_TRANSITIONS
 
 from . import services
@@ -39,9 +41,10 @@ from .models import (
     ReviewerAssignment,
     WithdrawalRequest,
 )
-from .preview import preview_obligations
+from .preview import PREVIEW_STATES, preview_obligations
 
-QUEUE_LIMIT = 500
+QUEUE_PAGE_SIZE = PAGE_SIZE
+PREVIEW_PAGE_SIZE = PAGE_SIZE
 MAX_LINE = 2**31 - 1  # the evidence line's column is a PostgreSQL integer
 
 
@@ -54,17 +57,19 @@ def _refused(request, exc: services.ReviewRefused):
 
 @login_required
 def queue(request):
-    """Every visible current result of a round with its automated findings and open objections."""
+    """Every visible current result of a round with its automated findings and open objections,
+    a page of QUEUE_PAGE_SIZE at a time (the page and the filters in the URL)."""
     user = request.user
     rounds = list(Round.objects.visible_to(user).exclude(state=RoundState.DRAFT).order_by(version_order("version").desc()))
     slug = request.GET.get("round") or next(
         (r.slug for r in rounds if r.state in (RoundState.REVIEW, RoundState.FINAL)), rounds[0].slug if rounds else ""
     )
     round_ = round_or_404(user, slug) if slug else None
-    rows, options = [], {}
+    page, options = None, {}
     if round_ is not None:
-        results = Result.objects.visible_to(user).current().for_round(round_).with_related()
+        in_round = Result.objects.visible_to(user).current().for_round(round_)
         chosen = {key: request.GET.get(key, "") for key in ("submitter", "benchmark", "checker", "severity", "state")}
+        results = in_round
         if chosen["submitter"] == "assigned":
             results = results.filter(submission__organization__in=ReviewerAssignment.objects.filter(
                 round=round_, reviewer=user).values("organization"))
@@ -72,31 +77,40 @@ def queue(request):
             results = results.filter(submission__organization__slug=chosen["submitter"])
         if chosen["benchmark"]:
             results = results.filter(benchmark__name=chosen["benchmark"])
-        finding_filter = Q()
-        if chosen["checker"]:
-            finding_filter &= Q(findings__checker=chosen["checker"])
-        if chosen["severity"]:
-            finding_filter &= Q(findings__severity=chosen["severity"])
-        if finding_filter:
-            results = results.filter(finding_filter)
+        # Filters on findings and objections as subqueries, so that a result is listed once.
+        findings = {key: chosen[key] for key in ("checker", "severity") if chosen[key]}
+        if findings:
+            results = results.filter(Exists(Finding.objects.filter(result=OuterRef("pk"), **findings)))
         if chosen["state"] == "none":
             results = results.exclude(objections__isnull=False)
         elif chosen["state"]:
-            results = results.filter(objections__state=chosen["state"])
-        results = results.annotate(
+            results = results.filter(Exists(Objection.objects.filter(result=OuterRef("pk"), state=chosen["state"])))
+        try:
+            page = page_of(
+                results.order_by("submission__organization__name", "benchmark__name", "system__name", "result_id", "pk")
+                .values_list("pk", flat=True),
+                request.GET, size=QUEUE_PAGE_SIZE, anchor="queue")
+        except BadPage as error:
+            return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+        # The counts for the page's results only: counted for every result of a large round
+        # before the sort, they took most of a second (5,836 results).
+        counted = Result.objects.filter(pk__in=page.rows).with_related().annotate(
             errors=Finding.objects.unwaived_errors_of(),
             warnings=Finding.objects.unwaived_of(Severity.WARNING),
             waived_errors=Finding.objects.waived_of(Severity.ERROR),
             waived_warnings=Finding.objects.waived_of(Severity.WARNING),
             open_objections=Count("objections", filter=~Q(objections__state=ObjectionState.RESOLVED), distinct=True),
-        ).distinct().order_by("submission__organization__name", "benchmark__name", "system__name")
-        rows = list(results[:QUEUE_LIMIT])
-        in_round = Result.objects.visible_to(user).current().for_round(round_)
+        ).in_bulk()
+        page.rows = [counted[pk] for pk in page.rows]
+        listed = list(in_round.order_by().values_list(
+            "pk", "submission__organization__slug", "submission__organization__name", "benchmark__name"))
         options = {
-            "submitters": sorted(set(in_round.values_list("submission__organization__slug",
-                                                          "submission__organization__name"))),
-            "benchmarks": sorted(set(in_round.values_list("benchmark__name", flat=True))),
-            "checkers": sorted(set(in_round.filter(findings__isnull=False).values_list("findings__checker", flat=True))),
+            "submitters": sorted({(slug, name) for _, slug, name, _ in listed}),
+            "benchmarks": sorted({benchmark for *_, benchmark in listed}),
+            # By the round's result ids: joined to the results in SQL, the planner walked every
+            # result of the database (a merge join, 0.2 s at 200,000 results).
+            "checkers": sorted(set(Finding.objects.filter(result__in=[pk for pk, *_ in listed])
+                                   .order_by().values_list("checker", flat=True).distinct())),
             "severities": Severity.choices,
             "states": [*ObjectionState.choices, ("none", "No objection")],
             "chosen": chosen,
@@ -106,7 +120,7 @@ def queue(request):
         if round_ is not None and services.is_reviewer(user) else []
     )
     return render(request, "review/queue.html", {
-        "rounds": rounds, "round": round_, "rows": rows, "options": options, "limit": QUEUE_LIMIT,
+        "rounds": rounds, "round": round_, "page": page, "rows": page.rows if page else [], "options": options,
         "assignments": assignments, "is_chair": is_chair(user),
     })
 
@@ -609,8 +623,24 @@ def people(request):
 
 
 def preview_systems(request):
-    """Which preview systems became available in time, which are pending and which are overdue."""
-    return render(request, "review/preview.html", {"obligations": preview_obligations(request.user)})
+    """Which preview systems became available in time, which are pending and which are overdue:
+    a page of them at a time, of one state where the URL names it (`?state=overdue`)."""
+    state = request.GET.get("state", "")
+    if state and state not in PREVIEW_STATES:
+        return HttpResponseBadRequest(f"'state' must be one of {', '.join(PREVIEW_STATES)}, not {state[:20]!r}",
+                                      content_type="text/plain; charset=utf-8")
+    obligations = preview_obligations(request.user)
+    counts = Counter(o.state for o in obligations)
+    try:
+        page = page_of([o for o in obligations if o.state == state] if state else obligations, request.GET,
+                       size=PREVIEW_PAGE_SIZE, anchor="preview-systems")
+    except BadPage as error:
+        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    return render(request, "review/preview.html", {
+        "page": page, "obligations": page.rows, "state": state, "total": len(obligations),
+        "states": [(name, counts[name], linked(request.GET, state=name, page=None)) for name in PREVIEW_STATES],
+        "all_url": linked(request.GET, state=None, page=None),
+    })
 
 
 # --- Inbox ---------------------------------------------------------------------------------------

@@ -10,9 +10,9 @@ import re
 import pytest
 
 from pages import common
-from pages.paging import PAGE_SIZE
 from results.constants import RoundState
 from results.models import Result, Round
+from results.paging import PAGE_SIZE
 from results.services.rounds import ensure_round
 from results.synthetic_inference import add_open_models, make_inference_round
 

@@ -18,8 +18,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from pages.paging import PAGE_SIZE
 from results.models import Organization, Result
+from results.paging import PAGE_SIZE
 from results.tests.factories import make_org, make_result, make_submission, make_system
 
 from .synthetic_time_to_train import make_hpc_round, make_training_round

@@ -19,10 +19,10 @@ from django.utils.http import RFC3986_SUBDELIMS
 from mlperf_check.rules.facts import version_key
 from pages.caching import cache_public_page, round_figures
 from pages.common import chart_response, draws
-from pages.paging import PAGE_SIZE
 from pages.suites import SUITES
 from results.constants import RoundState, Suite
 from results.models import Benchmark, Result, Round
+from results.paging import PAGE_SIZE
 
 
 @cache_public_page

@@ -8,8 +8,8 @@ from django.shortcuts import render
 
 from pages.caching import cache_public_page
 from pages.changelog import public_changes
-from pages.paging import BadPage, page_of
 from results.models import Organization, Result, Round, version_order
+from results.paging import BadPage, page_of
 from results.states import publication_states
 
 

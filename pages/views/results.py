@@ -9,7 +9,6 @@ from django.shortcuts import redirect, render
 
 from pages import suites
 from pages.caching import cache_public_page
-from pages.paging import BadPage
 from results.lookups import (
     Tombstone,
     entry_results,
@@ -19,6 +18,7 @@ from results.lookups import (
     tombstone,
 )
 from results.models import Result
+from results.paging import BadPage
 
 
 def _shown(user, result_id: str, version: int | None) -> Result:

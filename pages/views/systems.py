@@ -9,9 +9,9 @@ from django.shortcuts import render
 
 from pages import suites
 from pages.caching import cache_public_page
-from pages.paging import BadPage, page_of
 from pages.system_groups import CATEGORY_LABELS, category_of
 from results.models import Result, System, version_order
+from results.paging import BadPage, page_of
 
 
 def _system_results(user, organization: str, system_id: str, suite: str):

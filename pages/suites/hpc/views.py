@@ -16,7 +16,6 @@ from django.urls import reverse
 from pages.charts import Chart
 from pages.common import chart_response, csv_response, shown_charts
 from pages.normalised import time_view, view_links
-from pages.paging import PAGE_SIZE, BadPage, page_of
 from pages.suites.time_to_train import charts as time_charts
 from pages.suites.time_to_train import progress, snapshot
 from pages.suites.time_to_train import results as timed_results
@@ -25,6 +24,7 @@ from pages.suites.time_to_train.results import convergence_unit
 from pages.templatetags.numbers import format_quantity
 from results.constants import Scaling, Suite
 from results.models import Benchmark, Round, System
+from results.paging import PAGE_SIZE, BadPage, page_of
 
 from . import charts
 from .leaderboards import export_rows, hpc_points, leaderboards

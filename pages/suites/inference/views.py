@@ -29,11 +29,11 @@ from pages.common import (
     waived_findings,
 )
 from pages.normalised import View, throughput_view, view_links
-from pages.paging import PAGE_SIZE, BadPage, linked, linker, page_of
 from pages.system_groups import CATEGORIES, CATEGORY_LABELS, accelerator_choices, category_of
 from pages.templatetags.numbers import format_power, format_quantity
 from results.constants import Division, Scenario, Suite
 from results.models import Benchmark, Result, Round, System
+from results.paging import PAGE_SIZE, BadPage, linked, linker, page_of
 
 from . import charts as inference_charts
 from . import snapshot

@@ -15,10 +15,10 @@ from mlperf_check.package import natural_key
 from mlperf_check.rules.rcp import SAMPLE_UNIT_BENCHMARKS, SAMPLES_BENCHMARKS
 from pages.charts import Chart
 from pages.common import chart_response, draws, published_package, result_page_context
-from pages.paging import page_of
 from pages.system_groups import CATEGORY_LABELS, category_of
 from results.constants import WaiverKind
 from results.models import Result, Run
+from results.paging import page_of
 from review.findings import findings_with_log_urls
 from review.summary import review_summary
 

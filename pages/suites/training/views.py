@@ -16,7 +16,6 @@ from django.urls import reverse
 from pages.charts import Chart
 from pages.common import chart_response, csv_response, shown_charts
 from pages.normalised import View, factor_view, time_normalised, time_view, view_links
-from pages.paging import PAGE_SIZE, BadPage, linked, page_of
 from pages.suites.time_to_train import charts, progress, snapshot
 from pages.suites.time_to_train import results as timed_results
 from pages.suites.time_to_train.filters import ResultFilters, filter_options
@@ -31,6 +30,7 @@ from pages.system_groups import (
 from pages.templatetags.numbers import format_quantity
 from results.constants import FactorSource, RcpStatus, Suite
 from results.models import Benchmark, Finding, Result, Round, System
+from results.paging import PAGE_SIZE, BadPage, linked, page_of
 
 from .round_table import round_table
 

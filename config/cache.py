@@ -1,4 +1,4 @@
-"""The Redis cache's serializer: signed JSON, never pickle.
+"""The Redis cache: Django's, with signed JSON values (never pickle) and one client per connection pool.
 
 Django's RedisCache unpickles what it reads by default, and anyone who can write to Redis (any
 holder of a broker password, the GPU worker included) could then run code in the web app. Values
@@ -17,6 +17,7 @@ import json
 import logging
 
 from django.conf import settings
+from django.core.cache.backends import redis
 
 log = logging.getLogger(__name__)
 
@@ -56,3 +57,26 @@ class SignedJsonSerializer:
             log.warning("ignored a cache value with a wrong signature (%d bytes): written by another process?", len(data))
             return None
         return json.loads(payload, object_hook=_decode)
+
+
+class ReusingRedisCacheClient(redis.RedisCacheClient):
+    """Django builds a redis.Redis for every cache operation, and redis-py fills its table of reply
+    callbacks for each: 0.2 ms of CPU, half of a small read's. One client per connection pool (a
+    Redis client is safe to share; Django's caches are per thread anyway)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients = {}
+
+    def get_client(self, key=None, *, write=False):
+        pool = self._get_connection_pool(write)
+        client = self._clients.get(id(pool))
+        if client is None:
+            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
+
+class RedisCache(redis.RedisCache):
+    def __init__(self, server, params) -> None:
+        super().__init__(server, params)
+        self._class = ReusingRedisCacheClient

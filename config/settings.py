@@ -245,11 +245,11 @@ PAGE_CACHE_URL = os.environ.get("PAGE_CACHE_URL", "") or REDIS_URL
 
 
 def cache_at(url: str, name: str) -> dict:
-    """Redis at `url`, values signed JSON rather than pickles (config/cache.py); with no URL this
-    process's memory (make run: one web process)."""
+    """Redis at `url`, values signed JSON rather than pickles, one client per connection pool
+    (config/cache.py); with no URL this process's memory (make run: one web process)."""
     if not url:
         return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": name}
-    return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
+    return {"BACKEND": "config.cache.RedisCache", "LOCATION": url,
             "KEY_PREFIX": CACHE_KEY_PREFIX, "OPTIONS": {"serializer": "config.cache.SignedJsonSerializer"}}
 
 

@@ -47,6 +47,18 @@ def test_the_cache_never_unpickles_nor_trusts_a_value_it_did_not_sign(tmp_path):
     assert cache.incr("counter") == 4
 
 
+@needs_redis
+def test_the_cache_reuses_one_client_per_connection_pool():
+    from django.core.cache import caches
+
+    pages = caches["pages"]
+    pages.set("reused", b"value")
+    client = pages._cache.get_client(write=True)
+    assert pages._cache.get_client() is client and pages.get("reused") == b"value"
+    client.connection_pool.disconnect()  # as after a Redis restart: the pool connects again
+    assert pages.get("reused") == b"value" and pages._cache.get_client() is client
+
+
 @pytest.mark.skipif(not os.environ.get("WORKER_BROKER_URL"), reason="WORKER_BROKER_URL is not set (scripts/services.sh env)")
 def test_redis_wants_a_password_and_the_workers_user_cannot_touch_the_cache():
     import redis

@@ -18,11 +18,21 @@ class OrganizationAdmin(admin.ModelAdmin):
 class MovesItsRoundsVersion:
     """An edit saved here stamps its submission, as the services' changes do (touch_submissions):
     the round's cached pages, and the figures kept under its version (pages/caching.py: a
-    result's time, a system's accelerators), are built again rather than kept until they expire."""
+    result's time, a system's accelerators), are built again rather than kept until they expire.
+    A deletion too: the page cache's versions do not count results."""
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
         touch_submissions(Submission.objects.filter(pk=obj.submission_id))
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        touch_submissions(Submission.objects.filter(pk=obj.submission_id))
+
+    def delete_queryset(self, request, queryset):
+        submissions = set(queryset.values_list("submission_id", flat=True))
+        super().delete_queryset(request, queryset)
+        touch_submissions(Submission.objects.filter(pk__in=submissions))
 
 
 @admin.register(System)

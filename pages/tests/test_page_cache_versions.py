@@ -168,6 +168,31 @@ def test_an_edit_in_the_admin_moves_its_rounds_version_and_no_other_rounds(round
     assert after[0] != before[0] and after[1] == before[1] and after[2] != before[2]
 
 
+@pytest.mark.parametrize("deleted", ["one", "selected", "system"])
+def test_a_result_deleted_in_the_admin_moves_its_rounds_version_and_no_other_rounds(rounds, rf, deleted):
+    """The versions count submissions, not results (a count reads every row): a result deleted
+    alone, as only the admin does, stamps its submission."""
+    from django.contrib.admin.sites import site
+
+    from results.models import Result
+
+    result = rounds["alpha_result"]
+    before = versions(rounds)
+    request = rf.post("/admin/")
+    request.user = rounds["chair"]
+    if deleted == "one":
+        site._registry[Result].delete_model(request, result)
+    elif deleted == "selected":
+        site._registry[Result].delete_queryset(request, Result.objects.filter(pk=result.pk))
+    else:
+        site._registry[type(result.system)].delete_model(request, result.system)
+    assert not Result.objects.filter(pk=result.pk).exists()
+    caching.forget_data_version()
+    after = (caching._read_round_version(rounds["a"].slug), caching._read_round_version(rounds["b"].slug),
+             caching._read_data_version())
+    assert after[0] != before[0] and after[1] == before[1] and after[2] != before[2]
+
+
 @pytest.fixture
 def builds(monkeypatch):
     """The rounds each build of the home page's counts was asked for, as (user, [slugs])."""

@@ -270,9 +270,23 @@ def rows_seen_by(user, round_, name: str, build):
     them page after page). A submitter who sees more than the public here gets theirs afresh."""
     if is_privileged(user):
         return round_rows(round_.slug, f"{name}:everything", lambda: build(user))
-    if round_.pk in rounds_seen_beyond_public(user, [round_]):
+    if _sees_beyond_public(user, round_):
         return build(user)
     return round_rows(round_.slug, name, lambda: build(None))
+
+
+def _sees_beyond_public(user, round_) -> bool:
+    """Whether `user` sees more than the public in `round_` (rounds_seen_beyond_public), asked once
+    per request and round: a page reads several things kept under its round's version. Kept on the
+    user object, which each request loads afresh."""
+    if user is None or not user.is_authenticated:
+        return False
+    asked = getattr(user, "_rounds_seen_beyond_public", None)
+    if asked is None:
+        asked = user._rounds_seen_beyond_public = {}
+    if round_.pk not in asked:
+        asked[round_.pk] = round_.pk in rounds_seen_beyond_public(user, [round_])
+    return asked[round_.pk]
 
 
 # A round's figures (below) hold only what its version covers (ids and counts, not names, which an

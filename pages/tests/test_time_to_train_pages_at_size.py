@@ -318,4 +318,6 @@ def test_the_queries_of_a_page_do_not_grow_with_the_round(client):
     make_hpc_round("1.0", results=450, seed=2)
     twice = query_counts(client)
     assert twice == once
-    assert max(once.values()) <= 11, once
+    # The round page reads three things kept under its round's version, each with a version read
+    # here (conftest.py: DATA_VERSION_SECONDS 0; a web process keeps the version 2 s).
+    assert max(once.values()) <= 13, once

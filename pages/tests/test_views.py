@@ -320,7 +320,9 @@ def test_it_runs_a_constant_number_of_queries(client, world, url, monkeypatch):
             system = make_system(sub, f"x{index}-{n}")
             make_result(system, "resnet", minutes=10.0 + n)
             make_result(system, "bert", minutes=12.0 + n)
-    assert queries() == before <= 12
+    # At most 13: the round page reads three things kept under its round's version, and the tests
+    # read the version afresh for each (conftest.py: DATA_VERSION_SECONDS 0; a web process keeps it).
+    assert queries() == before <= 13
 
 
 def test_it_marks_failed_runs(client, world):
@@ -517,7 +519,7 @@ def test_accelerator_spellings_are_one_choice_for_filtering(client, world):
     make_result(make_system(world["dgx_resnet"].submission, "pcie3", name="PCIe box 3",
                             accelerator_model_name="NVIDIA A100-PCIE-40GB (250W)"), "bert", minutes=42.0)
     response = client.get("/rounds/training-v1.0/")
-    labels = [label for _, label in response.context["table"].options["accelerators"]]
+    labels = [label for _, label in response.context["options"]["accelerators"]]
     assert labels.count("NVIDIA A100-PCIE-40GB (250W)") == 1 and "NVIDIA A100-PCIe-40GB(250W)" not in labels
     filtered = client.get("/rounds/training-v1.0/?accelerator=nvidiaa100-pcie-40gb(250w)")
     assert {row["system"] for row in filtered.context["table"].rows} == {"PCIe box", "PCIe box 2", "PCIe box 3"}

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 from django.http import QueryDict
 
+from pages.caching import rows_seen_by
 from pages.system_groups import (
     CATEGORIES,
     CATEGORY_LABELS,
@@ -121,9 +122,21 @@ def filter_query(query) -> str:
 
 
 def filter_options(round_: Round, user) -> dict:
-    """Choices for the filter form: what the visible systems of the round hold (one query)."""
+    """Choices for the filter form: what the visible systems of the round hold, kept under the
+    round's version for the views users share (a large round's systems are thousands: 20 ms for
+    each new filter, sort or page of its tables)."""
+    return {
+        "divisions": [("closed", "Closed"), ("open", "Open")],
+        "categories": CATEGORIES,
+        "deployments": [(Deployment.ON_PREMISE.value, "On-premise"), (Deployment.CLOUD.value, "Cloud")],
+        **rows_seen_by(user, round_, "filter-options", lambda viewer: _system_choices(round_, viewer)),
+    }
+
+
+def _system_choices(round_: Round, viewer) -> dict:
+    """The submitters and accelerators of the round's systems `viewer` sees (one query)."""
     systems = (
-        System.objects.visible_to(user)
+        System.objects.visible_to(viewer)
         .current()
         .filter(submission__round=round_)
         .values_list("submission__organization__slug", "submission__organization__name", "accelerator_model_name")
@@ -134,9 +147,6 @@ def filter_options(round_: Round, user) -> dict:
         submitters[slug] = name
         accelerators.append(accelerator)
     return {
-        "divisions": [("closed", "Closed"), ("open", "Open")],
-        "categories": CATEGORIES,
-        "deployments": [(Deployment.ON_PREMISE.value, "On-premise"), (Deployment.CLOUD.value, "Cloud")],
         "submitters": sorted(submitters.items(), key=lambda item: (item[1].lower(), item[0])),
         "accelerators": accelerator_choices(accelerators),
     }

@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 
 from pages.caching import rows_seen_by
 from pages.normalised import DECIDED
-from pages.suites.time_to_train.filters import ResultFilters, filter_options
+from pages.suites.time_to_train.filters import ResultFilters
 from pages.system_groups import CATEGORY_LABELS, CATEGORY_ORDER, DIVISION_ORDER, category_of
 from results.constants import FactorSource
 from results.models import Finding, Result, Round, System
@@ -83,7 +83,6 @@ class RoundTable:
     benchmarks: list[str]
     rows: list[dict]
     filters: RoundFilters
-    options: dict
     # The benchmarks with a result among the rows: the page's columns (the exports keep every
     # benchmark's). A benchmark nobody entered is named above the table, not given an empty column.
     shown_benchmarks: list[str] = field(default_factory=list)
@@ -134,11 +133,13 @@ class RoundTable:
         by_system = {row["pk"]: row for row in rows}
         for row in rows:
             row["cells"] = {}
-        results = self.results if len(rows) == len(self.rows) else self.results.filter(system_id__in=by_system)
+        whole = len(rows) == len(self.rows)
+        results = list((self.results if whole else self.results.filter(system_id__in=by_system)).values(*FILLING_VALUES))
         # Error findings of each result: a published result with errors carries a visible marker.
-        error_counts = Finding.objects.filter(submission__round=self.round_).unwaived_error_counts()
+        findings = Finding.objects.filter(submission__round=self.round_)
+        error_counts = (findings if whole else findings.filter(result__in=[r["id"] for r in results])).unwaived_error_counts()
         decided_scores = self.factors == DECIDED
-        for result in results.values(*FILLING_VALUES):
+        for result in results:
             row = by_system[result["system_id"]]
             if "system_id" not in row:
                 row.update({
@@ -194,7 +195,7 @@ def round_table(round_: Round, user, query, factors: str = DECIDED, placed_only:
                                                  filters.sort))
     results = visible(user)
     table = RoundTable(
-        benchmarks=benchmarks, rows=placed["rows"], filters=filters, options=filter_options(round_, user),
+        benchmarks=benchmarks, rows=placed["rows"], filters=filters,
         shown_benchmarks=placed["shown_benchmarks"], energy_benchmarks=placed["energy_benchmarks"],
         round_=round_, results=results, factors=factors,
     )

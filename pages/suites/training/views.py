@@ -13,6 +13,7 @@ from django.http import Http404, HttpResponseBadRequest, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 
+from pages.caching import rows_seen_by
 from pages.charts import Chart
 from pages.common import chart_response, csv_response, shown_charts
 from pages.normalised import View, factor_view, time_normalised, time_view, view_links
@@ -140,6 +141,7 @@ def round_page(request, round_: Round):
     context = {
         "round": round_,
         "table": table,
+        "options": filter_options(round_, request.user),  # the filter form's choices (the downloads need none)
         "page": page,
         "decided_cells": any(cell.get("factor_source") == FactorSource.DECISION
                              for row in page.rows for cell in row["cell_list"]),
@@ -149,11 +151,12 @@ def round_page(request, round_: Round):
         "export_query": unpaged.urlencode(),
         "benchmark_rows": round_.benchmarks.order_by("name"),
         # Benchmarks nobody entered are named, not linked: their page would be empty. One probe of
-        # the results' benchmark index per benchmark (a DISTINCT over a 12,000-result round: 86 ms).
-        "benchmarks_with_results": set(
-            round_.benchmarks.filter(Exists(Result.objects.visible_to(request.user).current().filter(benchmark=OuterRef("pk"))))
+        # the results' benchmark index per benchmark (a DISTINCT over a 12,000-result round: 86 ms),
+        # kept under the round's version.
+        "benchmarks_with_results": set(rows_seen_by(request.user, round_, "benchmarks-with-results", lambda viewer: list(
+            round_.benchmarks.filter(Exists(Result.objects.visible_to(viewer).current().filter(benchmark=OuterRef("pk"))))
             .values_list("name", flat=True)
-        ),
+        ))),
     }
     return render(request, "results/round.html", context)
 

@@ -1,13 +1,15 @@
 """Cache headers for responses that depend on who asks; 503s for outages of the services behind;
-400 for NUL characters in the address or a form; text answers compressed; the client's address
-behind the proxies."""
+400 for NUL characters in the address or a form and for a malformed page number; text answers
+compressed; the client's address behind the proxies."""
 
 import logging
 
 from django.conf import settings
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.middleware.gzip import GZipMiddleware
 from django.utils.cache import patch_cache_control, patch_vary_headers
+
+from results.paging import BadPage
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +101,22 @@ class PrivateCacheMiddleware:
         if request.path.startswith("/api/"):
             patch_vary_headers(response, ["Authorization"])
         return response
+
+
+class BadPageMiddleware:
+    """A malformed page number (`?page=x`) answers 400 with the reason, in every paged view: the
+    views raise results.paging.BadPage from page_of() and leave the answer to this."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, BadPage):
+            return HttpResponseBadRequest(str(exception), content_type="text/plain; charset=utf-8")
+        return None
 
 
 class OutageMiddleware:

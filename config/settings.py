@@ -171,6 +171,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "config.middleware.PrivateCacheMiddleware",
     "config.middleware.OutageMiddleware",
+    "config.middleware.BadPageMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its lockout response.
     "axes.middleware.AxesMiddleware",
 ]

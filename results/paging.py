@@ -18,7 +18,8 @@ PAGE_SIZE = 100
 
 
 class BadPage(ValueError):
-    """A page parameter that is not a whole number from 1: the view answers 400 with this text."""
+    """A page parameter that is not a whole number from 1: the site answers 400 with this text
+    (config.middleware.BadPageMiddleware)."""
 
 
 @dataclass

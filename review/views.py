@@ -25,7 +25,7 @@ from results.audit_log import events_visible_to
 from results.constants import ResultStatus, RoundState, Severity, Suite
 from results.lookups import result_or_404, round_or_404
 from results.models import Finding, Organization, Result, Round, Run, Submission, Waiver, version_order
-from results.paging import PAGE_SIZE, BadPage, linked, page_of
+from results.paging import PAGE_SIZE, linked, page_of
 from results.services.lifecycle import ROUND_TRANSITIONS
 
 from . import services
@@ -85,13 +85,10 @@ def queue(request):
             results = results.exclude(objections__isnull=False)
         elif chosen["state"]:
             results = results.filter(Exists(Objection.objects.filter(result=OuterRef("pk"), state=chosen["state"])))
-        try:
-            page = page_of(
-                results.order_by("submission__organization__name", "benchmark__name", "system__name", "result_id", "pk")
-                .values_list("pk", flat=True),
-                request.GET, size=QUEUE_PAGE_SIZE, anchor="queue")
-        except BadPage as error:
-            return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+        page = page_of(
+            results.order_by("submission__organization__name", "benchmark__name", "system__name", "result_id", "pk")
+            .values_list("pk", flat=True),
+            request.GET, size=QUEUE_PAGE_SIZE, anchor="queue")
         # The counts for the page's results only: counted for every result of a large round
         # before the sort, they took most of a second (5,836 results).
         counted = Result.objects.filter(pk__in=page.rows).with_related().annotate(
@@ -631,11 +628,8 @@ def preview_systems(request):
                                       content_type="text/plain; charset=utf-8")
     obligations = preview_obligations(request.user)
     counts = Counter(o.state for o in obligations)
-    try:
-        page = page_of([o for o in obligations if o.state == state] if state else obligations, request.GET,
-                       size=PREVIEW_PAGE_SIZE, anchor="preview-systems")
-    except BadPage as error:
-        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    page = page_of([o for o in obligations if o.state == state] if state else obligations, request.GET,
+                   size=PREVIEW_PAGE_SIZE, anchor="preview-systems")
     return render(request, "review/preview.html", {
         "page": page, "obligations": page.rows, "state": state, "total": len(obligations),
         "states": [(name, counts[name], linked(request.GET, state=name, page=None)) for name in PREVIEW_STATES],

@@ -204,6 +204,14 @@ def test_it_lists_every_description_field_and_results_across_rounds_on_the_syste
     assert [r.result_id for r in response.context["results"]] == ["1.1-0001", "1.0-0002", "1.0-0001"]
 
 
+@pytest.mark.parametrize("address", ["/systems/alpha/dgx/?page=two", "/organizations/alpha/?page=0",
+                                     "/results/1.0-0001/?runs_page=-1", "/rounds/training-v1.0/?page=1.5"])
+def test_a_malformed_page_number_answers_400_with_the_reason(client, world, address):
+    response = client.get(address)
+    assert response.status_code == 400 and response["Content-Type"] == "text/plain; charset=utf-8"
+    assert b"must be a whole number from 1" in response.content
+
+
 def test_it_compares_results_and_highlights_differences(client, world):
     response = client.get("/compare/", {"result": ["1.0-0001", "1.0-0004"]})
     assert response.status_code == 200

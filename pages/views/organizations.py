@@ -3,13 +3,13 @@ systems, and the public changes to its results."""
 
 from __future__ import annotations
 
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404
 from django.shortcuts import render
 
 from pages.caching import cache_public_page
 from pages.changelog import public_changes
 from results.models import Organization, Result, Round, version_order
-from results.paging import BadPage, page_of
+from results.paging import page_of
 from results.states import publication_states
 
 
@@ -19,15 +19,12 @@ def organization_detail(request, slug: str):
     visible = Result.objects.visible_to(request.user).current().filter(submission__organization=organization) \
         if organization else Result.objects.none()
     changes = [c for c in public_changes() if organization and c.organization_id == organization.pk]
-    try:
-        # A large submitter has thousands of results: the database reads only the page's.
-        page = page_of(
-            visible.with_related().order_by(
-                "submission__round__suite", version_order("submission__round__version").desc(), "benchmark__name",
-                "scenario", "system__name", "result_id"),
-            request.GET, anchor="organization-results")
-    except BadPage as error:
-        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    # A large submitter has thousands of results: the database reads only the page's.
+    page = page_of(
+        visible.with_related().order_by(
+            "submission__round__suite", version_order("submission__round__version").desc(), "benchmark__name",
+            "scenario", "system__name", "result_id"),
+        request.GET, anchor="organization-results")
     if not page.total and not changes:  # a withdrawn result still leaves its change in public
         raise Http404("no such organization, or nothing of it is public")
     for result, state in zip(page.rows, publication_states(page.rows), strict=True):

@@ -4,7 +4,7 @@ people cite and paste. A result that was public and is gone answers 410 Gone wit
 
 from __future__ import annotations
 
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404
 from django.shortcuts import redirect, render
 
 from pages import suites
@@ -18,7 +18,6 @@ from results.lookups import (
     tombstone,
 )
 from results.models import Result
-from results.paging import BadPage
 
 
 def _shown(user, result_id: str, version: int | None) -> Result:
@@ -108,10 +107,7 @@ def result_detail(request, result_id: str, version: int | None = None):
     result = _shown(request.user, result_id, version)
     if version is not None and result.submission.is_current:
         return redirect("pages:result", result_id=result.result_id)
-    try:
-        return suites.of_round(result.submission.round).result_page(request, result)
-    except BadPage as error:
-        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    return suites.of_round(result.submission.round).result_page(request, result)
 
 
 @cache_public_page

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404
 from django.shortcuts import render
 
 from pages import suites
 from pages.caching import cache_public_page
 from pages.system_groups import CATEGORY_LABELS, category_of
 from results.models import Result, System, version_order
-from results.paging import BadPage, page_of
+from results.paging import page_of
 
 
 def _system_results(user, organization: str, system_id: str, suite: str):
@@ -37,12 +37,9 @@ def system_detail(request, organization: str, system_id: str):
     if system is None:
         raise Http404("no such system")
     suite = suites.of_round(system.submission.round)
-    try:
-        # An open-division system can have hundreds of results (Krai's: 565 in inference v2.1).
-        page = page_of(_system_results(request.user, organization, system_id, system.submission.round.suite),
-                       request.GET, anchor="results")
-    except BadPage as error:
-        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    # An open-division system can have hundreds of results (Krai's: 565 in inference v2.1).
+    page = page_of(_system_results(request.user, organization, system_id, system.submission.round.suite),
+                   request.GET, anchor="results")
     description = sorted(system.description.items()) if isinstance(system.description, dict) else []
     return render(request, "results/system.html", {
         "system": system,

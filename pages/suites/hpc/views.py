@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict
 
-from django.http import Http404, HttpResponseBadRequest, JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 
@@ -24,7 +24,7 @@ from pages.suites.time_to_train.results import convergence_unit
 from pages.templatetags.numbers import format_quantity
 from results.constants import Scaling, Suite
 from results.models import Benchmark, Round, System
-from results.paging import PAGE_SIZE, BadPage, page_of
+from results.paging import PAGE_SIZE, page_of
 
 from . import charts
 from .leaderboards import export_rows, hpc_points, leaderboards
@@ -136,12 +136,9 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
     strong = [p for p in points if p["scaling"] == Scaling.STRONG]
     families = sorted((p for p in time_charts.scaling_rows(strong) if p["speedup"] is not None),
                       key=lambda p: (p["submitter"], p["accelerator"], p["accelerators"]))
-    try:
-        board["strong_page"] = page_of(board["strong"], request.GET, "strong_page", anchor=f"{benchmark.name}-strong")
-        board["weak_page"] = page_of(board["weak"], request.GET, "weak_page", anchor=f"{benchmark.name}-weak")
-        scaling_page = page_of(families, request.GET, "scaling_page", anchor="scaling-families")
-    except BadPage as error:
-        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    board["strong_page"] = page_of(board["strong"], request.GET, "strong_page", anchor=f"{benchmark.name}-strong")
+    board["weak_page"] = page_of(board["weak"], request.GET, "weak_page", anchor=f"{benchmark.name}-weak")
+    scaling_page = page_of(families, request.GET, "scaling_page", anchor="scaling-families")
     board["strong_rows"], board["weak_rows"] = board["strong_page"].rows, board["weak_page"].rows
     figure_query = request.GET.copy()
     for name in BENCHMARK_PAGES:

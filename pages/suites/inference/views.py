@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import quote
 
-from django.http import Http404, HttpResponseBadRequest, JsonResponse, QueryDict
+from django.http import Http404, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import floatformat, pluralize
 from django.urls import reverse
@@ -33,7 +33,7 @@ from pages.system_groups import CATEGORIES, CATEGORY_LABELS, accelerator_choices
 from pages.templatetags.numbers import format_power, format_quantity
 from results.constants import Division, Scenario, Suite
 from results.models import Benchmark, Result, Round, System
-from results.paging import PAGE_SIZE, BadPage, linked, linker, page_of
+from results.paging import PAGE_SIZE, linked, linker, page_of
 
 from . import charts as inference_charts
 from . import snapshot
@@ -95,15 +95,12 @@ def _ranked_by(points: list[dict]) -> list[str]:
 
 def round_page(request, round_: Round):
     points = inference_points(request.user, round_)
-    try:
-        kept, chosen = filtered(points, request.GET)
-        sort = request.GET.get("sort", "")
-        view = throughput_view(request.GET, kept)
-        tables = _shown_tables(round_tables(kept, sort, _round_models(round_)), request.GET)
-        boards = _shown_boards(leaderboards(kept, view), request.GET, "page", "leaderboards")
-        watt_boards = _shown_boards(power_boards(kept), request.GET, "power_page", "performance-per-watt")
-    except BadPage as error:
-        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    kept, chosen = filtered(points, request.GET)
+    sort = request.GET.get("sort", "")
+    view = throughput_view(request.GET, kept)
+    tables = _shown_tables(round_tables(kept, sort, _round_models(round_)), request.GET)
+    boards = _shown_boards(leaderboards(kept, view), request.GET, "page", "leaderboards")
+    watt_boards = _shown_boards(power_boards(kept), request.GET, "power_page", "performance-per-watt")
     # The figures' own filters: what the charts and downloads show does not depend on the page or the order.
     figure_query = request.GET.copy()
     for name in ["page", "power_page", "sort", "table", *(f"{key}_page" for key in TABLE_KEYS)]:

@@ -9,7 +9,7 @@ from dataclasses import asdict
 from urllib.parse import quote
 
 from django.db.models import Exists, OuterRef
-from django.http import Http404, HttpResponseBadRequest, JsonResponse, QueryDict
+from django.http import Http404, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 
@@ -31,7 +31,7 @@ from pages.system_groups import (
 from pages.templatetags.numbers import format_quantity
 from results.constants import FactorSource, RcpStatus, Suite
 from results.models import Benchmark, Finding, Result, Round, System
-from results.paging import PAGE_SIZE, BadPage, linked, page_of
+from results.paging import PAGE_SIZE, linked, page_of
 
 from .round_table import round_table
 
@@ -116,10 +116,7 @@ SNAPSHOT_TABLES = snapshot.SNAPSHOT_TABLES
 
 def round_page(request, round_: Round):
     table = round_table(round_, request.user, request.GET, placed_only=True)
-    try:
-        page = page_of(table.rows, request.GET, anchor="round-filters")
-    except BadPage as error:
-        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    page = page_of(table.rows, request.GET, anchor="round-filters")
     table.fill(page.rows)
     # Built with string formatting rather than {% url %} per cell: 100 rows x 10 cells add up.
     result_url = reverse("pages:result", args=["RID"])
@@ -248,11 +245,8 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
                                        lazy=lazy_charts)
     scaling_families = sorted((p for p in charts.scaling_rows(points, colour_by) if p["speedup"] is not None),
                               key=lambda p: (p["submitter"], p["accelerator"], p["accelerators"]))
-    try:
-        page = page_of(ranked, request.GET, anchor="all-results")
-        families = page_of(scaling_families, request.GET, "scaling_page", anchor="scaling-families")
-    except BadPage as error:
-        return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+    page = page_of(ranked, request.GET, anchor="all-results")
+    families = page_of(scaling_families, request.GET, "scaling_page", anchor="scaling-families")
     groups: list[dict] = []
     for point in page.rows:
         key = (point["division"], point["category"])

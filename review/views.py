@@ -41,7 +41,7 @@ from .models import (
     ReviewerAssignment,
     WithdrawalRequest,
 )
-from .preview import PREVIEW_STATES, preview_obligations
+from .preview import PREVIEW_STATES, preview_obligations, with_systems
 
 QUEUE_PAGE_SIZE = PAGE_SIZE
 PREVIEW_PAGE_SIZE = PAGE_SIZE
@@ -631,7 +631,7 @@ def preview_systems(request):
     page = page_of([o for o in obligations if o.state == state] if state else obligations, request.GET,
                    size=PREVIEW_PAGE_SIZE, anchor="preview-systems")
     return render(request, "review/preview.html", {
-        "page": page, "obligations": page.rows, "state": state, "total": len(obligations),
+        "page": page, "obligations": with_systems(page.rows), "state": state, "total": len(obligations),
         "states": [(name, counts[name], linked(request.GET, state=name, page=None)) for name in PREVIEW_STATES],
         "all_url": linked(request.GET, state=None, page=None),
     })

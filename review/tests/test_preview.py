@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from results.models import Round
 from results.tests.factories import make_round, make_submission, make_system
-from review.preview import preview_obligations
+from review.preview import preview_obligations, with_systems
 
 pytestmark = pytest.mark.django_db
 
@@ -33,14 +33,14 @@ def test_preview_obligations(personas):
     make_system(make_submission(hidden, personas["beta"], published=False), "b-hidden", availability="preview")
 
     states = {o.system.system_id: (o.state, o.met_by.system_id if o.met_by else None)
-              for o in preview_obligations(None)}
+              for o in with_systems(preview_obligations(None))}
     assert states == {"a-preview": ("met", "a-available"), "b-preview": ("overdue", None),
                       "b-new-preview": ("pending", None)}
-    due = {o.system.system_id: o.due for o in preview_obligations(None)}
+    due = {o.system.system_id: o.due for o in with_systems(preview_obligations(None))}
     # 60 days after 0.7's deadline is earlier than 1.0's deadline: the later date counts.
     assert due["b-preview"] == new.submission_deadline
     assert due["b-new-preview"] == new.submission_deadline + timedelta(days=60)
-    assert "b-hidden" in {o.system.system_id for o in preview_obligations(personas["outsider"])}
+    assert "b-hidden" in {o.system.system_id for o in with_systems(preview_obligations(personas["outsider"]))}
 
     for who in ("anonymous", "owner", "outsider", "reviewer", "chair"):
         client = Client()

@@ -67,7 +67,9 @@ def queue(request):
     round_ = round_or_404(user, slug) if slug else None
     page, options = None, {}
     if round_ is not None:
-        in_round = Result.objects.visible_to(user).current().for_round(round_)
+        # From the round's lowest id: a filter on findings was planned as a walk of every result by
+        # id up to the newest round's (168 ms against 11 at 200,000 results).
+        in_round = Result.objects.visible_to(user).current().in_round_from_its_lowest_id(round_.suite, round_.version)
         chosen = {key: request.GET.get(key, "") for key in ("submitter", "benchmark", "checker", "severity", "state")}
         results = in_round
         if chosen["submitter"] == "assigned":
@@ -100,13 +102,11 @@ def queue(request):
         ).in_bulk()
         page.rows = [counted[pk] for pk in page.rows]
         listed = list(in_round.order_by().values_list(
-            "pk", "submission__organization__slug", "submission__organization__name", "benchmark__name"))
+            "submission__organization__slug", "submission__organization__name", "benchmark__name"))
         options = {
-            "submitters": sorted({(slug, name) for _, slug, name, _ in listed}),
+            "submitters": sorted({(slug, name) for slug, name, _ in listed}),
             "benchmarks": sorted({benchmark for *_, benchmark in listed}),
-            # By the round's result ids: joined to the results in SQL, the planner walked every
-            # result of the database (a merge join, 0.2 s at 200,000 results).
-            "checkers": sorted(set(Finding.objects.filter(result__in=[pk for pk, *_ in listed])
+            "checkers": sorted(set(Finding.objects.filter(result__in=in_round.values("pk"))
                                    .order_by().values_list("checker", flat=True).distinct())),
             "severities": Severity.choices,
             "states": [*ObjectionState.choices, ("none", "No objection")],

@@ -45,3 +45,18 @@ def test_a_part_past_the_last_or_of_no_kind_is_not_found(client, published):
     assert client.get("/sitemaps/results-1.xml").status_code == 200
     for address in ("/sitemaps/results-2.xml", "/sitemaps/logs-1.xml", "/sitemaps/results-0.xml"):
         assert client.get(address).status_code == 404, address
+
+
+def test_a_change_in_one_round_shows_at_once_and_reads_that_round_alone(client, published, monkeypatch):
+    later = make_round("1.1", state="published")
+    make_result(make_system(make_submission(later, make_org("Beta")), "rack"), "resnet", minutes=9.0)
+    assert "/systems/beta/rack/" in {urlsplit(page).path for page in sitemap_pages(client)}
+    built_for = []
+    building = home._sitemap_figures
+    monkeypatch.setattr(home, "_sitemap_figures", lambda user, rounds: built_for.append(
+        [r.slug for r in rounds]) or building(user, rounds))
+
+    make_result(make_system(make_submission(later, make_org("Gamma")), "pod"), "resnet", minutes=8.0)
+    pages = {urlsplit(page).path for page in sitemap_pages(client)}
+    assert {"/systems/beta/rack/", "/systems/gamma/pod/", "/systems/alpha/box0/"} <= pages
+    assert built_for and all(slugs == ["training-v1.1"] for slugs in built_for)

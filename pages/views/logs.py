@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import html
+
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from pages.caching import cache_public_page
@@ -45,9 +46,11 @@ def requested_page(request) -> int:
 
 def page_context(page: logs.LogPage, base: str) -> dict:
     """What results/_log_pages.html and a log body need: the page's lines as HTML, one anchor per
-    line (#L123, numbered across pages), and the links to the pages either side of it."""
+    line (#L123, numbered across pages), and the links to the pages either side of it. The lines
+    go through html.escape, which Django's escape() calls: without escape()'s wrappers the body
+    takes half the time."""
     body = "".join(
-        f'<a class="ln" id="L{n}" href="#L{n}">{n}</a><span class="code">{escape(text)}</span>\n'
+        f'<a class="ln" id="L{n}" href="#L{n}">{n}</a><span class="code">{html.escape(text)}</span>\n'
         for n, text in enumerate(page.lines, start=page.first_line)
     )
     return {

@@ -11,6 +11,7 @@ from django.test import override_settings
 
 from pages.tests.sitemaps import locations, sitemap_pages
 from pages.views import home
+from results.models import Benchmark, Organization
 from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
 
 pytestmark = pytest.mark.django_db
@@ -60,3 +61,14 @@ def test_a_change_in_one_round_shows_at_once_and_reads_that_round_alone(client, 
     pages = {urlsplit(page).path for page in sitemap_pages(client)}
     assert {"/systems/beta/rack/", "/systems/gamma/pod/", "/systems/alpha/box0/"} <= pages
     assert built_for and all(slugs == ["training-v1.1"] for slugs in built_for)
+
+
+def test_what_a_round_keeps_for_the_sitemap_names_nothing_the_admin_renames(published):
+    """The kept figures outlive a rename in the admin, which makes no new version: names are read
+    when the sitemap is built."""
+    rounds = [published]
+    figures = home._sitemap_figures(None, rounds)
+    Organization.objects.filter(slug="alpha").update(slug="alpha-inc")
+    Benchmark.objects.filter(round=published, name="resnet").update(name="resnet50")
+    assert ("alpha-inc", "box0") in home._sitemap_systems(rounds, figures)
+    assert "/rounds/training-v1.0/resnet50/" in home._sitemap_pages(rounds, figures)

@@ -21,7 +21,7 @@ from pages.caching import cache_public_page, round_figures
 from pages.common import chart_response, draws
 from pages.suites import SUITES
 from results.constants import RoundState, Suite
-from results.models import Benchmark, Result, Round, System
+from results.models import Benchmark, Organization, Result, Round, System
 from results.paging import PAGE_SIZE
 
 
@@ -109,37 +109,41 @@ def _sitemap_xml(root: str, tag: str, addresses) -> HttpResponse:
 
 def _sitemap_figures(user, rounds) -> dict[int, dict]:
     """Of each of `rounds`, what the sitemap lists: its benchmarks with a result `user` sees, and
-    the (organization slug, system id) of its systems with one. Kept per round (round_figures): read
-    over every public result, the sitemap's index took 1.4-2.3 s to build after each change."""
+    its systems with one, as (organization, system id). Kept per round (round_figures): read over
+    every public result, the sitemap's index took 1.4-2.3 s to build after each change. Ids, not
+    names: the admin renames a benchmark or an organization without a new version."""
     shown = Result.objects.visible_to(user).current()
     figures = {round_.pk: {"benchmarks": [], "systems": []} for round_ in rounds}
-    for round_pk, name in (Benchmark.objects.filter(round__in=rounds)
-                           .filter(Exists(shown.filter(benchmark=OuterRef("pk"))))
-                           .order_by("name").values_list("round", "name")):
-        figures[round_pk]["benchmarks"].append(name)
-    for round_pk, slug, system_id in (System.objects.filter(submission__round__in=rounds)
-                                      .filter(Exists(shown.filter(system=OuterRef("pk"))))
-                                      .order_by().values_list("submission__round", "submission__organization__slug",
-                                                              "system_id").distinct()):
-        figures[round_pk]["systems"].append([slug, system_id])
+    for round_pk, benchmark_pk in (Benchmark.objects.filter(round__in=rounds)
+                                   .filter(Exists(shown.filter(benchmark=OuterRef("pk"))))
+                                   .values_list("round", "pk")):
+        figures[round_pk]["benchmarks"].append(benchmark_pk)
+    for round_pk, organization_pk, system_id in (System.objects.filter(submission__round__in=rounds)
+                                                 .filter(Exists(shown.filter(system=OuterRef("pk"))))
+                                                 .order_by().values_list("submission__round", "submission__organization",
+                                                                         "system_id").distinct()):
+        figures[round_pk]["systems"].append([organization_pk, system_id])
     return figures
 
 
 def _sitemap_pages(rounds, figures) -> list[str]:
     """The public pages that are not a result's or a system's: home, progress, the rounds, their
     benchmarks (those with a public result) and change logs."""
+    names = dict(Benchmark.objects.filter(round__in=rounds).values_list("pk", "name"))
     urls = [reverse("pages:home"), reverse("pages:progress", args=["training"])]
     urls += [reverse("pages:round", args=[round_.slug]) for round_ in rounds]
     urls += [reverse("pages:benchmark", args=[round_.slug, name])
-             for round_ in rounds for name in figures[round_.pk]["benchmarks"]]
+             for round_ in rounds for name in sorted(names[pk] for pk in figures[round_.pk]["benchmarks"])]
     urls += [reverse("pages:changes")] + [reverse("pages:round-changes", args=[r.slug]) for r in rounds]
     return list(dict.fromkeys(urls))
 
 
 def _sitemap_systems(rounds, figures) -> set[tuple[str, str]]:
     """(organization slug, system id) of every system page, each once: a system page covers the
-    system id in every round. (Lists as the cache gives them back: it keeps JSON.)"""
-    return {(slug, system_id) for round_ in rounds for slug, system_id in figures[round_.pk]["systems"]}
+    system id in every round."""
+    slugs = dict(Organization.objects.values_list("pk", "slug"))
+    return {(slugs[organization], system_id) for round_ in rounds
+            for organization, system_id in figures[round_.pk]["systems"]}
 
 
 def _public_result_ids():

@@ -126,6 +126,12 @@ def _sitemap_figures(user, rounds) -> dict[int, dict]:
     return figures
 
 
+def _sitemap_rounds() -> tuple[list[Round], dict[int, dict]]:
+    """The public rounds, and what each keeps for the sitemap (_sitemap_figures)."""
+    rounds = list(Round.objects.visible_to(None))
+    return rounds, round_figures(None, "sitemap", rounds, _sitemap_figures)
+
+
 def _sitemap_pages(rounds, figures) -> list[str]:
     """The public pages that are not a result's or a system's: home, progress, the rounds, their
     benchmarks (those with a public result) and change logs."""
@@ -153,8 +159,7 @@ def _public_result_ids():
 @cache_public_page
 def sitemap(request):
     """The index of the sitemap's parts: public pages only, built for an anonymous visitor whoever asks."""
-    rounds = list(Round.objects.visible_to(None))
-    figures = round_figures(None, "sitemap", rounds, _sitemap_figures)
+    rounds, figures = _sitemap_rounds()
     counts = {
         "pages": len(_sitemap_pages(rounds, figures)),
         # A citable id is on one current public result (pages/tests/test_crawl.py): the home page's
@@ -197,8 +202,7 @@ def sitemap_part(request, kind: str, number: str):
     if kind == "results":
         addresses = addresses_of("pages:result", [(rid,) for rid in _public_result_ids()[start:start + SITEMAP_URLS]])
     else:
-        rounds = list(Round.objects.visible_to(None))
-        figures = round_figures(None, "sitemap", rounds, _sitemap_figures)
+        rounds, figures = _sitemap_rounds()
         if kind == "pages":
             addresses = _sitemap_pages(rounds, figures)[start:start + SITEMAP_URLS]
         else:

@@ -273,6 +273,31 @@ def test_the_system_search_is_one_the_trigram_indexes_answer(client, world):
     assert "system_name_trgm" in plan and "system_framework_trgm" in plan, plan
 
 
+def test_an_id_in_another_case_is_looked_up_through_its_index(client, world):
+    """A result page, a permalink or an API detail whose id matches no result exactly looks the id
+    up regardless of case (results.lookups: UPPER(result_id) in SQL), among the visible results and
+    among the gone ones. On PostgreSQL the expression index of results/migrations/0021 answers both
+    lookups: without it each read every result (260 ms at 200,000 results), for any mistyped or
+    invented address. Reading the whole table (or a whole index in its place) is priced out here."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the planner's choice is PostgreSQL's (make test runs it)")
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get("/results/NO-SUCH-RESULT/").status_code == 404
+    lookups = [q["sql"] for q in captured.captured_queries if 'UPPER("results_result"."result_id"' in q["sql"]]
+    assert len(lookups) == 2, lookups  # the visible results, then the withdrawn and removed ones
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE results_result")  # the expression's statistics, as autovacuum keeps them
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_indexscan = off")
+        for lookup in lookups:
+            cursor.execute("EXPLAIN " + lookup)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            assert "Bitmap Index Scan on result_id_upper" in plan, plan
+
+
 def test_it_serves_chart_csv_of_exactly_what_is_plotted(client, world):
     response = client.get("/rounds/training-v1.0/resnet/charts/time-to-train.csv")
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))

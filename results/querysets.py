@@ -171,10 +171,13 @@ class ResultQuerySet(_SubmissionScoped):
     def in_round_from_its_lowest_id(self, suite: str, version: str):
         """The results of a round, for a list ordered by id: from the lowest of its submissions'
         first results (_from_lowest_id)."""
+        return self.in_rounds_from_their_lowest_id(_round_named(suite, version))
+
+    def in_rounds_from_their_lowest_id(self, rounds):
+        """The results of `rounds` (a Round queryset), for a list ordered by id (_from_lowest_id)."""
         from .models import Submission
 
-        return _from_lowest_id(self, suite, version, parents=Submission.objects, parents_round="round",
-                               link="submission")
+        return _from_lowest_id(self, rounds, parents=Submission.objects, parents_round="round", link="submission")
 
 
 class RunQuerySet(_SubmissionScoped):
@@ -184,10 +187,13 @@ class RunQuerySet(_SubmissionScoped):
     def in_round_from_its_lowest_id(self, suite: str, version: str):
         """The runs of a round, for a list ordered by id: from the lowest of its results' first
         runs (_from_lowest_id)."""
+        return self.in_rounds_from_their_lowest_id(_round_named(suite, version))
+
+    def in_rounds_from_their_lowest_id(self, rounds):
+        """The runs of `rounds` (a Round queryset), for a list ordered by id (_from_lowest_id)."""
         from .models import Result
 
-        return _from_lowest_id(self, suite, version, parents=Result.objects, parents_round="submission__round",
-                               link="result")
+        return _from_lowest_id(self, rounds, parents=Result.objects, parents_round="submission__round", link="result")
 
 
 # The lowest id of a round's results and of its runs, by (model, round pk), kept in this process. A
@@ -196,29 +202,41 @@ class RunQuerySet(_SubmissionScoped):
 _lowest_ids: dict[tuple[str, int], int] = {}
 
 
-def _from_lowest_id(rows, suite: str, version: str, *, parents, parents_round: str, link: str):
-    """`rows` of the round from the round's lowest id on: the lowest of each parent's first row
-    (`parents` of the round, `parents_round` their path to it, `link` the rows' path to their
-    parent), each read from the rows' (link, id) index. A page of a list ordered by id, filtered to
-    one round, is read by walking the id index from its start: PostgreSQL expects a round's rows
-    spread evenly over it, but they lie together, at the end for a recent round, so the first page
-    of training v4.1's runs walked 1.8 million others (3.6 s on 2,000,000 runs). The bound changes
-    no answer: every row of the round has an id at least that."""
+def _round_named(suite: str, version: str):
     from .models import Round
 
-    round_pk = Round.objects.filter(suite=suite, version=version).values_list("pk", flat=True).first()
-    if round_pk is None:
-        return rows.none()
-    key = (rows.model._meta.label, round_pk)
-    lowest = _lowest_ids.get(key)
-    if lowest is None:
-        first = rows.model.objects.filter(**{link: OuterRef("pk")}).order_by("id").values("id")[:1]
+    return Round.objects.filter(suite=suite, version=version)
+
+
+def _from_lowest_id(rows, rounds, *, parents, parents_round: str, link: str):
+    """`rows` of `rounds` from the rounds' lowest id on: each round's lowest id is the lowest of
+    its parents' first rows (`parents_round` the parents' path to their round, `link` the rows' path
+    to their parent), each read from the rows' (link, id) index. A page of a list ordered by id,
+    filtered to some rounds (one, a suite's, those of a benchmark), is read by walking the id index
+    from its start: PostgreSQL expects their rows spread evenly over it, but a round's lie together,
+    at the end for a recent round, so the first page of training v4.1's runs walked 1.8 million
+    others (3.6 s on 2,000,000 runs). The bound changes no answer: every row of the rounds has an id
+    at least that. A round with no rows yet is read again each time."""
+    round_pks = list(rounds.values_list("pk", flat=True))
+    lowest = [_lowest_id(rows.model, round_pk, parents, parents_round, link) for round_pk in round_pks]
+    lowest = [bound for bound in lowest if bound is not None]
+    if not lowest:
+        return rows.none()  # no row yet: nothing to list
+    return rows.filter(**{f"{rows.submission_prefix}round__in": round_pks}, id__gte=min(lowest))
+
+
+def _lowest_id(model, round_pk: int, parents, parents_round: str, link: str) -> int | None:
+    """The lowest id of `model`'s rows in the round, kept once read (_lowest_ids); None (and not
+    kept) while the round has none."""
+    key = (model._meta.label, round_pk)
+    if key not in _lowest_ids:
+        first = model.objects.filter(**{link: OuterRef("pk")}).order_by("id").values("id")[:1]
         lowest = parents.filter(**{parents_round: round_pk}).annotate(first=Subquery(first)).aggregate(
             lowest=Min("first"))["lowest"]
         if lowest is None:
-            return rows.none()  # no row yet: nothing to list, and nothing to keep
+            return None
         _lowest_ids[key] = lowest
-    return rows.filter(**{f"{rows.submission_prefix}round": round_pk}, id__gte=lowest)
+    return _lowest_ids[key]
 
 
 class FindingQuerySet(models.QuerySet):

@@ -62,8 +62,8 @@ class ResultFilter(django_filters.FilterSet):
     entry = django_filters.CharFilter(
         method="by_entry", help_text="MLCommons' entry id, one system in one round: 4.1-0012 (or v4.1-0012)"
     )
-    suite = django_filters.CharFilter(field_name="submission__round__suite", help_text="training, inference or hpc")
-    benchmark = django_filters.CharFilter(field_name="benchmark__name")
+    suite = django_filters.CharFilter(method="by_suite", help_text="training, inference or hpc")
+    benchmark = django_filters.CharFilter(method="by_benchmark")
     organization = django_filters.CharFilter(field_name="submission__organization__slug")
     system_id = django_filters.CharFilter(field_name="system__system_id")
     availability = django_filters.CharFilter(field_name="system__availability")
@@ -81,6 +81,15 @@ class ResultFilter(django_filters.FilterSet):
 
     def by_round(self, queryset, name, value):
         return in_round_paged_by_id(queryset, value)
+
+    # From the lowest id of the rounds concerned: a rare suite's or benchmark's results were found
+    # by walking the id index from its start (262-294 ms at 200,000 results, for 16-38 results).
+    def by_suite(self, queryset, name, value):
+        return queryset.in_rounds_from_their_lowest_id(Round.objects.filter(suite=value))
+
+    def by_benchmark(self, queryset, name, value):
+        return queryset.filter(benchmark__name=value).in_rounds_from_their_lowest_id(
+            Round.objects.filter(benchmarks__name=value))
 
     def by_entry(self, queryset, name, value):
         reference = entry_reference(value)

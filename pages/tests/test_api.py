@@ -2,7 +2,14 @@
 
 import pytest
 
-from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
+from results.tests.factories import (
+    make_benchmark,
+    make_org,
+    make_result,
+    make_round,
+    make_submission,
+    make_system,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -42,6 +49,30 @@ def test_it_filters_results(client, world):
     assert ids({"accelerator": "tpu"}) == ["1.0-0003"]
     assert ids({"round": "training-v1.0", "organization": "alpha", "system_id": "dgx"}) == ["1.0-0001", "1.0-0002"]
     assert ids({"minutes_max": 21}) == ["1.0-0002", "1.0-0003"]
+
+
+def test_suite_and_benchmark_filters_list_every_round_they_name(client, world):
+    """The suite and benchmark filters read from the lowest id of the rounds they name (results.
+    querysets._from_lowest_id, kept once read): results that come later, in those rounds or in a
+    new one, are listed too, and nothing of another suite or benchmark."""
+    from results.models import Round
+
+    ids = lambda params: sorted(r["result_id"] for r in client.get("/api/v1/results/", params).json()["results"])  # noqa: E731
+    hpc = Round.objects.create(suite="hpc", version="1.0", ruleset_version="1.0.0", state="published")
+    make_result(make_system(make_submission(hpc, make_org("Beta")), "node"), make_benchmark(hpc, "cosmoflow"),
+                minutes=9.0, result_id="hpc:1.0-0001")
+    assert ids({"suite": "training"}) == ["1.0-0001", "1.0-0002", "1.0-0003"]
+    assert ids({"suite": "hpc"}) == ["hpc:1.0-0001"]
+    assert ids({"benchmark": "resnet"}) == ["1.0-0001", "1.0-0003"]
+    older = make_round("0.7", benchmarks=("resnet",))
+    make_result(make_system(make_submission(older, make_org("Gamma")), "box"), "resnet", minutes=40.0,
+                result_id="0.7-0001")
+    make_result(make_system(make_submission(world["round"], make_org("Delta")), "rack"), "resnet", minutes=30.0,
+                result_id="1.0-0004")
+    assert ids({"suite": "training"}) == ["0.7-0001", "1.0-0001", "1.0-0002", "1.0-0003", "1.0-0004"]
+    assert ids({"benchmark": "resnet"}) == ["0.7-0001", "1.0-0001", "1.0-0003", "1.0-0004"]
+    assert ids({"suite": "training", "benchmark": "bert"}) == ["1.0-0002"]
+    assert ids({"suite": "nosuch"}) == [] and ids({"benchmark": "nosuch"}) == []
 
 
 def test_it_gets_a_result_by_citable_id_with_system(client, world):

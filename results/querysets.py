@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from django.db import models
-from django.db.models import Min, OuterRef, Q, Subquery
+from django.db.models import Max, Min, OuterRef, Q, Subquery
 
 from audit.roles import CHAIR_ROLE, is_privileged, roles_of
 
@@ -170,8 +170,19 @@ class ResultQuerySet(_SubmissionScoped):
 
     def in_round_from_its_lowest_id(self, suite: str, version: str):
         """The results of a round, for a list ordered by id: from the lowest of its submissions'
-        first results (_from_lowest_id)."""
-        return self.in_rounds_from_their_lowest_id(_round_named(suite, version))
+        first results (_from_lowest_id) to the highest of their last ones. Without the upper bound the
+        walk of a list that does not fill a page (a small round's 38 results) went on to the last
+        result of the database (200-270 ms at 200,000 results). Read each time, since every upload
+        raises it: one look into the (submission, id) index per submission of the round."""
+        from .models import Result, Submission
+
+        round_ = _round_named(suite, version)
+        last = Result.objects.filter(submission=OuterRef("pk")).order_by("-id").values("id")[:1]
+        highest = Submission.objects.filter(round__in=round_).annotate(last=Subquery(last)).aggregate(
+            highest=Max("last"))["highest"]
+        if highest is None:
+            return self.none()
+        return self.in_rounds_from_their_lowest_id(round_).filter(id__lte=highest)
 
     def in_rounds_from_their_lowest_id(self, rounds):
         """The results of `rounds` (a Round queryset), for a list ordered by id (_from_lowest_id)."""

@@ -53,8 +53,9 @@ def test_it_filters_results(client, world):
 
 def test_suite_and_benchmark_filters_list_every_round_they_name(client, world):
     """The suite and benchmark filters read from the lowest id of the rounds they name (results.
-    querysets._from_lowest_id, kept once read): results that come later, in those rounds or in a
-    new one, are listed too, and nothing of another suite or benchmark."""
+    querysets._from_lowest_id, kept once read), and a round's list up to its highest id (read each
+    time): results that come later, in those rounds or in a new one, are listed too, and nothing of
+    another suite or benchmark."""
     from results.models import Round
 
     ids = lambda params: sorted(r["result_id"] for r in client.get("/api/v1/results/", params).json()["results"])  # noqa: E731
@@ -64,6 +65,7 @@ def test_suite_and_benchmark_filters_list_every_round_they_name(client, world):
     assert ids({"suite": "training"}) == ["1.0-0001", "1.0-0002", "1.0-0003"]
     assert ids({"suite": "hpc"}) == ["hpc:1.0-0001"]
     assert ids({"benchmark": "resnet"}) == ["1.0-0001", "1.0-0003"]
+    assert ids({"round": "training-v1.0"}) == ["1.0-0001", "1.0-0002", "1.0-0003"]
     older = make_round("0.7", benchmarks=("resnet",))
     make_result(make_system(make_submission(older, make_org("Gamma")), "box"), "resnet", minutes=40.0,
                 result_id="0.7-0001")
@@ -72,6 +74,7 @@ def test_suite_and_benchmark_filters_list_every_round_they_name(client, world):
     assert ids({"suite": "training"}) == ["0.7-0001", "1.0-0001", "1.0-0002", "1.0-0003", "1.0-0004"]
     assert ids({"benchmark": "resnet"}) == ["0.7-0001", "1.0-0001", "1.0-0003", "1.0-0004"]
     assert ids({"suite": "training", "benchmark": "bert"}) == ["1.0-0002"]
+    assert ids({"round": "training-v1.0"}) == ["1.0-0001", "1.0-0002", "1.0-0003", "1.0-0004"]
     assert ids({"suite": "nosuch"}) == [] and ids({"benchmark": "nosuch"}) == []
 
 

@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from pages.tests.sitemaps import sitemap_pages
@@ -256,14 +258,7 @@ def test_the_system_search_is_one_the_trigram_indexes_answer(client, world):
     named organizations matched through a join, as before, no index could serve it and every
     system was read. Reading the whole table (or a whole index in its place) is priced out here, as
     on a database of 30,000 systems."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    if connection.vendor != "postgresql":
-        pytest.skip("trigram indexes are PostgreSQL's (make test runs it)")
-    with CaptureQueriesContext(connection) as captured:
-        assert client.get("/search/", {"q": "alpha"}).status_code == 200
-    (lookup,) = [q["sql"] for q in captured.captured_queries if 'FROM "results_system"' in q["sql"]]
+    (lookup,) = queries_of_a_request(client, "/search/?q=alpha", 200, 'FROM "results_system"')
     (plan,) = plans_with_whole_reads_priced_out([lookup])
     assert "Bitmap Heap Scan on results_system" in plan and "BitmapOr" in plan, plan
     assert "system_name_trgm" in plan and "system_framework_trgm" in plan, plan
@@ -275,14 +270,7 @@ def test_an_id_in_another_case_is_looked_up_through_its_index(client, world):
     among the gone ones. On PostgreSQL the expression index of results/migrations/0021 answers both
     lookups: without it each read every result (260 ms at 200,000 results), for any mistyped or
     invented address. Reading the whole table (or a whole index in its place) is priced out here."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    if connection.vendor != "postgresql":
-        pytest.skip("the planner's choice is PostgreSQL's (make test runs it)")
-    with CaptureQueriesContext(connection) as captured:
-        assert client.get("/results/NO-SUCH-RESULT/").status_code == 404
-    lookups = [q["sql"] for q in captured.captured_queries if 'UPPER("results_result"."result_id"' in q["sql"]]
+    lookups = queries_of_a_request(client, "/results/NO-SUCH-RESULT/", 404, 'UPPER("results_result"."result_id"')
     assert len(lookups) == 2, lookups  # the visible results, then the withdrawn and removed ones
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE results_result")  # the expression's statistics, as autovacuum keeps them
@@ -294,24 +282,25 @@ def test_an_entry_id_is_looked_up_through_its_index(client, world):
     """`/r/4.1-0012` (an MLCommons entry id, as results are cited) finds the entry's current results
     and its gone ones by the citable ids' entry column (results/migrations/0022): without its index
     each lookup read every citable id (45 ms each at 200,000 results, two a request)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    if connection.vendor != "postgresql":
-        pytest.skip("the planner's choice is PostgreSQL's (make test runs it)")
-    with CaptureQueriesContext(connection) as captured:
-        assert client.get("/r/1.0-9999").status_code == 404
-    lookups = [q["sql"] for q in captured.captured_queries if '"results_citableid"."entry" =' in q["sql"]]
+    lookups = queries_of_a_request(client, "/r/1.0-9999", 404, '"results_citableid"."entry" =')
     assert len(lookups) == 2, lookups  # the current results, then the withdrawn and removed ones
     for plan in plans_with_whole_reads_priced_out(lookups):
         assert "Bitmap Index Scan on citable_id_entry" in plan, plan
 
 
+def queries_of_a_request(client, path: str, status: int, marker: str) -> list[str]:
+    """The SQL holding `marker` that a GET of `path` ran (answering `status`), on PostgreSQL: whose
+    planner the plan tests ask (make test runs it); skipped elsewhere."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the planner's choice is PostgreSQL's (make test runs it)")
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(path).status_code == status
+    return [query["sql"] for query in captured.captured_queries if marker in query["sql"]]
+
+
 def plans_with_whole_reads_priced_out(queries: list[str]) -> list[str]:
     """PostgreSQL's plans of `queries` where reading a whole table, or a whole index in its place, is
     priced out, as on a database of the public record's size: an index that can answer is used."""
-    from django.db import connection
-
     plans = []
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
@@ -358,9 +347,6 @@ def test_it_lists_public_pages_in_the_sitemap(client, world):
     "/compare/?result=1.0-0001&result=1.0-0004", "/rounds/training-v1.0/resnet/charts/scaling.json",
 ])
 def test_it_runs_a_constant_number_of_queries(client, world, url, monkeypatch):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     def queries() -> int:
         # Nothing this test kept: a key space of its own for each count. (Emptying the cache would
         # also empty it under the other test workers sharing the Redis, between two of their requests.)

@@ -67,9 +67,9 @@ def queue(request):
     round_ = round_or_404(user, slug) if slug else None
     page, options = None, {}
     if round_ is not None:
-        # From the round's lowest id: a filter on findings was planned as a walk of every result by
+        # Within the round's ids: a filter on findings was planned as a walk of every result by
         # id up to the newest round's (168 ms against 11 at 200,000 results).
-        in_round = Result.objects.visible_to(user).current().in_round_from_its_lowest_id(round_.suite, round_.version)
+        in_round = Result.objects.visible_to(user).current().in_round_within_its_ids(round_.suite, round_.version)
         chosen = {key: request.GET.get(key, "") for key in ("submitter", "benchmark", "checker", "severity", "state")}
         results = in_round
         if chosen["submitter"] == "assigned":

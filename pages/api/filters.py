@@ -19,9 +19,17 @@ def filter_round_slug(queryset, prefix: str, value: str):
 def in_round_paged_by_id(queryset, value: str):
     """Results or runs of the round named `value`, for a list paged by id."""
     try:
-        return queryset.in_round_from_its_lowest_id(*parse_round_slug(value))
+        return queryset.in_round_within_its_ids(*parse_round_slug(value))
     except RoundSlugError:
         return queryset.none()
+
+
+def in_benchmark_paged_by_id(queryset, prefix: str, name: str):
+    """Results or runs (`prefix` their path to the benchmark) of the benchmarks named `name`, for
+    a list paged by id: within the ids of the rounds that have one (a walk of every run for
+    HPC's cosmoflow: 4.1 s at 2,000,000 runs)."""
+    return queryset.filter(**{f"{prefix}name": name}).in_rounds_within_their_ids(
+        Round.objects.filter(benchmarks__name=name))
 
 
 class RoundFilter(django_filters.FilterSet):
@@ -82,14 +90,13 @@ class ResultFilter(django_filters.FilterSet):
     def by_round(self, queryset, name, value):
         return in_round_paged_by_id(queryset, value)
 
-    # From the lowest id of the rounds concerned: a rare suite's or benchmark's results were found
-    # by walking the id index from its start (262-294 ms at 200,000 results, for 16-38 results).
+    # Within the ids of the rounds concerned: a rare suite's or benchmark's results were found by
+    # walking the id index from its start (262-294 ms at 200,000 results, for 16-38 results).
     def by_suite(self, queryset, name, value):
-        return queryset.in_rounds_from_their_lowest_id(Round.objects.filter(suite=value))
+        return queryset.in_rounds_within_their_ids(Round.objects.filter(suite=value))
 
     def by_benchmark(self, queryset, name, value):
-        return queryset.filter(benchmark__name=value).in_rounds_from_their_lowest_id(
-            Round.objects.filter(benchmarks__name=value))
+        return in_benchmark_paged_by_id(queryset, "benchmark__", value)
 
     def by_entry(self, queryset, name, value):
         reference = entry_reference(value)
@@ -103,7 +110,7 @@ class ResultFilter(django_filters.FilterSet):
 class RunFilter(django_filters.FilterSet):
     result_id = django_filters.CharFilter(field_name="result__result_id")
     round = django_filters.CharFilter(method="by_round", help_text="Round slug, e.g. training-v1.0")
-    benchmark = django_filters.CharFilter(field_name="result__benchmark__name")
+    benchmark = django_filters.CharFilter(method="by_benchmark")
 
     class Meta:
         model = Run
@@ -111,3 +118,6 @@ class RunFilter(django_filters.FilterSet):
 
     def by_round(self, queryset, name, value):
         return in_round_paged_by_id(queryset, value)
+
+    def by_benchmark(self, queryset, name, value):
+        return in_benchmark_paged_by_id(queryset, "result__benchmark__", value)

@@ -52,10 +52,10 @@ def test_it_filters_results(client, world):
 
 
 def test_suite_and_benchmark_filters_list_every_round_they_name(client, world):
-    """The suite and benchmark filters read from the lowest id of the rounds they name (results.
-    querysets._from_lowest_id, kept once read), and a round's list up to its highest id (read each
-    time): results that come later, in those rounds or in a new one, are listed too, and nothing of
-    another suite or benchmark."""
+    """The suite and benchmark filters read within the id ranges of the rounds they name (results.
+    querysets._within_id_range, kept while a round's submissions stay as they are): results that
+    come later, in those rounds or in a new one, are listed too, and nothing of another suite or
+    benchmark."""
     from results.models import Round
 
     ids = lambda params: sorted(r["result_id"] for r in client.get("/api/v1/results/", params).json()["results"])  # noqa: E731
@@ -106,7 +106,7 @@ def every_page(client, address: str, params: dict) -> list[dict]:
 
 
 def test_a_rounds_results_and_runs_page_by_page_are_all_of_them_wherever_their_ids_lie(client, world):
-    """A round's results and runs are listed from the round's lowest id on (the index walk of a
+    """A round's results and runs are listed within the round's id range (the index walk of a
     recent round's first page once read every earlier run: 3.6 s). Rows of the round that come
     after another round's, in id order, are listed too, each once."""
     other = make_round("0.7")
@@ -128,6 +128,28 @@ def test_it_filters_runs_by_result(client, world):
     runs = client.get("/api/v1/runs/", {"result_id": "1.0-0001"}).json()["results"]
     assert len(runs) == 5 and {r["result_id"] for r in runs} == {"1.0-0001"}
     assert {r["scoring"] for r in runs} == {"counted", "dropped_fastest", "dropped_slowest"}
+
+
+def test_it_filters_runs_by_benchmark_over_every_round_that_has_it(client, world):
+    """Within the id ranges of the benchmark's rounds (a walk of every run for HPC's cosmoflow:
+    4.1 s at 2,000,000 runs), a round without runs among them, and runs that come later."""
+    from results.models import Run
+
+    def run_ids(benchmark: str) -> list[int]:
+        return sorted(r["id"] for r in every_page(client, "/api/v1/runs/", {"benchmark": benchmark, "page_size": 4}))
+
+    def expected(benchmark: str) -> list[int]:
+        return sorted(Run.objects.filter(result__benchmark__name=benchmark).values_list("pk", flat=True))
+
+    no_runs = make_round("0.7")  # results without runs, as an inference round's
+    make_result(make_system(make_submission(no_runs, make_org("Gamma")), "box"), "resnet", runs=0)
+    assert run_ids("resnet") == expected("resnet") and len(expected("resnet")) == 10
+    assert run_ids("bert") == expected("bert") and run_ids("nosuch") == []
+    later = make_round("2.0")
+    make_result(make_system(make_submission(later, make_org("Delta")), "rack"), "resnet", result_id="2.0-0001")
+    make_result(make_system(make_submission(world["round"], make_org("Epsilon")), "node"), "bert")
+    assert run_ids("resnet") == expected("resnet") and len(expected("resnet")) == 15
+    assert run_ids("bert") == expected("bert")
 
 
 def test_it_lists_systems(client, world):

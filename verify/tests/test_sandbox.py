@@ -30,7 +30,12 @@ from verify.sandbox import (
     python_runtime_binds,
 )
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed (apt-get install bubblewrap)")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed (apt-get install bubblewrap)"),
+    # Most of its minute is waiting on the runs' deadlines and limits: started among the first, it
+    # overlaps the others' work; collected in its place, it ran alone at the end of make test.
+    pytest.mark.slow(minutes=1),
+]
 
 SECRET = "verify-test-secret-7f3a"
 

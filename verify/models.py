@@ -26,8 +26,13 @@ class VerificationJobQuerySet(models.QuerySet):
         """A job is seen by whoever may see its result (the same read rule as the result pages)."""
         return self.filter(result__in=Result.objects.visible_to(user))
 
-    def latest_finished_for(self, result):
-        return self.filter(result=result, state=JobState.FINISHED).order_by("-finished_at", "-pk").first()
+    def latest_and_in_progress(self, result) -> tuple[VerificationJob | None, VerificationJob | None]:
+        """The result's latest finished job (by finished_at, then id) and its newest unfinished
+        one, from one query over its few jobs (the result page's badge)."""
+        jobs = list(self.filter(result=result).order_by("-pk"))
+        latest = max((job for job in jobs if job.is_finished), default=None,
+                     key=lambda job: (job.finished_at is not None, job.finished_at, job.pk))
+        return latest, next((job for job in jobs if not job.is_finished), None)
 
 
 class VerificationJob(models.Model):

@@ -13,13 +13,12 @@ register = template.Library()
 @register.inclusion_tag("verify/result_badge.html", takes_context=True)
 def verification_panel(context, result):
     user = context["request"].user
-    jobs = VerificationJob.objects.filter(result=result)
-    latest = jobs.filter(state="finished").order_by("-finished_at", "-pk").first()
+    latest, in_progress = VerificationJob.objects.latest_and_in_progress(result)
     return {
         "result": result,
         "latest": latest,
         # The re-runs beside the claimed runs: times and convergence, as on the job page.
         "charts": job_charts(latest)[:2] if latest and latest.reruns else [],
-        "in_progress": jobs.exclude(state="finished").order_by("-pk").first(),
+        "in_progress": in_progress,
         "can_request": services.may_request_for(user, result) and hasattr(result.submission, "upload"),
     }

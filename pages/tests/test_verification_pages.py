@@ -119,6 +119,25 @@ def test_a_job_in_progress_shows_its_stage(personas, tmp_path):
     assert "verification running" in client_for(personas, "anonymous").get(f"/results/{result.result_id}/").content.decode()
 
 
+
+def test_the_badge_shows_the_latest_finished_job_and_the_newest_in_progress(personas, tmp_path):
+    """One query reads the result's jobs (VerificationJob.objects.latest_and_in_progress): the
+    latest finished is the last to finish, whatever its id; the one in progress the newest."""
+    from datetime import timedelta
+
+    result = verifiable_result(personas, tmp_path)
+    last_to_finish = finished_job(personas, result)
+    # Rows as older workers left them (the service queues one job at a time, a day apart).
+    job = dict(result=result, runs_requested=1, tolerance=0.05)
+    VerificationJob.objects.create(**job, state=JobState.FINISHED, outcome=Outcome.NOT_REPRODUCED,
+                                   finished_at=last_to_finish.finished_at - timedelta(hours=1))
+    older, newer = (VerificationJob.objects.create(**job, state=JobState.RUNNING) for _ in range(2))
+    latest, in_progress = VerificationJob.objects.latest_and_in_progress(result)
+    assert (latest.pk, in_progress.pk) == (last_to_finish.pk, newer.pk) and older.pk < newer.pk
+    page = client_for(personas, "anonymous").get(f"/results/{result.result_id}/").content.decode()
+    assert f'href="/verify/jobs/{last_to_finish.pk}/" title=' in page
+    assert f'href="/verify/jobs/{newer.pk}/">verification running' in page
+
 def test_the_round_page_filters_verified_results(personas, tmp_path):
     from results.tests.factories import make_result, make_submission, make_system
 

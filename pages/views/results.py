@@ -20,14 +20,20 @@ from results.lookups import (
 from results.models import Result
 
 
+def _visible(user, result_id: str, version: int | None):
+    """The result's versions `user` may see at the address: the current one first, or version
+    `version`."""
+    found = Result.objects.visible_to(user).citable(result_id)
+    if version is not None:
+        found = found.filter(submission__version=version)
+    return found.with_related()
+
+
 def _shown(user, result_id: str, version: int | None) -> Result:
     """The result's version at the address: the current one, or version `version`; an earlier
     published version of a gone result is history anyone may read (404 where the user may not
     see it)."""
-    found = Result.objects.visible_to(user).citable(result_id)
-    if version is not None:
-        found = found.filter(submission__version=version)
-    result = found.with_related().first()
+    result = _visible(user, result_id, version).first()
     if result is None and version is not None:
         result = gone_version(result_id, version)
     if result is None:
@@ -93,21 +99,34 @@ def _entry(request, text: str, results: list[Result]):
 
 @cache_public_page
 def result_detail(request, result_id: str, version: int | None = None):
-    if not Result.objects.visible_to(request.user).citable(result_id).exists():
-        gone = tombstone(result_id)
-        if gone is not None and version is None:
-            return tombstone_page(request, gone)
-        if gone is not None and version not in gone.earlier:
-            return redirect("pages:result", result_id=gone.result.result_id)  # its last version is the tombstone
-        found = find_result_id(request.user, result_id) if gone is None else None
-        if found is not None and version is None:  # the address in the registry's spelling
-            return redirect("pages:result", result_id=found)
-        if found is not None:
-            return redirect("pages:result-version", result_id=found, version=version)
-    result = _shown(request.user, result_id, version)
+    # The visible version asked for, read first: a page of it (nearly every request) reads it once.
+    result = _visible(request.user, result_id, version).first()
+    if result is None:
+        elsewhere = _elsewhere(request, result_id, version)
+        if elsewhere is not None:
+            return elsewhere
+        result = _shown(request.user, result_id, version)  # an earlier version of a gone result, or 404
     if version is not None and result.submission.is_current:
         return redirect("pages:result", result_id=result.result_id)
     return suites.of_round(result.submission.round).result_page(request, result)
+
+
+def _elsewhere(request, result_id: str, version: int | None):
+    """Where no version of the result is visible: its tombstone, or a redirect to its last version
+    or to the address in the registry's spelling; None otherwise."""
+    if Result.objects.visible_to(request.user).citable(result_id).exists():
+        return None
+    gone = tombstone(result_id)
+    if gone is not None and version is None:
+        return tombstone_page(request, gone)
+    if gone is not None and version not in gone.earlier:
+        return redirect("pages:result", result_id=gone.result.result_id)  # its last version is the tombstone
+    found = find_result_id(request.user, result_id) if gone is None else None
+    if found is not None and version is None:  # the address in the registry's spelling
+        return redirect("pages:result", result_id=found)
+    if found is not None:
+        return redirect("pages:result-version", result_id=found, version=version)
+    return None
 
 
 @cache_public_page

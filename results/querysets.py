@@ -207,13 +207,14 @@ def _round_named(suite: str, version: str):
 
 
 def _within_id_range(rows, rounds):
-    """`rows` of `rounds` between the lowest and the highest id of their rows there. A
-    page of a list ordered by id and filtered to some rounds (one, a suite's, a benchmark's) is
-    read by walking the id index: PostgreSQL expects a round's rows spread evenly over it, but they
-    lie together. Walked from the start, the first page of training v4.1's runs read the 1.8
-    million runs before them (3.6 s on 2,000,000 runs); walked to the end, the last page of an
-    older round, or a round of fewer rows than a page, read every row after them (4.7 s for HPC
-    v1.0's runs). The range changes no answer: every row of the rounds lies in it."""
+    """`rows` of `rounds` between the lowest and the highest id of their rows there. A page of a
+    list ordered by id and filtered to some rounds (one, a suite's, a benchmark's) is read by
+    walking the id index: PostgreSQL expects a round's rows spread evenly over it, but they lie
+    together. Walked from the start, the first page of training v4.1's runs read the 1.8 million
+    runs before them (3.6 s on 2,000,000 runs). Walked to the end, the last page of a round read
+    every row after it (0.75-1.2 s), and HPC v1.0's first page, planned as a parallel walk, waited
+    on a worker whose share of the index held none of its runs (1.9-13.5 s). The range changes no
+    answer: every row of the rounds lies in it."""
     from .models import Submission
 
     submissions: dict[int, list] = {}

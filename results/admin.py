@@ -2,9 +2,13 @@
 review app (review/admin.py): their state changes are the round lifecycle's admin actions."""
 
 from django.contrib import admin
+from django.db.models import Q
+from django.utils.text import smart_split, unescape_string_literal
 
 from .models import Finding, Organization, Result, Run, Submission, System, Waiver
 from .services.versions import touch_submissions
+
+SEARCHED_SYSTEMS_LISTED = 1000  # the most systems a result search names in a list (ResultAdmin)
 
 
 @admin.register(Organization)
@@ -59,6 +63,21 @@ class ResultAdmin(MovesItsRoundsVersion, admin.ModelAdmin):
     # sorted every result for each page, about a second at 200,000 results.
     ordering = ("-pk",)
     inlines = [RunInline]
+
+    def get_search_results(self, request, queryset, search_term):
+        """What search_fields asks (each word in the result id or the system's name, Django's
+        icontains), with the systems found first: an OR across the join read every result (84 ms
+        to count them and 120 ms for a page at 200,000 results), where a list of the systems found
+        lets the database use both trigram indexes (results/migrations/0019 and 0023). A word
+        that names most systems ("x") is asked as a subquery: a list of 30,000 took longer."""
+        for word in smart_split(search_term):
+            if word.startswith(('"', "'")) and word[0] == word[-1]:
+                word = unescape_string_literal(word)
+            systems = System.objects.filter(name__icontains=word)
+            found = list(systems.values_list("pk", flat=True)[:SEARCHED_SYSTEMS_LISTED + 1])
+            named = Q(system_id__in=found) if len(found) <= SEARCHED_SYSTEMS_LISTED else Q(system__in=systems)
+            queryset = queryset.filter(Q(result_id__icontains=word) | named)
+        return queryset, False
 
 
 @admin.register(Finding)

@@ -216,6 +216,38 @@ def test_the_admins_lists_of_events_and_results_cost_as_many_queries_however_lon
     assert [int(pk) for pk in dict.fromkeys(listed)] == sorted((int(pk) for pk in set(listed)), reverse=True)
 
 
+
+@pytest.mark.parametrize("systems_listed", [1000, 1])
+def test_the_admins_result_search_finds_ids_and_system_names_word_by_word(personas, monkeypatch, systems_listed):
+    """ResultAdmin.get_search_results asks what its search_fields would (each word in the result
+    id or the system's name), with the systems found read first; past SEARCHED_SYSTEMS_LISTED of
+    them, as a subquery."""
+    from results import admin as results_admin
+    from results.tests.factories import make_result, make_round, make_submission, make_system
+
+    monkeypatch.setattr(results_admin, "SEARCHED_SYSTEMS_LISTED", systems_listed)
+    call_command("grant_role", "chair", "chair")
+    client = logged_in("chair")
+    round_ = make_round("3.0", benchmarks=("resnet", "bert"))
+    dgx = make_system(make_submission(round_, personas["alpha"]), "dgx", name="NVIDIA DGX A100")
+    tpu = make_system(make_submission(round_, personas["beta"]), "tpu", name="Cloud TPU v4")
+    ids = {
+        "dgx resnet": make_result(dgx, "resnet", result_id="3.0-0001").pk,
+        "dgx bert": make_result(dgx, "bert", result_id="3.0-0002").pk,
+        "tpu resnet": make_result(tpu, "resnet", result_id="3.0-0103").pk,
+    }
+
+    def found(term: str) -> set[int]:
+        page = client.get("/admin/results/result/", {"q": term}).content.decode()
+        return {int(pk) for pk in re.findall(r'/admin/results/result/(\d+)/change/', page)}
+
+    assert found("dgx") == {ids["dgx resnet"], ids["dgx bert"]}
+    assert found("0001") == {ids["dgx resnet"]}
+    assert found("3.0-01") == {ids["tpu resnet"]}
+    assert found("3.0 tpu") == {ids["tpu resnet"]}  # every word, each in the id or the name
+    assert found('"dgx a100" 0002') == {ids["dgx bert"]}
+    assert found("3.0") == set(ids.values()) and found("nothing") == set()
+
 def test_every_admin_list_reads_its_nullable_keys_with_its_rows():
     """The admin's own select_related() follows only keys that cannot be null: a nullable one shown
     in a list (who granted a waiver, the result an objection names) is read once per row unless the

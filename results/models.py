@@ -195,6 +195,9 @@ class System(models.Model):
             models.UniqueConstraint(fields=["submission", "system_id"], name="system_unique_per_submission")
         ]
         ordering = ["name"]
+        # In the order the admin's list asks (its ordering, then -pk): its first page read and
+        # sorted every system (36 ms at 32,869).
+        indexes = [models.Index(fields=["name", "-id"], name="system_name_id")]
 
     def __str__(self) -> str:
         return self.name or self.system_id

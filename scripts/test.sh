@@ -18,7 +18,7 @@ fi
 scripts/services.sh install  # chromium for the browser tests, when missing
 export TEST_DB_SUFFIX=${TEST_DB_SUFFIX:-$$}
 # Bytecode written once and read by every later process: the workers, the servers and make run's
-# copies start some 200 Python processes. Where the environment turns it off, each compiled every
+# copies start some 300 Python processes. Where the environment turns it off, each compiled every
 # module of the project again, and each worker rewrote every test module's asserts (7 s of its
 # collection's 7.5, against 3 s from the cache).
 unset PYTHONDONTWRITEBYTECODE

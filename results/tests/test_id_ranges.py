@@ -75,4 +75,3 @@ def test_rows_with_lower_ids_than_those_read_before_are_listed_once_written():
     assert late.pk < first.pk
     assert results_of() == [late.pk, first.pk]
     assert runs_of() == sorted([*taken_ids[1], *first.runs.values_list("pk", flat=True)])
-

@@ -216,7 +216,6 @@ def test_the_admins_lists_of_events_and_results_cost_as_many_queries_however_lon
     assert [int(pk) for pk in dict.fromkeys(listed)] == sorted((int(pk) for pk in set(listed)), reverse=True)
 
 
-
 @pytest.mark.parametrize("systems_listed", [1000, 1])
 def test_the_admins_result_search_finds_ids_and_system_names_word_by_word(personas, monkeypatch, systems_listed):
     """ResultAdmin.get_search_results asks what its search_fields would (each word in the result

@@ -245,16 +245,20 @@ if os.environ.get("TEST_DB_SUFFIX"):
 PAGE_CACHE_URL = os.environ.get("PAGE_CACHE_URL", "") or REDIS_URL
 
 
-def cache_at(url: str, name: str) -> dict:
+def cache_at(url: str, name: str, **settings) -> dict:
     """Redis at `url`, values signed JSON rather than pickles, one client per connection pool
     (config/cache.py); with no URL this process's memory (make run: one web process)."""
     if not url:
-        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": name}
-    return {"BACKEND": "config.cache.RedisCache", "LOCATION": url,
-            "KEY_PREFIX": CACHE_KEY_PREFIX, "OPTIONS": {"serializer": "config.cache.SignedJsonSerializer"}}
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": name, **settings}
+    return {"BACKEND": "config.cache.RedisCache", "LOCATION": url, "KEY_PREFIX": CACHE_KEY_PREFIX,
+            "OPTIONS": {"serializer": "config.cache.SignedJsonSerializer"}, **settings}
 
 
-CACHES = {"default": cache_at(REDIS_URL, "default"), "pages": cache_at(PAGE_CACHE_URL, "pages")}
+CACHES = {
+    "default": cache_at(REDIS_URL, "default"),
+    # Each version of the code keeps its own pages and rows (config/cache.py: code_version).
+    "pages": cache_at(PAGE_CACHE_URL, "pages", KEY_FUNCTION="config.cache.code_versioned_key"),
+}
 
 # Review notifications: printed on the console unless EMAIL_HOST names an SMTP server.
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "results@mlcommons.invalid")

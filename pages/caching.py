@@ -42,6 +42,7 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
+import json
 import logging
 import re
 import time
@@ -260,6 +261,12 @@ def round_rows(slug: str, name: str, build):
         except RedisError:
             pass
     return rows
+
+
+def view_name(kind: str, view) -> str:
+    """The name of what is kept of a round (rows_seen_by) for one view of it: `kind` and `view`
+    (whatever the kept rows depend on besides the round's results, as JSON: filters, order)."""
+    return f"{kind}:" + hashlib.sha1(json.dumps(view, sort_keys=True).encode()).hexdigest()
 
 
 def rows_seen_by(user, round_, name: str, build):

@@ -227,6 +227,28 @@ def test_a_benchmarks_public_chart_outlines_are_built_once_per_view_and_round_ve
     assert built[16:] == ["pareto"]
 
 
+def test_a_benchmarks_public_points_are_read_once_per_view_and_round_version(client, training):
+    """A benchmark page's results, as its filters keep them, are read once per round version: the
+    page, its next page and each figure it fetches when drawn start from the points kept then (each
+    figure read them all again). Another filter reads its own; a change in the round reads them
+    again."""
+
+    def points_read(address: str) -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(address).status_code == 200, address
+        return sum('"results_result"."converge_mean"' in query["sql"] for query in queries.captured_queries)
+
+    view = TRAINING + "resnet/?division=closed"
+    assert points_read(view) == 1
+    assert points_read(view + "&page=2") == 0
+    figures = [src.replace("&amp;", "&") for src in re.findall(r'data-figure-src="([^"]+)"', html(client, view + "&a=1"))]
+    assert len(figures) >= 4 and [points_read(figure) for figure in figures] == [0] * len(figures)
+    assert points_read(TRAINING + "resnet/?division=open") == 1
+    make_result(make_system(make_submission(training, make_org("Newcomer")), "newcomer"), "resnet", minutes=0.001)
+    assert points_read(view + "&after=change") == 1
+    assert "NEWCOMER" in html(client, view + "&after=change&again=1")
+
+
 def test_a_malformed_page_number_is_refused(client):
     make_training_round("0.7", results=240)
     make_hpc_round("1.0", results=60)

@@ -134,8 +134,7 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
     shown, draws_charts = shown_charts(request.user, round_, ["hpc-benchmark", benchmark.name, asdict(filters)],
                                        builders, lazy=lazy_charts)
     strong = [p for p in points if p["scaling"] == Scaling.STRONG]
-    families = sorted((p for p in time_charts.scaling_rows(strong) if p["speedup"] is not None),
-                      key=lambda p: (p["submitter"], p["accelerator"], p["accelerators"]))
+    families = time_charts.scaling_families(strong)
     board["strong_page"] = page_of(board["strong"], request.GET, "strong_page", anchor=f"{benchmark.name}-strong")
     board["weak_page"] = page_of(board["weak"], request.GET, "weak_page", anchor=f"{benchmark.name}-weak")
     scaling_page = page_of(families, request.GET, "scaling_page", anchor="scaling-families")

@@ -98,22 +98,31 @@ def scaling_rows(points: list[dict], colour_by: str = "accelerator") -> list[dic
     speedup and efficiency relative to the family's smallest scale. Divisions never mix: an
     open-division result may train a different model, so it is no point of comparison for a
     closed one."""
-    rows = [dict(p) for p in points
-            if common.number(p.get("minutes")) and p["minutes"] > 0 and (p.get("accelerators") or 0) > 0]
+    rows: list[dict] = []
     families: dict[tuple, list[dict]] = defaultdict(list)
-    for p in rows:
-        families[(p["division"], p["submitter"], p["accelerator"], p.get("framework", ""))].append(p)
+    for point in points:
+        if common.number(point.get("minutes")) and point["minutes"] > 0 and (point.get("accelerators") or 0) > 0:
+            row = {column: point.get(column) for column in SCALING_COLUMNS}
+            rows.append(row)
+            families[(point["division"], point["submitter"], point["accelerator"], point.get("framework", ""))].append(row)
     for members in families.values():
         base = min(members, key=lambda p: (p["accelerators"], p["minutes"]))
+        several = len({m["accelerators"] for m in members}) > 1
         for p in members:
             scale = p["accelerators"] / base["accelerators"]
-            several = len({m["accelerators"] for m in members}) > 1
             p["speedup"] = round(base["minutes"] / p["minutes"], 3) if several else None
             p["efficiency"] = round(p["speedup"] / scale, 3) if several else None
             p["family_base_accelerators"] = base["accelerators"] if several else None
     key = "submitter" if colour_by == "submitter" else "accelerator"
     rows.sort(key=lambda p: (str(p[key]), p["accelerators"], p["minutes"]))
-    return [{k: p.get(k) for k in SCALING_COLUMNS} for p in rows]
+    return rows
+
+
+def scaling_families(points: list[dict]) -> list[dict]:
+    """The scaling rows of the results whose system family is seen at several scales (those with a
+    speedup), as the benchmark pages list them: by submitter, accelerator and scale."""
+    return sorted((p for p in scaling_rows(points) if p["speedup"] is not None),
+                  key=lambda p: (p["submitter"], p["accelerator"], p["accelerators"], p["minutes"], p["result_id"]))
 
 
 def scaling(points: list[dict], benchmark: str, colour_by: str = "accelerator", minutes_axis: str = MINUTES_AXIS) -> Chart:

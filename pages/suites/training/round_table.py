@@ -3,14 +3,12 @@ sorting; plain data, so that the page, its CSV and JSON downloads and the summar
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from django.db.models import QuerySet
 
-from pages.caching import rows_seen_by
+from pages.caching import rows_seen_by, view_name
 from pages.normalised import DECIDED
 from pages.suites.time_to_train.filters import ResultFilters
 from pages.system_groups import CATEGORY_LABELS, CATEGORY_ORDER, DIVISION_ORDER, category_of
@@ -189,8 +187,7 @@ def round_table(round_: Round, user, query, factors: str = DECIDED, placed_only:
     # The rows placed are kept for the views many users share under the round's version, the
     # filters, the order and the factors: another page of the same view, or its download, starts
     # from them.
-    view = json.dumps([asdict(filters), factors], sort_keys=True)
-    placed = rows_seen_by(user, round_, "training-placed:" + hashlib.sha1(view.encode()).hexdigest(),
+    placed = rows_seen_by(user, round_, view_name("training-placed", [asdict(filters), factors]),
                           lambda viewer: _placed(round_, visible(viewer), benchmark_names, benchmarks, factors,
                                                  filters.sort))
     results = visible(user)

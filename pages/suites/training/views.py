@@ -6,16 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict
-from urllib.parse import quote
 
 from django.db.models import Exists, OuterRef
 from django.http import Http404, JsonResponse, QueryDict
 from django.shortcuts import render
-from django.urls import reverse
 
-from pages.caching import rows_seen_by
+from pages.caching import rows_seen_by, view_name
 from pages.charts import Chart
-from pages.common import chart_response, csv_response, shown_charts
+from pages.common import TableLinks, chart_response, csv_response, shown_charts
 from pages.normalised import View, factor_view, time_normalised, time_view, view_links
 from pages.suites.time_to_train import charts, progress, snapshot
 from pages.suites.time_to_train import results as timed_results
@@ -66,10 +64,28 @@ def _benchmark_results(user, round_: Round, benchmark: Benchmark, filters: Resul
     return filters.apply(Result.objects.visible_to(user).current().for_round(round_).filter(benchmark=benchmark))
 
 
+def _kept_points(user, round_: Round, benchmark: Benchmark, filters: ResultFilters) -> list[dict]:
+    """The benchmark's points (_benchmark_points) `user` sees under `filters`, each with its
+    checker errors nobody waived (`errors`). Kept under the round's version for the views many users
+    share (pages.caching.rows_seen_by): the page, its other pages and views, and each chart it
+    fetches when drawn read them once."""
+
+    def build(viewer) -> list[dict]:
+        points = _benchmark_points(_benchmark_results(viewer, round_, benchmark, filters))
+        # (A current result's id is its own: the findings of current versions keyed by it.)
+        error_counts = Finding.objects.filter(
+            submission__round=round_, submission__is_current=True, result__benchmark=benchmark
+        ).unwaived_error_counts("result__result_id")
+        for point in points:
+            point["errors"] = error_counts.get(point["result_id"], 0)
+        return points
+
+    return rows_seen_by(user, round_, view_name("training-points", [benchmark.pk, asdict(filters)]), build)
+
+
 def _benchmark_points(results) -> list[dict]:
     """The results as the chart builders and ranked tables take them. Read as rows, not model
-    instances: a benchmark of a large round holds thousands of results, and its charts are
-    fetched one request each."""
+    instances: a benchmark of a large round holds thousands of results."""
     rows = results.values("result_id", *SYSTEM_VALUES, "system__framework", "score_minutes", "score_note",
                           "global_batch_size", "converge_mean", "rcp_status", "energy_joules")
     return [
@@ -118,18 +134,17 @@ def round_page(request, round_: Round):
     table = round_table(round_, request.user, request.GET, placed_only=True)
     page = page_of(table.rows, request.GET, anchor="round-filters")
     table.fill(page.rows)
-    # Built with string formatting rather than {% url %} per cell: 100 rows x 10 cells add up.
-    result_url = reverse("pages:result", args=["RID"])
-    system_url = reverse("pages:system", args=["ORG", "SID"])
+    # Built in Python rather than {% url %} per cell: 100 rows x 10 cells add up.
+    links = TableLinks()
     for row in page.rows:
-        row["url"] = system_url.replace("ORG", quote(row["organization"])).replace("SID", quote(row["system_id"]))
+        row["url"] = links.system(row["organization"], row["system_id"])
         # One entry per benchmark column of the page ({} where the system has no result), each
         # saying whether an energy column follows it.
         row["cell_list"] = [{**row["cells"].get(name, {}), "energy_column": name in table.energy_benchmarks}
                             for name in table.shown_benchmarks]
         for cell in row["cell_list"]:
             if cell.get("result_id"):
-                cell["url"] = result_url.replace("RID", quote(cell["result_id"]))
+                cell["url"] = links.result(cell["result_id"])
     # A new order starts from the first page; the downloads hold every page.
     unpaged = request.GET.copy()
     unpaged.pop("page", None)
@@ -214,8 +229,7 @@ BENCHMARK_PAGES = ("page", "scaling_page")
 
 def benchmark_page(request, round_: Round, benchmark: Benchmark):
     filters = ResultFilters.from_query(request.GET)
-    results = _benchmark_results(request.user, round_, benchmark, filters)
-    points = _benchmark_points(results)
+    points = _kept_points(request.user, round_, benchmark, filters)
     colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
     view = _viewed(request, points)
     # Ranked by the figure shown: the time, or the normalised one.
@@ -224,14 +238,8 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
         key=lambda p: (DIVISION_ORDER.get(p["division"], 9), CATEGORY_ORDER[p["category_key"]],
                        p["normalised"] is None, p["normalised"] or 0),
     )
-    # A ranked result with checker errors nobody waived carries a marker (one query for all).
-    # (A current result's id is its own: the findings of current versions keyed by it.)
-    error_counts = Finding.objects.filter(
-        submission__round=round_, submission__is_current=True, result__benchmark=benchmark
-    ).unwaived_error_counts("result__result_id")
     ranks: dict[tuple[str, str], int] = {}
     for point in ranked:
-        point["errors"] = error_counts.get(point["result_id"], 0)
         # Ranked rows come first in each group, so the rank is the row's position in its group.
         key = (point["division"], point["category"])
         ranks[key] = ranks.get(key, 0) + 1
@@ -243,12 +251,14 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
     shown, draws_charts = shown_charts(request.user, round_,
                                        ["benchmark", benchmark.name, asdict(filters), colour_by, view.per], builders,
                                        lazy=lazy_charts)
-    scaling_families = sorted((p for p in charts.scaling_rows(points, colour_by) if p["speedup"] is not None),
-                              key=lambda p: (p["submitter"], p["accelerator"], p["accelerators"]))
     page = page_of(ranked, request.GET, anchor="all-results")
-    families = page_of(scaling_families, request.GET, "scaling_page", anchor="scaling-families")
+    families = page_of(charts.scaling_families(points), request.GET, "scaling_page", anchor="scaling-families")
+    links = TableLinks()  # each row's links built in Python: 100 rows of {% url %} add up
+    for point in [*page.rows, *families.rows]:
+        point["url"] = links.result(point["result_id"])
     groups: list[dict] = []
     for point in page.rows:
+        point["system_url"] = links.system(point["organization"], point["system_id"])
         key = (point["division"], point["category"])
         if not groups or groups[-1]["key"] != key:
             groups.append({"key": key, "division": point["division"], "category": point["category"], "rows": []})
@@ -287,8 +297,7 @@ def benchmark_page(request, round_: Round, benchmark: Benchmark):
 
 def benchmark_chart(request, round_: Round, benchmark: Benchmark, chart: str, fmt: str):
     colour_by = "submitter" if request.GET.get("colour") == "submitter" else "accelerator"
-    filters = ResultFilters.from_query(request.GET)
-    points = _benchmark_points(_benchmark_results(request.user, round_, benchmark, filters))
+    points = _kept_points(request.user, round_, benchmark, ResultFilters.from_query(request.GET))
     build_chart = _chart_builders(points, benchmark, colour_by, _viewed(request, points)).get(chart)
     if build_chart is None:
         raise Http404("no such chart")

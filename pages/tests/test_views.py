@@ -628,11 +628,11 @@ def test_a_process_reuses_the_data_version_briefly_and_forgets_it_when_it_writes
 
 
 def test_the_sitemaps_addresses_are_those_reverse_builds():
-    """A sitemap part builds its 50,000 addresses from one reverse() (pages.views.home.addresses_of):
-    quoted as reverse() quotes them, and refused where reverse() refuses."""
+    """A sitemap part builds its 50,000 addresses, and a table page its rows' links, from one reverse()
+    (pages.common.addresses_of): quoted as reverse() quotes them, and refused where reverse() refuses."""
     from django.urls import NoReverseMatch, reverse
 
-    from pages.views.home import addresses_of
+    from pages.common import addresses_of
 
     results = [("training:0.7-0002:transformer",), ("a b",), ("x%y",), ("ü(1)",), ("semi;colon=&",), ("q?#",)]
     assert addresses_of("pages:result", results) == [reverse("pages:result", args=row) for row in results]

@@ -3,10 +3,6 @@ robots.txt, favicon)."""
 
 from __future__ import annotations
 
-import itertools
-import re
-from urllib.parse import quote
-
 from django.conf import settings
 from django.db.models import Count, Exists, OuterRef
 from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect
@@ -14,11 +10,10 @@ from django.shortcuts import render
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import escape
-from django.utils.http import RFC3986_SUBDELIMS
 
 from mlperf_check.rules.facts import version_key
 from pages.caching import cache_public_page, round_figures
-from pages.common import chart_response, draws
+from pages.common import addresses_of, chart_response, draws
 from pages.suites import SUITES
 from results.constants import RoundState, Suite
 from results.models import Benchmark, Organization, Result, Round, System
@@ -90,8 +85,6 @@ def progress_chart(request, suite: str, chart: str, fmt: str):
     raise Http404("no such chart")
 
 
-# What reverse() leaves unquoted in a path: RFC 3986's sub-delims and the rest of `pchar`.
-PATH_SAFE = RFC3986_SUBDELIMS + "/~:@"
 # The sitemaps protocol's most addresses in one file (sitemaps.org): the public record passes it
 # (27,000 results and their systems in one file were 3 MB), so /sitemap.xml is an index of parts.
 SITEMAP_URLS = 50_000
@@ -170,27 +163,6 @@ def sitemap(request):
     parts = [reverse("pages:sitemap-part", args=[kind, number]) for kind in SITEMAP_KINDS
              for number in range(1, -(-counts[kind] // SITEMAP_URLS) + 1)]
     return _sitemap_xml("sitemapindex", "sitemap", parts)
-
-
-def addresses_of(name: str, rows: list[tuple[str, ...]]) -> list[str]:
-    """`reverse(name, args=row)` of each row, as reverse() builds and quotes it, with the URL pattern
-    looked up once: a part of the sitemap is 50,000 addresses, and a reverse() of each was 1.3 s of
-    its 1.6-2.0 s. A value the pattern's `<str:...>` would refuse (empty, or with a slash) goes
-    through reverse(), which raises."""
-    if not rows:
-        return []
-    # The address of a row of slots, cut at each slot: ["/systems/", 0, "/", 1, "/"].
-    slotted = reverse(name, args=[f"address-slot-{number}-" for number in range(len(rows[0]))])
-    pieces = [int(piece) if odd else piece
-              for odd, piece in zip(itertools.cycle((False, True)), re.split(r"address-slot-(\d+)-", slotted))]
-    addresses = []
-    for row in rows:
-        if not all(value and "/" not in value for value in row):
-            addresses.append(reverse(name, args=row))
-            continue
-        addresses.append("".join(quote(row[piece], safe=PATH_SAFE) if isinstance(piece, int) else piece
-                                 for piece in pieces))
-    return addresses
 
 
 @cache_public_page

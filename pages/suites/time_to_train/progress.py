@@ -63,7 +63,7 @@ def _entries(pks: list[int]) -> dict[int, dict]:
                     "minutes": row["score_minutes"], "accelerators": row["system__accelerators_count"],
                     "system": row["system__name"], "submitter": row["submission__organization__name"],
                     "result_id": row["result_id"]}
-        for row in Result.objects.filter(pk__in=pks).values(
+        for row in Result.objects.filter(pk__in=pks).order_by().values(
             "pk", "submission__round__version", "benchmark__name", "score_minutes", "system__accelerators_count",
             "system__name", "submission__organization__name", "result_id")
     }

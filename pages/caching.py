@@ -12,8 +12,10 @@ Two kinds of version, so that a change costs only the pages it touches:
 * a round's, for its pages and downloads (`/rounds/<slug>/...`, `/api/v1/rounds/<slug>/...`): its
   results, submissions, snapshots and state, and its audit events (every state change writes
   one): an import, a decision or a publication in round A leaves round B's pages cached;
-* the global one, for every other page (home, search, results, systems, feeds, API lists), which
-  any change may touch.
+* the same for a result's own pages (`/results/<id>/...`, `/api/v1/results/<id>/`): its round's,
+  found by its citable id, which belongs to one round for good;
+* the global one, for every other page (home, search, systems, organizations, feeds, API lists),
+  which any change may touch.
 Under a round's version are also kept the rows its pages are built from (`round_rows`) and the
 figures that pages over every round read of it (`round_figures`): a page over every round then
 builds, after a change, only the changed round's figures. Those figures are kept for two views, the
@@ -59,7 +61,7 @@ from redis.exceptions import RedisError
 
 from audit.models import AuditEvent
 from audit.roles import is_privileged
-from results.models import Result, Round, Snapshot, Submission
+from results.models import CitableId, Result, Round, Snapshot, Submission
 from results.querysets import RoundSlugError, parse_round_slug, rounds_seen_beyond_public
 from results.signals import data_changed
 
@@ -91,6 +93,12 @@ ROUND_PATH = re.compile(r"^/(?:api/v1/)?rounds/(?P<slug>[^/]+)/")
 # Round versions kept in this process: (read at, version) by slug. Bounded: a slug comes from a URL.
 _round_versions: OrderedDict[str, tuple[float, str]] = OrderedDict()
 ROUND_VERSIONS_KEPT = 256
+# A result's own pages and its API answer: keyed on its round's version.
+RESULT_PATH = re.compile(r"^/(?:api/v1/)?results/(?P<result_id>[^/]+)/")
+# The round (slug) of each citable id this process has looked up: an id is given to one result of one
+# round and never to another, so what is kept stays true. Bounded: an id comes from a URL.
+_result_rounds: OrderedDict[str, str] = OrderedDict()
+RESULT_ROUNDS_KEPT = 20_000
 
 
 def data_version() -> str:
@@ -230,14 +238,34 @@ def round_versions(rounds) -> dict[str, str]:
 
 
 def page_version(path: str) -> str:
-    """The version a page at `path` is keyed on: its round's, or the global one."""
+    """The version a page at `path` is keyed on: its round's (a round's page, a result's), or the
+    global one."""
     match = ROUND_PATH.match(path)
     if match:
         try:
             return "round:" + round_version(match.group("slug"))
         except RoundSlugError:
             pass  # not a round's name: the page (a 404) goes with the global version
+    match = RESULT_PATH.match(path)
+    if match:
+        slug = _round_of_result(match.group("result_id"))
+        if slug is not None:
+            return "round:" + round_version(slug)
     return data_version()
+
+
+def _round_of_result(result_id: str) -> str | None:
+    """The slug of the round whose citable id `result_id` is, or None where no result has it (yet: a
+    miss is not kept). Another spelling of an id is not found: its page is a redirect."""
+    slug = _result_rounds.get(result_id)
+    if slug is None:
+        row = CitableId.objects.filter(result_id=result_id).values_list("round__suite", "round__version").first()
+        if row is None:
+            return None
+        slug = _result_rounds[result_id] = Round(suite=row[0], version=row[1]).slug
+        while len(_result_rounds) > RESULT_ROUNDS_KEPT:
+            _result_rounds.popitem(last=False)
+    return slug
 
 
 def _round_key(kind: str, name: str, slug: str, version: str) -> str:

@@ -77,6 +77,28 @@ def test_a_change_in_round_a_leaves_round_b_cached_and_round_a_fresh(client, rou
     assert rounds["alpha_result"].result_id not in client.get(a).content.decode()
 
 
+def test_a_change_in_round_a_leaves_round_bs_result_pages_cached_and_round_as_fresh(client, rounds):
+    """A result's page, its figures and its API answer are keyed on its round's version (found by its
+    citable id): a decision in round A, which moves the global version, leaves round B's result pages
+    served from the cache. An address no citable id has goes with the global version."""
+    publish_round(rounds["a"], actor=rounds["chair"])
+    beta_a = rounds["beta_result"].result_id
+    beta_b = Result.objects.get(submission__round=rounds["b"]).result_id
+    addresses = {key: [f"/results/{result_id}/", f"/api/v1/results/{result_id}/"]
+                 for key, result_id in (("a", beta_a), ("b", beta_b))}
+    for address in [*addresses["a"], *addresses["b"]]:
+        client.get(address)
+        assert served_from_cache(client, address)
+    before = caching.data_version()
+    withdrawn = services.withdraw_result(rounds["owner"], rounds["alpha_result"], "hardware recalled")
+    services.decide_withdrawal(rounds["chair"], withdrawn, True, "the organization asks")
+    assert caching.data_version() != before
+    assert all(served_from_cache(client, address) for address in addresses["b"])
+    assert not any(served_from_cache(client, address) for address in addresses["a"])
+    assert caching.page_version("/results/no:such-id:here/") == caching.data_version()
+    assert caching.page_version(addresses["b"][0]) == "round:" + caching.round_version(rounds["b"].slug)
+
+
 def test_a_page_over_every_round_builds_only_the_figures_of_the_round_that_changed(client, rounds, monkeypatch):
     """The home page's counts and the training progress charts' fastest results are kept per round
     under its version (caching.round_figures): after a change in round A, the next build of a page

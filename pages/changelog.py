@@ -45,8 +45,9 @@ class Change:
     reason: str
 
 
-def public_changes(round_: Round | None = None, limit: int | None = None) -> list[Change]:
-    """Newest first: the publication of each published round and every change after it."""
+def public_changes(round_: Round | None = None, limit: int | None = None, organization=None) -> list[Change]:
+    """Newest first: the publication of each published round and every change after it; those of
+    `organization`'s results and versions only, where given (a round's publication is no one's)."""
     rounds = Round.objects.visible_to(None)
     if round_ is not None:
         rounds = rounds.filter(pk=round_.pk)
@@ -57,6 +58,8 @@ def public_changes(round_: Round | None = None, limit: int | None = None) -> lis
         .select_related("organization", "submission")
         .order_by("-created_at", "-pk")
     )
+    if organization is not None:
+        found = found.filter(organization=organization)
     changes = []
     for event in found:
         round_of = rounds[event.round_id]

@@ -18,7 +18,7 @@ def organization_detail(request, slug: str):
     organization = Organization.objects.filter(slug=slug).first()
     visible = Result.objects.visible_to(request.user).current().filter(submission__organization=organization) \
         if organization else Result.objects.none()
-    changes = [c for c in public_changes() if organization and c.organization_id == organization.pk]
+    changes = public_changes(organization=organization) if organization else []
     # A large submitter has thousands of results: the database reads only the page's.
     page = page_of(
         visible.with_related().order_by(

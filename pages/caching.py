@@ -13,7 +13,8 @@ Two kinds of version, so that a change costs only the pages it touches:
   results, submissions, snapshots and state, and its audit events (every state change writes
   one): an import, a decision or a publication in round A leaves round B's pages cached;
 * the same for a result's own pages (`/results/<id>/...`, `/api/v1/results/<id>/`): its round's,
-  found by its citable id, which belongs to one round for good;
+  found by its citable id, which belongs to one round for good; and for an API list of one round
+  (`/api/v1/results/?round=<slug>&...`: a researcher's download, page by page);
 * the global one, for every other page (home, search, systems, organizations, feeds, API lists),
   which any change may touch.
 Under a round's version are also kept the rows its pages are built from (`round_rows`) and the
@@ -54,7 +55,7 @@ from django.conf import settings
 from django.core.cache import caches
 from django.db import DatabaseError, connection
 from django.db.models.signals import post_delete, post_save
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 from django.utils.cache import patch_vary_headers
 from django.utils.connection import ConnectionProxy
 from redis.exceptions import RedisError
@@ -95,6 +96,8 @@ _round_versions: OrderedDict[str, tuple[float, str]] = OrderedDict()
 ROUND_VERSIONS_KEPT = 256
 # A result's own pages and its API answer: keyed on its round's version.
 RESULT_PATH = re.compile(r"^/(?:api/v1/)?results/(?P<result_id>[^/]+)/")
+# The API's lists, which `?round=<slug>` narrows to one round (every other filter narrows further).
+ROUND_LISTS = ("/api/v1/results/", "/api/v1/runs/", "/api/v1/systems/", "/api/v1/benchmarks/")
 # The round (slug) of each citable id this process has looked up: an id is given to one result of one
 # round and never to another, so what is kept stays true. Bounded: an id comes from a URL.
 _result_rounds: OrderedDict[str, str] = OrderedDict()
@@ -237,21 +240,29 @@ def round_versions(rounds) -> dict[str, str]:
     return versions
 
 
-def page_version(path: str) -> str:
-    """The version a page at `path` is keyed on: its round's (a round's page, a result's), or the
-    global one."""
+def page_version(path: str, query: QueryDict | None = None) -> str:
+    """The version a page at `path`, asked with `query`, is keyed on: its round's (a round's page, a
+    result's, an API list of one round), or the global one."""
+    slug = _round_of_page(path, query if query is not None else QueryDict())
+    if slug is not None:
+        try:
+            return "round:" + round_version(slug)
+        except RoundSlugError:
+            pass  # not a round's name: the page (a 404, an empty list) goes with the global version
+    return data_version()
+
+
+def _round_of_page(path: str, query: QueryDict) -> str | None:
+    """The slug of the one round the page at `path` shows, or None."""
     match = ROUND_PATH.match(path)
     if match:
-        try:
-            return "round:" + round_version(match.group("slug"))
-        except RoundSlugError:
-            pass  # not a round's name: the page (a 404) goes with the global version
+        return match.group("slug")
     match = RESULT_PATH.match(path)
     if match:
-        slug = _round_of_result(match.group("result_id"))
-        if slug is not None:
-            return "round:" + round_version(slug)
-    return data_version()
+        return _round_of_result(match.group("result_id"))
+    if path in ROUND_LISTS and len(query.getlist("round")) == 1:
+        return query["round"]
+    return None
 
 
 def _round_of_result(result_id: str) -> str | None:
@@ -378,7 +389,8 @@ def page_key(request) -> str:
         # the feed's links where SITE_URL is not set) to the host it was asked on.
         address = "|".join((request.scheme, request.META.get("HTTP_HOST", ""), address,
                             request.META.get("HTTP_ACCEPT", "")))
-    return f"{KEY_PREFIX}:" + hashlib.sha1(f"{page_version(request.path)}|{address}".encode()).hexdigest()
+    version = page_version(request.path, request.GET)
+    return f"{KEY_PREFIX}:" + hashlib.sha1(f"{version}|{address}".encode()).hexdigest()
 
 
 def cache_public_page(view):

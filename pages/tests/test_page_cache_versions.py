@@ -99,6 +99,26 @@ def test_a_change_in_round_a_leaves_round_bs_result_pages_cached_and_round_as_fr
     assert caching.page_version(addresses["b"][0]) == "round:" + caching.round_version(rounds["b"].slug)
 
 
+def test_a_change_in_round_a_leaves_the_api_lists_of_round_b_cached(client, rounds):
+    """An API list narrowed to one round (`?round=`, with any other filter and a cursor) is keyed on
+    that round's version: a researcher reading round B page by page is not sent to the database by
+    decisions in round A. A list over every round, or over two, goes with the global version."""
+    publish_round(rounds["a"], actor=rounds["chair"])
+    a, b = rounds["a"].slug, rounds["b"].slug
+    lists = {key: [f"/api/v1/{kind}/?round={slug}" for kind in ("results", "runs", "systems", "benchmarks")]
+             + [f"/api/v1/results/?round={slug}&benchmark=resnet"] for key, slug in (("a", a), ("b", b))}
+    everywhere = ["/api/v1/results/", f"/api/v1/results/?round={a}&round={b}", "/api/v1/results/?round="]
+    for address in [*lists["a"], *lists["b"], *everywhere]:
+        client.get(address)
+        assert served_from_cache(client, address)
+    assert "beta-b" in client.get(lists["b"][2]).content.decode()
+    withdrawn = services.withdraw_result(rounds["owner"], rounds["alpha_result"], "hardware recalled")
+    services.decide_withdrawal(rounds["chair"], withdrawn, True, "the organization asks")
+    assert all(served_from_cache(client, address) for address in lists["b"])
+    assert not any(served_from_cache(client, address) for address in [*lists["a"], *everywhere])
+    assert rounds["alpha_result"].result_id not in client.get(lists["a"][0] + "&again=1").content.decode()
+
+
 def test_a_page_over_every_round_builds_only_the_figures_of_the_round_that_changed(client, rounds, monkeypatch):
     """The home page's counts and the training progress charts' fastest results are kept per round
     under its version (caching.round_figures): after a change in round A, the next build of a page

@@ -20,7 +20,7 @@ from pages.csv_rows import rows_to_csv
 from results.models import Finding, Result
 from results.paging import page_of
 from results.states import publication_state
-from review.findings import finding_counts, severity_groups, with_waivers
+from review.findings import read_finding_counts, severity_groups, with_waivers
 
 # What reverse() leaves unquoted in a path: RFC 3986's sub-delims and the rest of `pchar`.
 PATH_SAFE = RFC3986_SUBDELIMS + "/~:@"
@@ -128,7 +128,7 @@ def result_page_context(request, result: Result, findings: list[Finding]) -> dic
     grouped by severity with the counts of what no decision waived, each group paged in the URL
     (`error_findings_page`, ...: a result of the record has 1,172 findings of one code).
     Raises BadPage for a malformed page number."""
-    counts = finding_counts(result.findings.all())
+    counts = read_finding_counts(findings)
     groups = severity_groups(findings, counts)
     for group in groups:
         group["page"] = page_of(group["findings"], request.GET, f"{group['key']}_findings_page",

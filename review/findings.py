@@ -4,6 +4,8 @@ the log line each cites. The stored log copies are read page by page (results/lo
 
 from __future__ import annotations
 
+from collections import Counter
+
 from django.urls import reverse
 
 from mlperf_check.waivers import FINDING_WAIVER_KINDS, FORMAT, waived_checker_and_code
@@ -44,10 +46,22 @@ def finding_counts(findings) -> dict[str, int]:
     a page says "Errors: 0 (5 waived)" rather than counting them as open."""
     from django.db.models import Count
 
-    rows = list(findings.with_waiver().order_by().values("severity").annotate(total=Count("pk"),
-                                                                               waived=Count("waiver_id")))
-    open_ = {row["severity"]: row["total"] - row["waived"] for row in rows if row["total"] > row["waived"]}
-    waived = {f"waived_{row['severity']}": row["waived"] for row in rows if row["waived"]}
+    rows = findings.with_waiver().order_by().values("severity").annotate(total=Count("pk"), waived=Count("waiver_id"))
+    return _counts([(row["severity"], row["total"], row["waived"]) for row in rows])
+
+
+def read_finding_counts(findings: list[Finding]) -> dict[str, int]:
+    """finding_counts of findings already read with their waivers (with_waivers: all of a result's,
+    as its pages list them), counted here rather than asked of the database again."""
+    totals = Counter(finding.severity for finding in findings)
+    waived = Counter(finding.severity for finding in findings if finding.waiver_id)
+    return _counts([(severity, total, waived[severity]) for severity, total in totals.items()])
+
+
+def _counts(rows: list[tuple[str, int, int]]) -> dict[str, int]:
+    """finding_counts from (severity, findings, waived ones) of each severity."""
+    open_ = {severity: total - waived for severity, total, waived in rows if total > waived}
+    waived = {f"waived_{severity}": waived for severity, _, waived in rows if waived}
     return {**open_, "waived": sum(waived.values()), **waived}
 
 

@@ -31,7 +31,14 @@ from results.services.lifecycle import ROUND_TRANSITIONS
 from . import services
 from .constants import BorrowingState, ObjectionOutcome, ObjectionState
 from .diff import version_diff
-from .findings import finding_counts, findings_with_log_urls, log_line_url, severity_groups, with_waivers
+from .findings import (
+    finding_counts,
+    findings_with_log_urls,
+    log_line_url,
+    read_finding_counts,
+    severity_groups,
+    with_waivers,
+)
 from .forms import RulesetForm
 from .models import (
     BorrowingDeclaration,
@@ -166,7 +173,7 @@ def result_review(request, result_id: str):
         "organization": organization,
         "runs": runs,
         "findings": findings,
-        "finding_groups": severity_groups(findings, finding_counts(result.findings.all())),
+        "finding_groups": severity_groups(findings, read_finding_counts(findings)),
         "versions": versions,
         "objections": objections,
         "borrowings": borrowings,

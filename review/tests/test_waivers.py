@@ -51,6 +51,26 @@ def test_a_bypass_waives_its_checkers_findings_and_a_false_positive_its_code(wor
     assert unwaived(world["beta_result"]) == 1
 
 
+def test_a_result_pages_counts_of_its_read_findings_are_the_databases(world, errors):
+    """A result's pages count the findings they list (review.findings.read_finding_counts) instead of
+    asking the database again: the same counts as finding_counts, waived ones apart."""
+    from review.findings import finding_counts, read_finding_counts, with_waivers
+
+    make_finding(errors, severity="warning", code="LOW_BATCH", checker="layout")
+    make_finding(errors, severity="info", code="NOTE", checker="layout")
+
+    def both() -> dict:
+        read = read_finding_counts(with_waivers(Finding.objects.with_waiver().filter(result=errors)))
+        assert read == finding_counts(errors.findings.all())
+        return read
+
+    assert both() == {"error": 3, "warning": 1, "info": 1, "waived": 0}
+    services.grant_waiver(world["reviewer"], errors, "seed_bypass", "seeds come from the launcher")
+    services.grant_waiver(world["chair"], errors, "false_positive", "a note", code="NOTE")
+    assert both() == {"error": 2, "warning": 1, "waived": 2, "waived_error": 1, "waived_info": 1}
+    assert read_finding_counts([]) == finding_counts(Finding.objects.none()) == {"waived": 0}
+
+
 def test_a_known_false_positive_is_a_chairs_decision_with_a_reason_on_a_code_the_result_has(world, errors):
     with pytest.raises(ReviewRefused, match="only a chair"):
         services.grant_waiver(world["reviewer"], errors, "false_positive", "wrong", code="RCP_FAIL")

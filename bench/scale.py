@@ -25,7 +25,9 @@ them, which moves the round's version and the global one, and the first request 
 process reads the new versions. That is what the warm task (pages/warming.py), or without it the
 first visitor, pays after each import, publication or review decision; a cold URL above also finds
 the figures kept per round version (pages.caching.round_rows and round_figures) that a change
-discards.
+discards. And the same after a change in another round (the newest other public round): a page
+keyed on its own round's version (a round's pages, a result's, an API list of one round) is still
+stored then.
 A measurement stops early after `--seconds` (the cold round page of a 200,000-result database is
 slow). Prints a Markdown table for bench/RESULTS.md and writes var/bench/scale-<database>.json.
 """
@@ -122,7 +124,9 @@ run_log = result.runs.exclude(log_name="").order_by("pk").first()
 if not Snapshot.objects.filter(round=round_).exists():
     take_snapshot(round_)
 org = result.submission.organization
-print(json.dumps({"round id": round_.pk, "urls": {
+# A change elsewhere: the newest other round the public sees.
+elsewhere = Round.objects.visible_to(None).exclude(pk=round_.pk).order_by("-pk").first()
+print(json.dumps({"round id": round_.pk, "other round id": elsewhere.pk, "urls": {
     "home": "/",
     "round": f"/rounds/{round_.slug}/",
     "benchmark": f"/rounds/{round_.slug}/{benchmark.name}/",
@@ -293,6 +297,8 @@ def main() -> None:
         for family in args.families:
             figures["pages"][family] = measure(port, urls[family], args)
             figures["pages"][family]["after a change"] = after_changes(port, urls[family], picked["round id"], env, args)
+            figures["pages"][family]["after a change elsewhere"] = after_changes(
+                port, urls[family], picked["other round id"], env, args)
             print(family, json.dumps(figures["pages"][family]), flush=True)
         figures["load_after"] = os.getloadavg()
     finally:
@@ -313,12 +319,14 @@ def _recognized(env, path: str) -> bool:
 
 def markdown(figures: dict) -> str:
     lines = ["| page | bytes (gzip sent) | cold p50 / p95 ms, 1 client | warm p50 / p95 ms, 1 client | "
-             "cold p50 / p95 ms, 16 clients | warm p50 / p95 ms, 16 clients | first after a change p50 / p95 ms |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             "cold p50 / p95 ms, 16 clients | warm p50 / p95 ms, 16 clients | first after a change p50 / p95 ms | "
+             "first after a change in another round p50 / p95 ms |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for family, page in figures.get("pages", {}).items():
         cells = [f"{page[k]['median']:.1f} / {page[k]['p95']:.1f}" + ("" if page[k]["statuses"] == [200] else
                                                                       f" ({page[k]['statuses']})")
-                 for k in ("cold 1", "warm 1", "cold 16", "warm 16", "after a change") if k in page]
+                 for k in ("cold 1", "warm 1", "cold 16", "warm 16", "after a change", "after a change elsewhere")
+                 if k in page]
         lines.append(f"| {family} `{figures['urls'][family]}` | {page['warm 1']['bytes']:,} ({page['warm 1'].get('bytes sent', 0):,}) | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -15,8 +15,11 @@ Two kinds of version, so that a change costs only the pages it touches:
 * the same for a result's own pages (`/results/<id>/...`, `/api/v1/results/<id>/`): its round's,
   found by its citable id, which belongs to one round for good; and for an API list of one round
   (`/api/v1/results/?round=<slug>&...`: a researcher's download, page by page);
-* the global one, for every other page (home, search, systems, organizations, feeds, API lists),
-  which any change may touch.
+* the versions of its rounds for a page over some rounds: a system's (the rounds it was entered
+  in) and an organization's (the rounds it submitted to), those rounds read again after a change
+  anywhere (a new round may add to them);
+* the global one, for every other page (home, search, compare, logs, feeds, API lists), which any
+  change may touch.
 Under a round's version are also kept the rows its pages are built from (`round_rows`) and the
 figures that pages over every round read of it (`round_figures`): a page over every round then
 builds, after a change, only the changed round's figures. Those figures are kept for two views, the
@@ -98,6 +101,13 @@ ROUND_VERSIONS_KEPT = 256
 RESULT_PATH = re.compile(r"^/(?:api/v1/)?results/(?P<result_id>[^/]+)/")
 # The API's lists, which `?round=<slug>` narrows to one round (every other filter narrows further).
 ROUND_LISTS = ("/api/v1/results/", "/api/v1/runs/", "/api/v1/systems/", "/api/v1/benchmarks/")
+# A system's page and an organization's: keyed on the versions of the rounds they show.
+SYSTEM_PATH = re.compile(r"^/systems/(?P<organization>[^/]+)/(?P<system_id>[^/]+)/$")
+ORGANIZATION_PATH = re.compile(r"^/organizations/(?P<slug>[^/]+)/$")
+# The rounds of each such page this process has read, with the global version they were read at:
+# read again after a change anywhere (an import may enter the system in a new round). Bounded.
+_page_rounds: OrderedDict[str, tuple[str, list[Round]]] = OrderedDict()
+PAGE_ROUNDS_KEPT = 4096
 # The round (slug) of each citable id this process has looked up: an id is given to one result of one
 # round and never to another, so what is kept stays true. Bounded: an id comes from a URL.
 _result_rounds: OrderedDict[str, str] = OrderedDict()
@@ -242,14 +252,42 @@ def round_versions(rounds) -> dict[str, str]:
 
 def page_version(path: str, query: QueryDict | None = None) -> str:
     """The version a page at `path`, asked with `query`, is keyed on: its round's (a round's page, a
-    result's, an API list of one round), or the global one."""
+    result's, an API list of one round), its rounds' (a system's, an organization's), or the global
+    one."""
     slug = _round_of_page(path, query if query is not None else QueryDict())
     if slug is not None:
         try:
             return "round:" + round_version(slug)
         except RoundSlugError:
             pass  # not a round's name: the page (a 404, an empty list) goes with the global version
+    rounds = _rounds_of_page(path)
+    if rounds is not None:
+        return "rounds:" + _version_of(sorted(round_versions(rounds).items()))
     return data_version()
+
+
+def _rounds_of_page(path: str) -> list[Round] | None:
+    """The rounds the page at `path` shows, where it is a system's or an organization's: kept in this
+    process until the global version moves."""
+    system, organization = SYSTEM_PATH.match(path), ORGANIZATION_PATH.match(path)
+    if system is None and organization is None:
+        return None
+    now = data_version()
+    kept = _page_rounds.get(path)
+    if kept is not None and kept[0] == now:
+        return kept[1]
+    if system is not None:
+        found = Submission.objects.filter(organization__slug=system["organization"],
+                                          systems__system_id=system["system_id"])
+    else:
+        found = Submission.objects.filter(organization__slug=organization["slug"])
+    rounds = [Round(pk=pk, suite=suite, version=version) for pk, suite, version in
+              found.order_by().values_list("round_id", "round__suite", "round__version").distinct()]
+    _page_rounds[path] = (now, rounds)
+    _page_rounds.move_to_end(path)
+    while len(_page_rounds) > PAGE_ROUNDS_KEPT:
+        _page_rounds.popitem(last=False)
+    return rounds
 
 
 def _round_of_page(path: str, query: QueryDict) -> str | None:

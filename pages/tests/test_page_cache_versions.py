@@ -28,7 +28,7 @@ from results.models import Result, Submission
 from results.services.rounds import publish_round
 from results.services.versions import touch_submissions
 from results.synthetic_inference import make_inference_round
-from results.tests.factories import make_result, make_round, make_submission, make_system
+from results.tests.factories import make_org, make_result, make_round, make_submission, make_system
 from review import services
 
 pytestmark = pytest.mark.django_db
@@ -57,11 +57,13 @@ def versions(world) -> tuple[str, str, str]:
     return caching.round_version(world["a"].slug), caching.round_version(world["b"].slug), caching.data_version()
 
 
-def served_from_cache(client, address: str) -> bool:
-    """A stored page is answered before any view runs: with at most its version's query."""
+def served_from_cache(client, address: str, versions: int = 1) -> bool:
+    """A stored page is answered before any view runs: with at most its version's query (`versions`:
+    a system's or an organization's page reads the global version, to know its rounds are still its
+    rounds, and its rounds' versions)."""
     with CaptureQueriesContext(connection) as queries:
         assert client.get(address).status_code == 200
-    return len(queries) <= 1
+    return len(queries) <= versions
 
 
 def test_a_change_in_round_a_leaves_round_b_cached_and_round_a_fresh(client, rounds):
@@ -117,6 +119,29 @@ def test_a_change_in_round_a_leaves_the_api_lists_of_round_b_cached(client, roun
     assert all(served_from_cache(client, address) for address in lists["b"])
     assert not any(served_from_cache(client, address) for address in [*lists["a"], *everywhere])
     assert rounds["alpha_result"].result_id not in client.get(lists["a"][0] + "&again=1").content.decode()
+
+
+def test_a_change_in_round_a_leaves_the_system_and_organization_pages_of_round_b_alone_cached(client, rounds):
+    """A system's page and an organization's are keyed on the versions of the rounds they show: a
+    decision in round A leaves those of round B alone cached and builds those with a result in A
+    again. A result in a new round is a new round of the page: it shows at once."""
+    publish_round(rounds["a"], actor=rounds["chair"])
+    delta = make_org("Delta")
+    make_result(make_system(make_submission(rounds["b"], delta), "delta-b"), "resnet", minutes=25.0)
+    only_b = [f"/systems/{rounds['beta'].slug}/beta-b/", f"/systems/{delta.slug}/delta-b/", f"/organizations/{delta.slug}/"]
+    with_a = [f"/systems/{rounds['alpha'].slug}/alpha-sys/", f"/organizations/{rounds['alpha'].slug}/",
+              f"/organizations/{rounds['beta'].slug}/"]
+    for address in [*only_b, *with_a]:
+        client.get(address)
+        assert served_from_cache(client, address, versions=2), address
+    withdrawn = services.withdraw_result(rounds["owner"], rounds["alpha_result"], "hardware recalled")
+    services.decide_withdrawal(rounds["chair"], withdrawn, True, "the organization asks")
+    assert all(served_from_cache(client, address, versions=3) for address in only_b)  # its rounds read again too
+    assert not any(served_from_cache(client, address, versions=3) for address in with_a)
+    c = make_round("1.2", benchmarks=("resnet",))
+    make_result(make_system(make_submission(c, delta), "delta-b"), "resnet", minutes=24.0)
+    page = client.get(f"/systems/{delta.slug}/delta-b/").content.decode()
+    assert "v1.2" in page and "24.00" in page
 
 
 def test_a_page_over_every_round_builds_only_the_figures_of_the_round_that_changed(client, rounds, monkeypatch):

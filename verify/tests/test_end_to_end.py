@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import shutil
 import stat
-import time
 
 import pytest
 
@@ -223,10 +222,12 @@ def test_a_restarted_worker_removes_what_a_killed_one_left(personas, tmp_path, l
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
         assert list(folder.rglob("run_and_time.sh"))  # the submission's code
         first.kill9()
-        time.sleep(1)
+        # The run's cgroups are left behind once its worker is gone. Looked for at once: a worker that
+        # another test starts on this machine meanwhile removes them too, rightly (their worker is gone).
+        left = wait_for(lambda: [path for cgroup in RunCgroup.leftovers() for path in cgroup.paths
+                                 if f"verify-{job.pk}-1-" in path.name],
+                        5, "the killed run's cgroup (bubblewrap's cgroup mode)", interval=0.01)
         assert folder.exists()
-        left = [path for cgroup in RunCgroup.leftovers() for path in cgroup.paths if f"verify-{job.pk}-1-" in path.name]
-        assert left, "the killed run left no cgroup (bubblewrap's cgroup mode)"
         second = GpuWorker(tmp_path, first.env["CELERY_BROKER_URL"], live_server.url, first.data_dir, first.work_dir)
         second.start()
         try:

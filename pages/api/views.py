@@ -145,4 +145,8 @@ class RunViewSet(PublicApiCacheMixin, viewsets.ReadOnlyModelViewSet):
     pagination_class = ById
 
     def get_queryset(self):
-        return Run.objects.visible_to(self.request.user).current().select_related("result")
+        # Of each run's result, RunSerializer shows its citable id only: the result's other columns
+        # (its JSON among them) are not read for every run of a page.
+        shown = [field.name for field in Run._meta.concrete_fields]
+        return Run.objects.visible_to(self.request.user).current().select_related("result").only(*shown,
+                                                                                                  "result__result_id")

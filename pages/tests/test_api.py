@@ -130,6 +130,20 @@ def test_it_filters_runs_by_result(client, world):
     assert {r["scoring"] for r in runs} == {"counted", "dropped_fastest", "dropped_slowest"}
 
 
+def test_a_runs_list_reads_of_each_runs_result_its_citable_id_only(client, world):
+    """A run shows its result's citable id: the result's other columns (its JSON among them) are not
+    read for every run of a page, and the run still shows every field of its own."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        runs = client.get("/api/v1/runs/", {"result_id": "1.0-0001"}).json()["results"]
+    assert runs and all(run["result_id"] == "1.0-0001" and run["sha256"] and "hyperparameters" in run for run in runs)
+    listed = [query["sql"] for query in queries.captured_queries if 'FROM "results_run"' in query["sql"]]
+    assert listed and not any('"results_result"."inference"' in sql or '"results_result"."score_minutes"' in sql
+                              for sql in listed)
+
+
 def test_it_filters_runs_by_benchmark_over_every_round_that_has_it(client, world):
     """Within the id ranges of the benchmark's rounds (a walk of every run for HPC's cosmoflow:
     4.1 s at 2,000,000 runs), a round without runs among them, and runs that come later."""

@@ -133,7 +133,7 @@ def round_version(slug: str) -> str:
     if kept is not None:
         return kept
     value = _read_round_version(slug)
-    _remember_round_version(slug, now, value)
+    _remember(_round_versions, slug, (now, value), ROUND_VERSIONS_KEPT)
     return value
 
 
@@ -143,11 +143,13 @@ def _kept_round_version(slug: str, now: float) -> str | None:
     return kept[1] if kept is not None and now - kept[0] < DATA_VERSION_SECONDS else None
 
 
-def _remember_round_version(slug: str, read_at: float, value: str) -> None:
-    _round_versions[slug] = (read_at, value)
-    _round_versions.move_to_end(slug)
-    while len(_round_versions) > ROUND_VERSIONS_KEPT:
-        _round_versions.popitem(last=False)
+def _remember(kept: OrderedDict, key: str, value, most: int) -> None:
+    """`value` kept under `key` in one of this process's bounded maps, the least recently kept
+    dropped beyond `most`."""
+    kept[key] = value
+    kept.move_to_end(key)
+    while len(kept) > most:
+        kept.popitem(last=False)
 
 
 def forget_data_version(**_kwargs) -> None:
@@ -246,7 +248,7 @@ def round_versions(rounds) -> dict[str, str]:
         read = read_round_versions_by_id(round_.pk for round_ in unread)
         for round_ in unread:
             versions[round_.slug] = read.get(round_.pk, _version_of(None))
-            _remember_round_version(round_.slug, now, versions[round_.slug])
+            _remember(_round_versions, round_.slug, (now, versions[round_.slug]), ROUND_VERSIONS_KEPT)
     return versions
 
 
@@ -283,10 +285,7 @@ def _rounds_of_page(path: str) -> list[Round] | None:
         found = Submission.objects.filter(organization__slug=organization["slug"])
     rounds = [Round(pk=pk, suite=suite, version=version) for pk, suite, version in
               found.order_by().values_list("round_id", "round__suite", "round__version").distinct()]
-    _page_rounds[path] = (now, rounds)
-    _page_rounds.move_to_end(path)
-    while len(_page_rounds) > PAGE_ROUNDS_KEPT:
-        _page_rounds.popitem(last=False)
+    _remember(_page_rounds, path, (now, rounds), PAGE_ROUNDS_KEPT)
     return rounds
 
 
@@ -311,9 +310,8 @@ def _round_of_result(result_id: str) -> str | None:
         row = CitableId.objects.filter(result_id=result_id).values_list("round__suite", "round__version").first()
         if row is None:
             return None
-        slug = _result_rounds[result_id] = Round(suite=row[0], version=row[1]).slug
-        while len(_result_rounds) > RESULT_ROUNDS_KEPT:
-            _result_rounds.popitem(last=False)
+        slug = Round(suite=row[0], version=row[1]).slug
+        _remember(_result_rounds, result_id, slug, RESULT_ROUNDS_KEPT)
     return slug
 
 
@@ -587,7 +585,4 @@ def _lookup(key: str) -> dict | None:
 
 
 def _keep(key: str, stored: dict) -> None:
-    _local[key] = (time.monotonic(), stored)
-    _local.move_to_end(key)
-    while len(_local) > LOCAL_PAGES:
-        _local.popitem(last=False)
+    _remember(_local, key, (time.monotonic(), stored), LOCAL_PAGES)

@@ -1,6 +1,7 @@
 """Shared fixtures: the corpus location and the bundled sample."""
 
 import uuid
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
@@ -77,5 +78,9 @@ def page_cache_reads_every_data_version(monkeypatch):
 def fresh_page_cache(monkeypatch):
     """Anonymous pages are cached (pages/caching.py), possibly in a Redis shared with other test
     runs, and in this process's copy of recent pages (test databases roll back, so two tests can
-    show the same data version): give each test its own key space rather than clearing a cache."""
+    show the same data version): give each test its own key space rather than clearing a cache.
+    And its own process maps of a citable id's round and a page's rounds: what holds for good in one
+    database does not across test databases that reuse ids and names."""
     monkeypatch.setattr("pages.caching.KEY_PREFIX", f"test-{uuid.uuid4().hex}")
+    monkeypatch.setattr("pages.caching._result_rounds", OrderedDict())
+    monkeypatch.setattr("pages.caching._page_rounds", OrderedDict())

@@ -33,9 +33,13 @@ def _shown(user, result_id: str, version: int | None) -> Result:
     """The result's version at the address: the current one, or version `version`; an earlier
     published version of a gone result is history anyone may read (404 where the user may not
     see it)."""
-    result = _visible(user, result_id, version).first()
-    if result is None and version is not None:
-        result = gone_version(result_id, version)
+    return _visible(user, result_id, version).first() or _gone_or_404(result_id, version)
+
+
+def _gone_or_404(result_id: str, version: int | None) -> Result:
+    """Where no version `version` of the result is visible: that earlier published version of a gone
+    result, else 404."""
+    result = gone_version(result_id, version) if version is not None else None
     if result is None:
         raise Http404("no such result" if version is None else "no such version of this result")
     return result
@@ -105,7 +109,7 @@ def result_detail(request, result_id: str, version: int | None = None):
         elsewhere = _elsewhere(request, result_id, version)
         if elsewhere is not None:
             return elsewhere
-        result = _shown(request.user, result_id, version)  # an earlier version of a gone result, or 404
+        result = _gone_or_404(result_id, version)  # an earlier version of a gone result
     if version is not None and result.submission.is_current:
         return redirect("pages:result", result_id=result.result_id)
     return suites.of_round(result.submission.round).result_page(request, result)
